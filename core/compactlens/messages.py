@@ -1,0 +1,203 @@
+"""The canonical, immutable message model.
+
+Every wire format is converted to :class:`Message` objects made of small typed
+parts. A message keeps the wire object it came from (``wire``) and the name of
+that format (``wire_format``) so that an unchanged message can be emitted again
+byte-for-byte. Nothing here mutates anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+Role: TypeAlias = Literal["system", "developer", "user", "assistant", "tool"]
+ROLES: tuple[Role, ...] = ("system", "developer", "user", "assistant", "tool")
+
+#: Prefix that marks a summary message produced by compaction.
+SUMMARY_PREFIX = "Previous conversation summary:\n"
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Plain text."""
+
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningPart:
+    """Model reasoning ("thinking") in clear text."""
+
+    text: str
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    """A request by the assistant to run a tool. ``arguments`` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str = ""
+    kind: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultPart:
+    """The result of a tool call, linked to it by ``call_id``."""
+
+    call_id: str
+    output: str
+    name: str | None = None
+    is_error: bool = False
+    kind: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequestPart:
+    """A request for a human to approve a tool call before it runs."""
+
+    id: str
+    call_id: str | None = None
+    name: str | None = None
+    kind: Literal["approval_request"] = "approval_request"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalResponsePart:
+    """A human's answer to an :class:`ApprovalRequestPart`."""
+
+    id: str
+    approved: bool
+    reason: str | None = None
+    kind: Literal["approval_response"] = "approval_response"
+
+
+@dataclass(frozen=True, slots=True)
+class MediaPart:
+    """An image, audio clip or file, by URL or inline data (``data`` is not decoded)."""
+
+    media_type: str
+    url: str | None = None
+    data: str | None = None
+    filename: str | None = None
+    kind: Literal["media"] = "media"
+
+
+@dataclass(frozen=True, slots=True)
+class OpaquePart:
+    """Provider content we carry but cannot read (encrypted reasoning, server tool blocks...)."""
+
+    provider: str
+    type: str
+    text: str = ""
+    kind: Literal["opaque"] = "opaque"
+
+
+Part: TypeAlias = (
+    TextPart
+    | ReasoningPart
+    | ToolCallPart
+    | ToolResultPart
+    | ApprovalRequestPart
+    | ApprovalResponsePart
+    | MediaPart
+    | OpaquePart
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a conversation.
+
+    ``wire`` is the original wire object (never modified, never compared) and
+    ``wire_format`` the name of its format, for example ``"openai-chat"``.
+    ``meta`` holds provider fields that have no part of their own.
+    """
+
+    role: Role
+    parts: tuple[Part, ...] = ()
+    name: str | None = None
+    wire: Any = field(default=None, compare=False, repr=False)
+    wire_format: str | None = field(default=None, compare=False)
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """All text parts joined by newlines (no reasoning, no tool content)."""
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallPart, ...]:
+        return tuple(p for p in self.parts if isinstance(p, ToolCallPart))
+
+    @property
+    def tool_results(self) -> tuple[ToolResultPart, ...]:
+        return tuple(p for p in self.parts if isinstance(p, ToolResultPart))
+
+    @property
+    def is_system(self) -> bool:
+        """System and developer messages are both instructions."""
+        return self.role in ("system", "developer")
+
+    @property
+    def is_reasoning_only(self) -> bool:
+        """An assistant message that holds only reasoning (or opaque reasoning)."""
+        return (
+            self.role == "assistant"
+            and bool(self.parts)
+            and all(isinstance(p, ReasoningPart | OpaquePart) for p in self.parts)
+        )
+
+    @property
+    def has_media(self) -> bool:
+        return any(isinstance(p, MediaPart) for p in self.parts)
+
+    @property
+    def has_opaque(self) -> bool:
+        return any(isinstance(p, OpaquePart) for p in self.parts)
+
+    @property
+    def is_summary(self) -> bool:
+        """True for a summary inserted by compaction (by its text prefix)."""
+        if self.role not in ("user", "assistant", "system"):
+            return False
+        for p in self.parts:
+            if isinstance(p, TextPart):
+                return p.text.startswith(SUMMARY_PREFIX)
+            return False
+        return False
+
+
+def text_message(role: Role, text: str, *, name: str | None = None) -> Message:
+    """Build a message holding one text part."""
+    return Message(role=role, parts=(TextPart(text),), name=name)
+
+
+def part_text(part: Part) -> str:
+    """The text of a part as counted and searched: content, tool names and arguments."""
+    if isinstance(part, TextPart | ReasoningPart):
+        return part.text
+    if isinstance(part, ToolCallPart):
+        return f"{part.name} {part.arguments}" if part.arguments else part.name
+    if isinstance(part, ToolResultPart):
+        return part.output
+    if isinstance(part, ApprovalRequestPart):
+        return part.name or ""
+    if isinstance(part, ApprovalResponsePart):
+        return part.reason or ""
+    if isinstance(part, MediaPart):
+        return part.url or part.filename or ""
+    return part.text
+
+
+def message_text(message: Message) -> str:
+    """The text of a whole message as counted: role, name, then each part's text."""
+    pieces = [message.role]
+    if message.name:
+        pieces.append(message.name)
+    pieces.extend(part_text(p) for p in message.parts)
+    return "\n".join(pieces)
