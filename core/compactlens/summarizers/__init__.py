@@ -16,8 +16,11 @@ from compactlens.summarizers.base import (
     Usage,
     build_prompt,
     build_summary_request,
+    message_from_dict,
     message_to_dict,
     messages_to_json,
+    part_from_dict,
+    part_to_dict,
     summarize_async,
 )
 
@@ -31,7 +34,10 @@ __all__ = [
     "Usage",
     "build_prompt",
     "build_summary_request",
+    "message_from_dict",
     "message_to_dict",
     "messages_to_json",
+    "part_from_dict",
+    "part_to_dict",
     "summarize_async",
 ]

@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from compactlens.messages import (
+    ROLES,
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,
@@ -120,13 +121,19 @@ class SummaryRequest:
 
 @dataclass(frozen=True, slots=True)
 class SummaryResponse:
-    """A summarizer's answer. ``finish_reason`` is ``"stop"`` for a normal, complete answer."""
+    """A summarizer's answer. ``finish_reason`` is ``"stop"`` for a normal, complete answer.
+
+    ``has_tool_call`` is True when the model answered with a tool call instead of
+    text; ``cached`` is True when :class:`~compactlens.summarizers.caching.CachingSummarizer`
+    replayed an earlier answer (``usage`` is then the original call's).
+    """
 
     text: str
     usage: Usage | None = None
     finish_reason: str = FINISH_STOP
     has_tool_call: bool = False
     model: str | None = None
+    cached: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,6 +142,7 @@ class SummaryResponse:
             "finish_reason": self.finish_reason,
             "has_tool_call": self.has_tool_call,
             "model": self.model,
+            "cached": self.cached,
         }
 
 
@@ -221,6 +229,57 @@ def message_to_dict(message: Message) -> dict[str, Any]:
         out["name"] = message.name
     out["content"] = [part_to_dict(p) for p in message.parts]
     return out
+
+
+def part_from_dict(data: Mapping[str, Any]) -> Part:
+    """Inverse of :func:`part_to_dict`."""
+    kind = data.get("type")
+    if kind == "text":
+        return TextPart(str(data["text"]))
+    if kind == "reasoning":
+        return ReasoningPart(str(data["text"]))
+    if kind == "tool_call":
+        return ToolCallPart(str(data["id"]), str(data["name"]), str(data.get("arguments", "")))
+    if kind == "tool_result":
+        return ToolResultPart(
+            str(data["call_id"]),
+            str(data.get("output", "")),
+            name=data.get("name"),
+            is_error=bool(data.get("is_error", False)),
+        )
+    if kind == "approval_request":
+        return ApprovalRequestPart(str(data["id"]), data.get("call_id"), data.get("name"))
+    if kind == "approval_response":
+        return ApprovalResponsePart(str(data["id"]), bool(data["approved"]), data.get("reason"))
+    if kind == "media":
+        return MediaPart(
+            str(data["media_type"]), data.get("url"), data.get("data"), data.get("filename")
+        )
+    if kind == "opaque":
+        return OpaquePart(
+            str(data["provider"]), str(data["opaque_type"]), str(data.get("text", ""))
+        )
+    raise ValueError(f"unknown part type {kind!r}")
+
+
+def message_from_dict(
+    data: Mapping[str, Any], *, wire: Any = None, wire_format: str | None = None
+) -> Message:
+    """Inverse of :func:`message_to_dict` (``wire`` and ``wire_format`` may be given back)."""
+    role = data.get("role")
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}")
+    content = data.get("content", [])
+    if not isinstance(content, list):
+        raise ValueError("content must be a list of parts")
+    name = data.get("name")
+    return Message(
+        role=role,
+        parts=tuple(part_from_dict(p) for p in content),
+        name=name if isinstance(name, str) else None,
+        wire=wire,
+        wire_format=wire_format,
+    )
 
 
 def messages_to_json(messages: Sequence[Message]) -> str:
