@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from compactlens.messages import (
@@ -20,7 +20,7 @@ from compactlens.messages import (
 from compactlens.tokens import CharEstimator, Tokenizer, count_messages, tokenizer_name
 
 
-class GroupKind(str, Enum):
+class GroupKind(StrEnum):
     """What a group is. A group is the unit every strategy keeps or drops whole."""
 
     SYSTEM = "system"
@@ -180,20 +180,20 @@ def _scan(messages: Sequence[Message]) -> _Scan:
             flush_reasoning()
             targets: list[int] = []
             orphan = False
-            for r in results:
-                stack = pending.get(r.call_id)
+            for res in results:
+                stack = pending.get(res.call_id)
                 if stack:
-                    link = stack.pop()
-                    links_results[link].append(i)
-                    targets.append(link_group[link])
+                    link_no = stack.pop()
+                    links_results[link_no].append(i)
+                    targets.append(link_group[link_no])
                 else:
                     orphan = True
                     problems.append(
                         PairingProblem(
                             "orphan_result",
                             i,
-                            r.call_id,
-                            f"result for call id {r.call_id!r}, which no earlier message declares",
+                            res.call_id,
+                            f"result for call id {res.call_id!r}, which no earlier call declares",
                         )
                     )
             for resp in responses:
@@ -258,10 +258,10 @@ def _scan(messages: Sequence[Message]) -> _Scan:
     # Resolve merges: every group points at its root, roots keep their members sorted.
     roots = [_find(parent, g) for g in range(len(members))]
     merged: dict[int, list[int]] = {}
-    for g, r in enumerate(roots):
-        merged.setdefault(r, []).extend(members[g])
-        if g != r:
-            flags[r] |= flags[g]
+    for g, root in enumerate(roots):
+        merged.setdefault(root, []).extend(members[g])
+        if g != root:
+            flags[root] |= flags[g]
     order = sorted(merged, key=lambda r: min(merged[r]))
     renumber = {r: n for n, r in enumerate(order)}
     final_members = tuple(tuple(sorted(merged[r])) for r in order)
@@ -347,9 +347,7 @@ class MessageIndex:
     system_tokens: int = 0
 
     @classmethod
-    def build(
-        cls, messages: Sequence[Message], tokenizer: Tokenizer | None = None
-    ) -> MessageIndex:
+    def build(cls, messages: Sequence[Message], tokenizer: Tokenizer | None = None) -> MessageIndex:
         """Group ``messages`` and count their tokens once (default: :class:`CharEstimator`)."""
         tok: Tokenizer = tokenizer if tokenizer is not None else CharEstimator()
         msgs = tuple(messages)
@@ -435,7 +433,7 @@ class MessageIndex:
 
 
 def validate_pairing(messages: Sequence[Any]) -> list[PairingProblem]:
-    """Pairing problems of a transcript: orphan results, unresolved calls, duplicate ids, split pairs.
+    """Pairing problems: orphan results, unresolved calls, duplicate ids, split pairs.
 
     Accepts wire dicts (OpenAI Chat Completions) or :class:`Message` objects.
     """

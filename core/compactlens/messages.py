@@ -196,7 +196,7 @@ def part_text(part: Part) -> str:
 
 def message_text(message: Message) -> str:
     """The text of a whole message as counted: role, name, then each part's text."""
-    pieces = [message.role]
+    pieces: list[str] = [message.role]
     if message.name:
         pieces.append(message.name)
     pieces.extend(part_text(p) for p in message.parts)

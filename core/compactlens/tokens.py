@@ -11,6 +11,7 @@ Chat Completions format adds around every message).
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import importlib.util
@@ -185,7 +186,9 @@ def load_offline_ranks(encoding: str) -> tuple[dict[bytes, int], str]:
     raise EncodingUnavailableError(f"no offline copy of {encoding}: " + "; ".join(problems))
 
 
+@functools.lru_cache(maxsize=8)
 def _build_encoding(encoding: str) -> tuple[Any, str]:
+    """Build (once per process: encodings are immutable) the tiktoken encoding."""
     import tiktoken
 
     try:

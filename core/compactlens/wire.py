@@ -59,6 +59,8 @@ def from_caller(
     if any(isinstance(m, Message) for m in originals):
         first = next(i for i, m in enumerate(originals) if not isinstance(m, Message))
         raise TranscriptError(
-            "a list mixes Message objects and wire dicts", source=source, location=f"messages[{first}]"
+            "a list mixes Message objects and wire dicts",
+            source=source,
+            location=f"messages[{first}]",
         )
     return CallerMessages(tuple(fmt.to_messages(originals, source)), originals, "wire", fmt)

@@ -1,0 +1,169 @@
+"""What every strategy shares: the run context, the stage log and the exclusion loop."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from compactlens.messages import Message
+from compactlens.plan import Plan, newest_non_system
+from compactlens.result import ProtectedItem, StageEvent
+from compactlens.tokens import Tokenizer, count_messages
+from compactlens.triggers import Trigger
+
+
+@dataclass(slots=True)
+class RunContext:
+    """Shared by the stages of one run: the tokenizer and the stage log."""
+
+    tokenizer: Tokenizer
+    tokenizer_given: bool
+    events: list[StageEvent] = field(default_factory=list)
+    depth: int = 0
+
+    def count(self, message: Message) -> int:
+        return count_messages([message], self.tokenizer)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class StageOutcome:
+    """What one strategy did: whether its trigger fired and whether its target then held."""
+
+    fired: bool
+    target_met: bool
+    target: Trigger | None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One single-parameter change of a strategy, for cannot-fit suggestions."""
+
+    change: str
+    parameter: str
+    value: Any
+    strategy: Strategy
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """A compaction strategy: changes a :class:`Plan` and logs :class:`StageEvent` records."""
+
+    @property
+    def name(self) -> str: ...
+
+    def run(self, plan: Plan, ctx: RunContext) -> StageOutcome: ...
+
+    def protections(self, plan: Plan) -> list[ProtectedItem]: ...
+
+    def variants(self) -> list[Variant]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def check_count(value: object, name: str, *, minimum: int = 0) -> int:
+    """Validate an integer parameter (no bools, no floats)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def resolve(
+    trigger: Trigger | None, target: Trigger | None
+) -> tuple[Trigger | None, Trigger | None]:
+    """The target defaults to the negation of the trigger."""
+    if target is None and trigger is not None:
+        target = trigger.negate()
+    return trigger, target
+
+
+def protected_newest(plan: Plan, count: int) -> set[int]:
+    return newest_non_system(plan, count)
+
+
+def system_ids(plan: Plan) -> set[int]:
+    return {g.id for g in plan.index.groups if g.is_system and plan.included(g.id)}
+
+
+def protection(plan: Plan, why: str, ids: Iterable[int], detail: str = "") -> ProtectedItem | None:
+    chosen = sorted(i for i in ids if plan.included(i))
+    if not chosen:
+        return None
+    return ProtectedItem(why, tuple(chosen), sum(plan.group_tokens(i) for i in chosen), detail)
+
+
+def exclude_until(
+    plan: Plan,
+    candidates: Sequence[int],
+    target: Trigger | None,
+    strategy: str,
+    reason: str,
+    *,
+    action: str = "excluded",
+    step: Callable[[int], None] | None = None,
+) -> int:
+    """Exclude candidates oldest first, re-checking the target before each (O(1) per step)."""
+    changed = 0
+    for gid in candidates:
+        if target is not None and target(plan):
+            break
+        if not plan.included(gid):
+            continue
+        if step is None:
+            plan.exclude(gid, strategy, reason, action=action)
+        else:
+            step(gid)
+        changed += 1
+    return changed
+
+
+class Stage:
+    """Times a stage and appends its :class:`StageEvent`."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        ctx: RunContext,
+        name: str,
+        trigger: Trigger | None,
+        target: Trigger | None,
+    ) -> None:
+        self.plan = plan
+        self.ctx = ctx
+        self.name = name
+        self.trigger = trigger
+        self.target = target
+        self.start = time.perf_counter()
+        self.tokens_before = plan.tokens
+        self.messages_before = plan.messages
+        self.trigger_values = trigger.values(plan) if trigger is not None else {}
+        self.slot = len(ctx.events)
+
+    def done(self, event: str, changed: int, target_met: bool, detail: str = "") -> None:
+        plan = self.plan
+        self.ctx.events.insert(
+            self.slot,
+            StageEvent(
+                stage=self.slot,
+                strategy=self.name,
+                event=event,
+                trigger=self.trigger.describe() if self.trigger is not None else "(none)",
+                trigger_values=self.trigger_values,
+                target=self.target.describe() if self.target is not None else "(none)",
+                tokens_before=self.tokens_before,
+                tokens_after=plan.tokens,
+                messages_before=self.messages_before,
+                messages_after=plan.messages,
+                groups_changed=changed,
+                target_met=target_met,
+                duration_ms=(time.perf_counter() - self.start) * 1000.0,
+                detail=detail,
+                depth=self.ctx.depth,
+            ),
+        )
+
+
+def trigger_dict(trigger: Trigger | None) -> dict[str, Any] | None:
+    return trigger.to_dict() if trigger is not None else None

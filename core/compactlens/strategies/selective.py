@@ -1,0 +1,122 @@
+"""Selective tool-call removal: drop older tool-call groups entirely."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from compactlens.index import GroupKind
+from compactlens.plan import Plan
+from compactlens.result import ProtectedItem
+from compactlens.strategies.base import (
+    RunContext,
+    Stage,
+    StageOutcome,
+    Variant,
+    check_count,
+    exclude_until,
+    protected_newest,
+    protection,
+    resolve,
+    trigger_dict,
+)
+from compactlens.triggers import Trigger
+
+
+@dataclass(frozen=True, slots=True)
+class SelectiveToolCallCompactionStrategy:
+    """Exclude older tool-call groups (calls and results together), oldest first.
+
+    The newest ``keep_last_tool_call_groups`` stay; user and plain assistant
+    messages are never touched. With a ``trigger`` it stops once the ``target``
+    holds and never touches the newest ``minimum_preserved`` non-system groups;
+    without one every eligible tool-call group goes.
+    """
+
+    trigger: Trigger | None = None
+    target: Trigger | None = None
+    keep_last_tool_call_groups: int = 1
+    minimum_preserved: int = 0
+    label: str = "selective_tool_calls"
+
+    def __post_init__(self) -> None:
+        check_count(self.keep_last_tool_call_groups, "keep_last_tool_call_groups")
+        check_count(self.minimum_preserved, "minimum_preserved")
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def _protected(self, plan: Plan) -> tuple[set[int], set[int]]:
+        newest_tools: set[int] = set()
+        if self.keep_last_tool_call_groups:
+            for g in reversed(plan.index.groups):
+                if g.kind is GroupKind.TOOL_CALL and plan.untouched(g.id):
+                    newest_tools.add(g.id)
+                    if len(newest_tools) >= self.keep_last_tool_call_groups:
+                        break
+        return newest_tools, protected_newest(plan, self.minimum_preserved)
+
+    def run(self, plan: Plan, ctx: RunContext) -> StageOutcome:
+        trigger, target = resolve(self.trigger, self.target)
+        stage = Stage(plan, ctx, self.name, trigger, target)
+        newest_tools, newest = self._protected(plan)
+        candidates = [
+            g.id
+            for g in plan.index.groups
+            if g.kind is GroupKind.TOOL_CALL
+            and plan.included(g.id)
+            and g.id not in newest_tools
+            and g.id not in newest
+        ]
+        if trigger is not None and not trigger(plan):
+            stage.done("skipped", 0, True)
+            return StageOutcome(False, True, target)
+        if trigger is None and not candidates:
+            stage.done("skipped", 0, True, "no tool-call group is eligible")
+            return StageOutcome(False, True, None)
+        changed = exclude_until(plan, candidates, target, self.name, "older tool-call group")
+        met = target is None or target(plan)
+        stage.done("applied" if met else "target-missed", changed, met)
+        return StageOutcome(True, met, target)
+
+    def protections(self, plan: Plan) -> list[ProtectedItem]:
+        newest_tools, newest = self._protected(plan)
+        items = [
+            protection(plan, "keep_last_tool_call_groups", newest_tools),
+            protection(plan, "minimum_preserved", newest),
+            protection(
+                plan,
+                "not_a_tool_call",
+                [g.id for g in plan.index.groups if g.kind is not GroupKind.TOOL_CALL],
+                "this strategy only removes tool-call groups",
+            ),
+        ]
+        return [i for i in items if i is not None]
+
+    def variants(self) -> list[Variant]:
+        out = [
+            Variant(
+                f"keep_last_tool_call_groups={n}",
+                "keep_last_tool_call_groups",
+                n,
+                replace(self, keep_last_tool_call_groups=n),
+            )
+            for n in range(self.keep_last_tool_call_groups - 1, -1, -1)
+        ]
+        out.extend(
+            Variant(
+                f"minimum_preserved={n}", "minimum_preserved", n, replace(self, minimum_preserved=n)
+            )
+            for n in range(self.minimum_preserved - 1, -1, -1)
+        )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "selective_tool_calls",
+            "trigger": trigger_dict(self.trigger),
+            "target": trigger_dict(self.target),
+            "keep_last_tool_call_groups": self.keep_last_tool_call_groups,
+            "minimum_preserved": self.minimum_preserved,
+        }

@@ -1,0 +1,203 @@
+"""Tool-result collapse: replace older tool-call groups by one short assistant line each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from compactlens.index import GroupKind
+from compactlens.messages import Message, TextPart
+from compactlens.plan import Plan
+from compactlens.result import ProtectedItem
+from compactlens.strategies.base import (
+    RunContext,
+    Stage,
+    StageOutcome,
+    Variant,
+    check_count,
+    exclude_until,
+    protected_newest,
+    protection,
+    resolve,
+    trigger_dict,
+)
+from compactlens.triggers import Trigger
+
+MAX_SUMMARY_CHARS = 4096
+TRUNCATION_MARKER = "... [truncated]"
+
+ToolGroupFormatter = Callable[[Sequence[Message]], str]
+
+
+def _cap(prefix: str, body: str, suffix: str, limit: int) -> str:
+    text = f"{prefix}{body}{suffix}"
+    if len(text) <= limit:
+        return text
+    room = max(0, limit - len(prefix) - len(suffix) - len(TRUNCATION_MARKER))
+    return f"{prefix}{body[:room]}{TRUNCATION_MARKER}{suffix}"
+
+
+def format_tool_results(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
+    """``[Tool results: get_weather: sunny, 18°C; search_docs: found 3 docs]``, capped."""
+    names: dict[str, str] = {}
+    for m in messages:
+        for c in m.tool_calls:
+            names[c.id] = c.name
+    labels: list[str] = []
+    for m in messages:
+        for r in m.tool_results:
+            name = names.get(r.call_id) or r.name or ""
+            output = " ".join(r.output.split())
+            labels.append(f"{name}: {output}".strip() if name else output)
+    body = "; ".join(labels) if labels else "no results"
+    return _cap("[Tool results: ", body, "]", limit)
+
+
+def format_tool_names(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
+    """``[Tool calls: get_weather, search_docs]``: names only, capped."""
+    names = [c.name for m in messages for c in m.tool_calls]
+    if not names:
+        names = [r.name or r.call_id for m in messages for r in m.tool_results]
+    return _cap("[Tool calls: ", ", ".join(names) or "none", "]", limit)
+
+
+FORMATTERS: dict[str, Callable[[Sequence[Message], int], str]] = {
+    "results": format_tool_results,
+    "names": format_tool_names,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultCompactionStrategy:
+    """Collapse older tool-call groups into one assistant message each.
+
+    The newest ``keep_last_tool_call_groups`` tool-call groups stay verbatim. With a
+    ``trigger``, groups are collapsed oldest first until the ``target`` holds and
+    the newest ``minimum_preserved`` non-system groups are never touched; without
+    one (the reference Python style), every eligible group is collapsed. The
+    ``formatter`` is ``"results"`` (default), ``"names"`` or a callable taking the
+    group's messages. Collapsing again is a no-op: collapsed lines are plain text.
+    """
+
+    trigger: Trigger | None = None
+    target: Trigger | None = None
+    keep_last_tool_call_groups: int = 1
+    minimum_preserved: int = 2
+    formatter: str | ToolGroupFormatter = "results"
+    max_chars: int = MAX_SUMMARY_CHARS
+    label: str = "tool_result_collapse"
+
+    def __post_init__(self) -> None:
+        check_count(self.keep_last_tool_call_groups, "keep_last_tool_call_groups")
+        check_count(self.minimum_preserved, "minimum_preserved")
+        check_count(self.max_chars, "max_chars", minimum=len(TRUNCATION_MARKER) + 16)
+        if isinstance(self.formatter, str) and self.formatter not in FORMATTERS:
+            raise ValueError(f"formatter must be one of {sorted(FORMATTERS)} or a callable")
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def _format(self, messages: Sequence[Message]) -> str:
+        if isinstance(self.formatter, str):
+            return FORMATTERS[self.formatter](messages, self.max_chars)
+        text = self.formatter(messages)
+        if not isinstance(text, str):
+            raise TypeError("a tool-group formatter must return a string")
+        return text
+
+    def _protected(self, plan: Plan) -> tuple[set[int], set[int]]:
+        newest_tools: set[int] = set()
+        if self.keep_last_tool_call_groups:
+            for g in reversed(plan.index.groups):
+                if g.kind is GroupKind.TOOL_CALL and plan.untouched(g.id):
+                    newest_tools.add(g.id)
+                    if len(newest_tools) >= self.keep_last_tool_call_groups:
+                        break
+        newest = protected_newest(plan, self.minimum_preserved) if self.trigger else set()
+        return newest_tools, newest
+
+    def run(self, plan: Plan, ctx: RunContext) -> StageOutcome:
+        trigger, target = resolve(self.trigger, self.target)
+        stage = Stage(plan, ctx, self.name, trigger, target)
+        newest_tools, newest = self._protected(plan)
+        candidates = [
+            g.id
+            for g in plan.index.groups
+            if g.kind is GroupKind.TOOL_CALL
+            and plan.untouched(g.id)
+            and g.id not in newest_tools
+            and g.id not in newest
+        ]
+        if trigger is not None and not trigger(plan):
+            stage.done("skipped", 0, True)
+            return StageOutcome(False, True, target)
+        if trigger is None and not candidates:
+            stage.done("skipped", 0, True, "no tool-call group is eligible")
+            return StageOutcome(False, True, None)
+        ix = plan.index
+
+        def collapse(gid: int) -> None:
+            group = ix.groups[gid]
+            msgs = [ix.messages[k] for k in group.indices]
+            text = self._format(msgs)
+            message = Message(role="assistant", parts=(TextPart(text),))
+            plan.collapse(gid, message, ctx.count(message), self.name, "older tool-call group")
+
+        changed = exclude_until(plan, candidates, target, self.name, "", step=collapse)
+        met = target is None or target(plan)
+        stage.done("applied" if met else "target-missed", changed, met)
+        return StageOutcome(True, met, target)
+
+    def protections(self, plan: Plan) -> list[ProtectedItem]:
+        newest_tools, newest = self._protected(plan)
+        items = [
+            protection(
+                plan,
+                "keep_last_tool_call_groups",
+                newest_tools,
+                f"the newest {self.keep_last_tool_call_groups} tool-call groups stay verbatim",
+            ),
+            protection(plan, "minimum_preserved", newest, "the newest non-system groups"),
+            protection(
+                plan,
+                "not_a_tool_call",
+                [g.id for g in plan.index.groups if g.kind is not GroupKind.TOOL_CALL],
+                "this strategy only collapses tool-call groups",
+            ),
+        ]
+        return [i for i in items if i is not None]
+
+    def variants(self) -> list[Variant]:
+        out = [
+            Variant(
+                f"keep_last_tool_call_groups={n}",
+                "keep_last_tool_call_groups",
+                n,
+                replace(self, keep_last_tool_call_groups=n),
+            )
+            for n in range(self.keep_last_tool_call_groups - 1, -1, -1)
+        ]
+        out.extend(
+            Variant(
+                f"minimum_preserved={n}", "minimum_preserved", n, replace(self, minimum_preserved=n)
+            )
+            for n in range(self.minimum_preserved - 1, -1, -1)
+        )
+        if self.formatter == "results":
+            out.append(
+                Variant("formatter='names'", "formatter", "names", replace(self, formatter="names"))
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "tool_result_collapse",
+            "trigger": trigger_dict(self.trigger),
+            "target": trigger_dict(self.target),
+            "keep_last_tool_call_groups": self.keep_last_tool_call_groups,
+            "minimum_preserved": self.minimum_preserved,
+            "formatter": self.formatter if isinstance(self.formatter, str) else "custom",
+            "max_chars": self.max_chars,
+        }
