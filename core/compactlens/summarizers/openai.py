@@ -1,0 +1,155 @@
+"""A summarizer on the official ``openai`` client (Chat Completions).
+
+Works against any OpenAI-compatible endpoint: OpenAI, Azure OpenAI (pass an
+``AzureOpenAI`` client), Ollama (``base_url="http://localhost:11434/v1"``), vLLM and
+the llama.cpp server. The ``openai`` package is imported lazily, on first use, so
+``compactlens`` works without it. Every client is used with ``max_retries=0``:
+exactly one HTTP request per summary, errors propagate as the client raised them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from compactlens.summarizers.base import SummaryRequest, SummaryResponse, Usage
+
+DEFAULT_TIMEOUT = 120.0
+
+
+def _usage(raw: Any) -> Usage | None:
+    if raw is None:
+        return None
+    inp = getattr(raw, "prompt_tokens", None)
+    out = getattr(raw, "completion_tokens", None)
+    total = getattr(raw, "total_tokens", None)
+    if not isinstance(inp, int) or not isinstance(out, int):
+        return None
+    return Usage(inp, out, total if isinstance(total, int) else inp + out)
+
+
+def response_from_completion(completion: Any) -> SummaryResponse:
+    """Read text, usage, finish reason and tool calls from a Chat Completions answer."""
+    usage = _usage(getattr(completion, "usage", None))
+    model = getattr(completion, "model", None)
+    choices = getattr(completion, "choices", None) or []
+    if not choices:
+        return SummaryResponse(text="", usage=usage, finish_reason="no-choices", model=model)
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None)
+    tool_calls = getattr(message, "tool_calls", None)
+    function_call = getattr(message, "function_call", None)
+    finish = getattr(choice, "finish_reason", None)
+    return SummaryResponse(
+        text=content if isinstance(content, str) else "",
+        usage=usage,
+        finish_reason=finish if isinstance(finish, str) else "unknown",
+        has_tool_call=bool(tool_calls) or function_call is not None,
+        model=model if isinstance(model, str) else None,
+    )
+
+
+class OpenAISummarizer:
+    """Summarize with a chat model through the official ``openai`` client.
+
+    ``client`` / ``async_client`` may be given (``OpenAI``, ``AzureOpenAI``,
+    ``AsyncOpenAI``...); they are used through ``with_options(max_retries=0,
+    timeout=...)``. Otherwise clients are built from ``base_url`` and ``api_key``
+    (default: ``OPENAI_API_KEY``; with a ``base_url`` and no key, a placeholder key is
+    sent, which local servers such as Ollama ignore). ``max_tokens_param`` names
+    the output cap sent: ``max_tokens`` (widest support) or ``max_completion_tokens``
+    (required by OpenAI reasoning models). Reports usage and the finish reason.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: Any = None,
+        async_client: Any = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        temperature: float | None = None,
+        max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(model, str) or not model:
+            raise ValueError("model must be a non-empty string")
+        if not timeout > 0:
+            raise ValueError("timeout must be positive")
+        if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
+            raise ValueError("max_tokens_param must be 'max_tokens' or 'max_completion_tokens'")
+        self.model = model
+        self.base_url = base_url
+        self.timeout = float(timeout)
+        self.temperature = temperature
+        self.max_tokens_param = max_tokens_param
+        self.extra_body = dict(extra_body) if extra_body else None
+        self._api_key = api_key
+        self._client = client.with_options(max_retries=0, timeout=self.timeout) if client else None
+        self._async_client = (
+            async_client.with_options(max_retries=0, timeout=self.timeout) if async_client else None
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAISummarizer(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _key(self) -> str | None:
+        key = self._api_key or os.environ.get("OPENAI_API_KEY")
+        if key is None and self.base_url:
+            key = "not-needed"
+        return key
+
+    def _sync_client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            self._client = openai.OpenAI(
+                api_key=self._key(), base_url=self.base_url, timeout=self.timeout, max_retries=0
+            )
+        return self._client
+
+    def _async(self) -> Any:
+        if self._async_client is None:
+            import openai
+
+            self._async_client = openai.AsyncOpenAI(
+                api_key=self._key(), base_url=self.base_url, timeout=self.timeout, max_retries=0
+            )
+        return self._async_client
+
+    def request_kwargs(self, request: SummaryRequest) -> dict[str, Any]:
+        """The exact ``chat.completions.create`` arguments for ``request``."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": request.prompt},
+                {"role": "user", "content": request.user_content},
+            ],
+            self.max_tokens_param: request.max_output_tokens,
+        }
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.extra_body:
+            kwargs["extra_body"] = dict(self.extra_body)
+        return kwargs
+
+    def summarize(self, request: SummaryRequest) -> SummaryResponse:
+        completion = self._sync_client().chat.completions.create(**self.request_kwargs(request))
+        return response_from_completion(completion)
+
+    async def asummarize(self, request: SummaryRequest) -> SummaryResponse:
+        completion = await self._async().chat.completions.create(**self.request_kwargs(request))
+        return response_from_completion(completion)
+
+    def close(self) -> None:
+        """Close the synchronous client built by this summarizer (if any)."""
+        if self._client is not None:
+            self._client.close()
+
+
+__all__ = ["OpenAISummarizer", "response_from_completion"]
