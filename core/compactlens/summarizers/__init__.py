@@ -23,11 +23,20 @@ from compactlens.summarizers.base import (
     part_to_dict,
     summarize_async,
 )
+from compactlens.summarizers.caching import CachingSummarizer
+from compactlens.summarizers.extractive import ExtractiveSummarizer
+from compactlens.summarizers.openai import OpenAISummarizer
+from compactlens.summarizers.testing import FakeSummarizer, StaticSummarizer
 
 __all__ = [
     "FINISH_STOP",
     "SUMMARY_PROMPT",
     "AsyncSummarizer",
+    "CachingSummarizer",
+    "ExtractiveSummarizer",
+    "FakeSummarizer",
+    "OpenAISummarizer",
+    "StaticSummarizer",
     "Summarizer",
     "SummaryRequest",
     "SummaryResponse",
