@@ -419,13 +419,239 @@ def analyze_boundary(messages: Sequence[Any], keep_last_messages: int = 4) -> Bo
     )
 
 
+# --------------------------------------------------------------------------- cannot-fit debugger
+
+
+@dataclass(frozen=True, slots=True)
+class FitSuggestion:
+    """A single parameter change, checked by actually re-running ``compact()``.
+
+    ``status`` / ``reason`` / ``tokens_after`` are those of the re-run;
+    ``verified_with`` names the summarizer used for it (``replayed summary`` re-uses
+    the rejected summary text, so no model is called).
+    """
+
+    parameter: Literal["target_tokens", "keep_last_messages"]
+    value: int
+    status: str
+    reason: str | None
+    tokens_after: int | None
+    verified_with: str
+
+    @property
+    def fits(self) -> bool:
+        return self.status == "compacted"
+
+    def describe(self) -> str:
+        outcome = (
+            f"fits ({self.tokens_after} tokens)"
+            if self.fits
+            else f"still cannot fit ({self.reason})"
+        )
+        return f"{self.parameter}={self.value}: {outcome}, checked with {self.verified_with}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "parameter": self.parameter,
+            "value": self.value,
+            "status": self.status,
+            "reason": self.reason,
+            "tokens_after": self.tokens_after,
+            "verified_with": self.verified_with,
+            "describe": self.describe(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CannotFitExplanation:
+    """Why a ``compact()`` call could not fit, and what single change would fix it.
+
+    ``minimum_target_tokens`` is the smallest target at which the summarizer is
+    called at all (the candidate with an empty summary plus one token);
+    ``smallest_fitting_target`` the smallest target verified to compact;
+    ``suggestions`` the verified single-parameter changes, best first.
+    """
+
+    reason: str | None
+    detail: str | None
+    analysis: BoundaryAnalysis
+    minimum_target_tokens: int | None
+    smallest_fitting_target: int | None
+    suggestions: tuple[FitSuggestion, ...]
+    lines: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "detail": self.detail,
+            "analysis": self.analysis.to_dict(),
+            "minimum_target_tokens": self.minimum_target_tokens,
+            "smallest_fitting_target": self.smallest_fitting_target,
+            "suggestions": [s.to_dict() for s in self.suggestions],
+            "lines": list(self.lines),
+        }
+
+
+def explain_cannot_fit(
+    messages: Sequence[Any],
+    result: Any = None,
+    *,
+    target_tokens: int,
+    keep_last_messages: int = 4,
+    summarizer: Any = None,
+    instructions: str | None = None,
+    count_tokens: Any = None,
+    format: str | None = None,
+    max_reruns: int = 12,
+) -> CannotFitExplanation:
+    """Explain a ``cannot-fit`` result and find the changes that make it fit, by re-running.
+
+    ``result`` is the ``CompactResult`` to explain (computed with ``summarizer`` or the
+    extractive summarizer when omitted). Re-runs use ``summarizer`` when given (a
+    model summarizer makes one call per re-run), else a replay of the rejected
+    summary when there is one, else the ``ExtractiveSummarizer``.
+    Tried: the smallest ``target_tokens`` (and, from it, ``smallest_fitting_target``)
+    and the largest smaller ``keep_last_messages``. For ``incomplete-summary`` and
+    ``empty-summary`` no parameter change is suggested: the summarizer's output was
+    the problem. At most ``max_reruns`` re-runs are made.
+    """
+    from compactlens.compact import build_candidate, compact, make_counter
+    from compactlens.summarizers.extractive import ExtractiveSummarizer
+    from compactlens.summarizers.testing import FakeSummarizer
+    from compactlens.wire import from_caller
+
+    keep = check_positive_int("keep_last_messages", keep_last_messages)
+    target = check_positive_int("target_tokens", target_tokens)
+    if result is None:
+        result = compact(
+            messages,
+            summarizer=summarizer if summarizer is not None else ExtractiveSummarizer(),
+            target_tokens=target,
+            keep_last_messages=keep,
+            instructions=instructions,
+            count_tokens=count_tokens,
+            format=format,
+        )
+    caller = from_caller(messages, format=format)
+    msgs = caller.messages
+    analysis = analyze_boundary(msgs, keep)
+    counter = make_counter(caller, count_tokens)
+    minimum: int | None = None
+    if analysis.end is not None:
+        minimum = counter(build_candidate(msgs, analysis, "")) + 1
+
+    reason = getattr(result, "reason", None)
+    detail = getattr(result, "detail", None)
+    lines = list(analysis.explain())
+    if detail:
+        lines.append(f"{reason}: {detail}")
+    if getattr(result, "status", None) == "compacted":
+        lines.append("compact() succeeded; nothing to explain")
+        return CannotFitExplanation(None, None, analysis, minimum, target, (), tuple(lines))
+
+    verifier: Any
+    verified_with: str
+    rejected = getattr(result, "rejected_summary", None)
+    if summarizer is not None:
+        verifier, verified_with = summarizer, type(summarizer).__name__
+    elif reason == "summary-too-large" and isinstance(rejected, str) and rejected.strip():
+        verifier, verified_with = FakeSummarizer(text=rejected, model="replay"), "replayed summary"
+    else:
+        verifier, verified_with = ExtractiveSummarizer(), "extractive summarizer"
+
+    budget = [max_reruns]
+
+    def rerun(target_value: int, keep_value: int) -> Any:
+        budget[0] -= 1
+        return compact(
+            messages,
+            summarizer=verifier,
+            target_tokens=target_value,
+            keep_last_messages=keep_value,
+            instructions=instructions,
+            count_tokens=count_tokens,
+            format=format,
+        )
+
+    suggestions: list[FitSuggestion] = []
+    smallest: int | None = None
+    if reason in ("incomplete-summary", "empty-summary"):
+        lines.append(
+            "the summarizer's output was rejected; no parameter change fixes that: "
+            "retry, raise the model's limits or use another summarizer"
+        )
+    else:
+        # 1. The smallest target, for reasons a bigger target can fix.
+        if reason in ("protected-history", "summary-too-large") and minimum is not None:
+            candidate_target = minimum
+            candidate_tokens = getattr(result, "candidate_tokens", None)
+            if reason == "summary-too-large" and isinstance(candidate_tokens, int):
+                candidate_target = max(candidate_tokens, minimum)
+            last: Any = None
+            while budget[0] > 0:
+                last = rerun(candidate_target, keep)
+                if last.status == "compacted" or last.reason != "summary-too-large":
+                    break
+                if not isinstance(last.candidate_tokens, int):
+                    break
+                candidate_target = max(last.candidate_tokens, candidate_target + 1)
+            if last is not None:
+                suggestions.append(
+                    FitSuggestion(
+                        "target_tokens",
+                        candidate_target,
+                        last.status,
+                        last.reason,
+                        last.tokens.after if last.status == "compacted" else None,
+                        verified_with,
+                    )
+                )
+                if last.status == "compacted":
+                    smallest = candidate_target
+        # 2. The largest smaller keep_last_messages that fits at the same target.
+        for k in range(keep - 1, 0, -1):
+            if budget[0] <= 0:
+                break
+            if analyze_boundary(msgs, k).end is None:
+                continue
+            run = rerun(target, k)
+            if run.status == "compacted":
+                suggestions.append(
+                    FitSuggestion(
+                        "keep_last_messages",
+                        k,
+                        run.status,
+                        None,
+                        run.tokens.after,
+                        verified_with,
+                    )
+                )
+                break
+        if not any(s.fits for s in suggestions):
+            lines.append("no single change of target_tokens or keep_last_messages makes it fit")
+    suggestions.sort(key=lambda s: (not s.fits, s.parameter))
+    lines.extend(s.describe() for s in suggestions)
+    return CannotFitExplanation(
+        reason,
+        detail,
+        analysis,
+        minimum,
+        smallest,
+        tuple(suggestions),
+        tuple(lines),
+    )
+
+
 __all__ = [
     "BoundaryAnalysis",
+    "CannotFitExplanation",
+    "FitSuggestion",
     "MessageBoundary",
     "PairSpan",
     "Protection",
     "ProtectionKind",
     "analyze_boundary",
+    "explain_cannot_fit",
     "find_pairs",
     "latest_user_index",
     "leading_system_count",
