@@ -32,7 +32,11 @@ class CallerMessages:
         fmt = self.format
         for m in messages:
             if m.wire is not None and m.wire_format == fmt.name:
-                out.append(m.wire)
+                # A message merged from several wire items (Claude Code events) keeps a tuple.
+                if isinstance(m.wire, tuple):
+                    out.extend(m.wire)
+                else:
+                    out.append(m.wire)
             else:
                 out.append(fmt.from_message(m))
         return out

@@ -2,18 +2,60 @@
 
 from __future__ import annotations
 
-from compactlens.formats.base import WireFormat
+from compactlens.errors import TranscriptError
+from compactlens.formats.agent_framework import FORMAT as AGENT_FRAMEWORK
+from compactlens.formats.ai_sdk import FORMAT as AI_SDK
+from compactlens.formats.anthropic import FORMAT as ANTHROPIC
+from compactlens.formats.base import ConversionWarning, Encoded, Split, WireFormat
+from compactlens.formats.canonical import FORMAT as CANONICAL
+from compactlens.formats.claude_code import FORMAT as CLAUDE_CODE
+from compactlens.formats.langchain import FORMAT as LANGCHAIN
 from compactlens.formats.openai_chat import FORMAT as OPENAI_CHAT
+from compactlens.formats.openai_responses import FORMAT as OPENAI_RESPONSES
 
-FORMATS: dict[str, WireFormat] = {OPENAI_CHAT.name: OPENAI_CHAT}
+FORMATS: dict[str, WireFormat] = {
+    f.name: f
+    for f in (
+        OPENAI_CHAT,
+        OPENAI_RESPONSES,
+        ANTHROPIC,
+        AI_SDK,
+        CLAUDE_CODE,
+        LANGCHAIN,
+        AGENT_FRAMEWORK,
+        CANONICAL,
+    )
+}
 
 
 def get_format(name: str) -> WireFormat:
-    """The wire format registered under ``name`` (for example ``"openai-chat"``)."""
+    """The wire format registered under ``name`` (for example ``"openai-chat"``).
+
+    Raises :class:`~compactlens.errors.TranscriptError` (a ``ValueError``) for an
+    unknown name, listing the known ones.
+    """
     try:
         return FORMATS[name]
-    except KeyError:
-        raise ValueError(f"unknown format {name!r}; known formats: {sorted(FORMATS)}") from None
+    except (KeyError, TypeError):
+        raise TranscriptError(
+            f"unknown format {name!r}; known formats: {', '.join(sorted(FORMATS))}",
+            source="<format>",
+        ) from None
 
 
-__all__ = ["FORMATS", "OPENAI_CHAT", "WireFormat", "get_format"]
+__all__ = [
+    "AGENT_FRAMEWORK",
+    "AI_SDK",
+    "ANTHROPIC",
+    "CANONICAL",
+    "CLAUDE_CODE",
+    "FORMATS",
+    "LANGCHAIN",
+    "OPENAI_CHAT",
+    "OPENAI_RESPONSES",
+    "ConversionWarning",
+    "Encoded",
+    "Split",
+    "WireFormat",
+    "get_format",
+]

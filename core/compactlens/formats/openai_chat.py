@@ -1,15 +1,34 @@
-"""OpenAI Chat Completions messages (``role``/``content``/``tool_calls``, legacy ``function_call``)."""
+"""OpenAI Chat Completions messages (``role``/``content``/``tool_calls``, legacy ``function_call``).
+
+Content is a string, ``null`` or a list of parts (``text``, ``image_url``,
+``input_audio``, ``file``, ``refusal``). Legacy ``function_call`` messages get a
+stable synthetic call id ``fc_<index>`` and a later ``role: "function"`` message is
+paired with the oldest pending legacy call of the same name. ``reasoning_content``
+(or a string ``reasoning``) becomes a reasoning part. Keys we do not read, such as
+``cache_control``, stay on the wire object and are kept when a message is rebuilt.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from compactlens.errors import TranscriptError
-from compactlens.formats.base import WireFormat
+from compactlens.formats._common import (
+    ROLE_OF,
+    blocks_for,
+    dumps,
+    expect_list,
+    expect_map,
+    expect_str,
+    fail,
+    json_type,
+    keep_extra_keys,
+    make_message,
+    opt_str,
+    unknown,
+)
+from compactlens.formats.base import Encoded, WireFormat
 from compactlens.messages import (
-    ROLES,
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,
@@ -17,7 +36,6 @@ from compactlens.messages import (
     OpaquePart,
     Part,
     ReasoningPart,
-    Role,
     TextPart,
     ToolCallPart,
     ToolResultPart,
@@ -25,198 +43,206 @@ from compactlens.messages import (
 
 NAME = "openai-chat"
 _REASONING_KEYS = ("reasoning_content", "reasoning")
+_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")
+MESSAGE_KEYS = frozenset(
+    {
+        "role",
+        "content",
+        "name",
+        "tool_calls",
+        "tool_call_id",
+        "function_call",
+        "reasoning_content",
+        "reasoning",
+    }
+)
+BLOCK_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset({"type", "text"}),
+    "refusal": frozenset({"type", "refusal"}),
+    "image_url": frozenset({"type", "image_url"}),
+    "input_audio": frozenset({"type", "input_audio"}),
+    "file": frozenset({"type", "file"}),
+    "function": frozenset({"id", "type", "function"}),
+    "custom": frozenset({"id", "type", "custom"}),
+}
 
 
-def _require_str(value: Any, source: str, location: str) -> str:
-    if not isinstance(value, str):
-        raise TranscriptError(
-            f"expected a string, got {type(value).__name__}", source=source, location=location
-        )
-    return value
+def data_url_type(url: str, default: str) -> str:
+    """The media type of a ``data:`` URL, or ``default``."""
+    if url.startswith("data:"):
+        head = url[5:].split(",", 1)[0].split(";", 1)[0]
+        if head:
+            return head
+    return default
 
 
-def _content_parts(content: Any, source: str, loc: str) -> list[Part]:
+def _content_parts(
+    content: Any, source: str, loc: str
+) -> tuple[list[Part], list[Mapping[str, Any] | None]]:
     if content is None:
-        return []
+        return [], []
     if isinstance(content, str):
-        return [TextPart(content)] if content != "" else [TextPart("")]
-    if not isinstance(content, list):
-        raise TranscriptError(
-            f"content must be a string, a list of parts or null, got {type(content).__name__}",
-            source=source,
-            location=loc,
-        )
+        return ([TextPart(content)], [None]) if content else ([], [])
+    items = expect_list(content, source, loc, "a string, a list of parts or null")
     parts: list[Part] = []
-    for j, item in enumerate(content):
+    blocks: list[Mapping[str, Any] | None] = []
+    for j, item in enumerate(items):
         ploc = f"{loc}[{j}]"
         if isinstance(item, str):
             parts.append(TextPart(item))
+            blocks.append(None)
             continue
-        if not isinstance(item, Mapping):
-            raise TranscriptError(
-                f"a content part must be an object, got {type(item).__name__}",
-                source=source,
-                location=ploc,
-            )
-        kind = item.get("type")
-        if kind in ("text", "input_text", "output_text"):
-            parts.append(TextPart(_require_str(item.get("text"), source, f"{ploc}.text")))
+        block = expect_map(item, source, ploc, "a content part object")
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(TextPart(expect_str(block.get("text"), source, f"{ploc}.text")))
         elif kind == "refusal":
-            parts.append(TextPart(_require_str(item.get("refusal"), source, f"{ploc}.refusal")))
+            parts.append(TextPart(expect_str(block.get("refusal"), source, f"{ploc}.refusal")))
         elif kind == "image_url":
-            image = item.get("image_url")
+            image = block.get("image_url")
             url = image.get("url") if isinstance(image, Mapping) else image
-            if not isinstance(url, str):
-                raise TranscriptError(
-                    "image_url needs a url string", source=source, location=f"{ploc}.image_url"
-                )
+            url = expect_str(url, source, f"{ploc}.image_url.url")
             if url.startswith("data:"):
-                parts.append(MediaPart("image", data=url))
+                parts.append(MediaPart(data_url_type(url, "image"), data=url))
             else:
                 parts.append(MediaPart("image", url=url))
         elif kind == "input_audio":
-            audio = item.get("input_audio")
-            fmt = audio.get("format") if isinstance(audio, Mapping) else None
-            data = audio.get("data") if isinstance(audio, Mapping) else None
-            parts.append(MediaPart(f"audio/{fmt or 'unknown'}", data=data if isinstance(data, str) else None))
+            audio = expect_map(block.get("input_audio"), source, f"{ploc}.input_audio")
+            fmt = opt_str(audio.get("format"), source, f"{ploc}.input_audio.format")
+            data = opt_str(audio.get("data"), source, f"{ploc}.input_audio.data")
+            parts.append(MediaPart(f"audio/{fmt or 'unknown'}", data=data))
         elif kind == "file":
-            file = item.get("file")
-            filename = file.get("filename") if isinstance(file, Mapping) else None
-            data = file.get("file_data") if isinstance(file, Mapping) else None
-            file_id = file.get("file_id") if isinstance(file, Mapping) else None
-            parts.append(
-                MediaPart(
-                    "file",
-                    url=file_id if isinstance(file_id, str) else None,
-                    data=data if isinstance(data, str) else None,
-                    filename=filename if isinstance(filename, str) else None,
-                )
-            )
+            file = expect_map(block.get("file"), source, f"{ploc}.file")
+            filename = opt_str(file.get("filename"), source, f"{ploc}.file.filename")
+            data = opt_str(file.get("file_data"), source, f"{ploc}.file.file_data")
+            file_id = opt_str(file.get("file_id"), source, f"{ploc}.file.file_id")
+            media = data_url_type(data, "file") if data else "file"
+            parts.append(MediaPart(media, url=file_id, data=data, filename=filename))
         else:
-            raise TranscriptError(
-                f"unknown content part type {kind!r}; expected text, image_url, input_audio, "
-                "file or refusal",
-                source=source,
-                location=f"{ploc}.type",
-            )
-    return parts
+            unknown("content part type", kind, _PART_TYPES, source, f"{ploc}.type")
+        blocks.append(block)
+    return parts, blocks
+
+
+def _arguments(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else dumps(value)
 
 
 def _tool_call(call: Any, source: str, loc: str) -> ToolCallPart:
-    if not isinstance(call, Mapping):
-        raise TranscriptError("a tool call must be an object", source=source, location=loc)
-    call_id = _require_str(call.get("id"), source, f"{loc}.id")
-    kind = call.get("type", "function")
+    entry = expect_map(call, source, loc, "a tool call object")
+    call_id = expect_str(entry.get("id"), source, f"{loc}.id")
+    kind = entry.get("type", "function")
     if kind == "custom":
-        custom = call.get("custom")
-        if not isinstance(custom, Mapping):
-            raise TranscriptError("custom tool call needs 'custom'", source=source, location=loc)
-        name = _require_str(custom.get("name"), source, f"{loc}.custom.name")
-        args = custom.get("input", "")
-        return ToolCallPart(call_id, name, args if isinstance(args, str) else json.dumps(args))
-    fn = call.get("function")
-    if not isinstance(fn, Mapping):
-        raise TranscriptError(
-            "a tool call needs a 'function' object", source=source, location=f"{loc}.function"
-        )
-    name = _require_str(fn.get("name"), source, f"{loc}.function.name")
-    args = fn.get("arguments", "")
-    if args is None:
-        args = ""
-    if not isinstance(args, str):
-        args = json.dumps(args, ensure_ascii=False)
-    return ToolCallPart(call_id, name, args)
+        custom = expect_map(entry.get("custom"), source, f"{loc}.custom")
+        name = expect_str(custom.get("name"), source, f"{loc}.custom.name")
+        return ToolCallPart(call_id, name, _arguments(custom.get("input")))
+    if kind != "function":
+        unknown("tool call type", kind, ("function", "custom"), source, f"{loc}.type")
+    fn = expect_map(entry.get("function"), source, f"{loc}.function")
+    name = expect_str(fn.get("name"), source, f"{loc}.function.name")
+    return ToolCallPart(call_id, name, _arguments(fn.get("arguments")))
+
+
+def _text_of(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else dumps(value)
 
 
 def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
     """Convert Chat Completions message dicts to messages.
 
     Legacy ``function_call`` messages get a stable synthetic id ``fc_<index>``;
-    a later ``role: "function"`` message is paired with the nearest earlier
+    a later ``role: "function"`` message is paired with the oldest earlier
     pending legacy call of the same name.
     """
     out: list[Message] = []
     pending_legacy: dict[str, list[str]] = {}
-    for i, item in enumerate(items):
+    for i, raw in enumerate(items):
         loc = f"messages[{i}]"
-        if not isinstance(item, Mapping):
-            raise TranscriptError(
-                f"a message must be an object, got {type(item).__name__}", source=source, location=loc
-            )
+        item = expect_map(raw, source, loc, "a message object")
         role = item.get("role")
+        name_value = opt_str(item.get("name"), source, f"{loc}.name")
         if role == "function":
-            name = _require_str(item.get("name"), source, f"{loc}.name")
+            name = expect_str(item.get("name"), source, f"{loc}.name")
             stack = pending_legacy.get(name)
             call_id = stack.pop(0) if stack else f"fc_orphan_{i}"
-            output = item.get("content")
-            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            content = item.get("content")
+            if isinstance(content, list):
+                cparts, _ = _content_parts(content, source, f"{loc}.content")
+                text = "\n".join(p.text for p in cparts if isinstance(p, TextPart))
+            else:
+                text = _text_of(content)
             out.append(
-                Message(
-                    role="tool",
-                    parts=(ToolResultPart(call_id, text if output is not None else "", name=name),),
-                    name=name,
+                make_message(
+                    "tool",
+                    [ToolResultPart(call_id, text, name=name)],
+                    [None],
                     wire=item,
-                    wire_format=NAME,
+                    fmt=NAME,
+                    name=name,
+                    meta={"legacy_function": True},
                 )
             )
             continue
-        if role not in ROLES:
-            raise TranscriptError(
-                f"unknown role {role!r}; expected one of system, developer, user, assistant, "
-                "tool or function",
-                source=source,
-                location=f"{loc}.role",
-            )
-        typed_role: Role = role
+        if not isinstance(role, str) or role not in ROLE_OF:
+            unknown("role", role, _ROLES, source, f"{loc}.role")
+        typed_role = ROLE_OF[role]
         parts: list[Part] = []
+        blocks: list[Mapping[str, Any] | None] = []
         for key in _REASONING_KEYS:
             reasoning = item.get(key)
             if isinstance(reasoning, str) and reasoning:
                 parts.append(ReasoningPart(reasoning))
+                blocks.append(None)
                 break
+            if (
+                key == "reasoning_content"
+                and reasoning is not None
+                and not isinstance(reasoning, str)
+            ):
+                fail(f"expected a string, got {json_type(reasoning)}", source, f"{loc}.{key}")
+        content_parts, content_blocks = _content_parts(
+            item.get("content"), source, f"{loc}.content"
+        )
         if typed_role == "tool":
-            call_id = item.get("tool_call_id")
-            if not isinstance(call_id, str):
-                raise TranscriptError(
-                    "a tool message needs a string tool_call_id",
-                    source=source,
-                    location=f"{loc}.tool_call_id",
-                )
-            content = _content_parts(item.get("content"), source, f"{loc}.content")
-            output = "\n".join(p.text for p in content if isinstance(p, TextPart))
-            parts.append(ToolResultPart(call_id, output, name=item.get("name")))
-            parts.extend(p for p in content if not isinstance(p, TextPart))
+            call_id = expect_str(item.get("tool_call_id"), source, f"{loc}.tool_call_id")
+            output = "\n".join(p.text for p in content_parts if isinstance(p, TextPart))
+            parts.append(ToolResultPart(call_id, output, name=name_value))
+            blocks.append(None)
+            for p, b in zip(content_parts, content_blocks, strict=True):
+                if not isinstance(p, TextPart):
+                    parts.append(p)
+                    blocks.append(b)
         else:
-            parts.extend(_content_parts(item.get("content"), source, f"{loc}.content"))
+            parts.extend(content_parts)
+            blocks.extend(content_blocks)
         tool_calls = item.get("tool_calls")
         if tool_calls is not None:
-            if not isinstance(tool_calls, list):
-                raise TranscriptError(
-                    "tool_calls must be a list", source=source, location=f"{loc}.tool_calls"
-                )
-            for j, call in enumerate(tool_calls):
+            calls = expect_list(tool_calls, source, f"{loc}.tool_calls")
+            for j, call in enumerate(calls):
                 parts.append(_tool_call(call, source, f"{loc}.tool_calls[{j}]"))
+                blocks.append(call)
         legacy = item.get("function_call")
-        if isinstance(legacy, Mapping):
-            name = _require_str(legacy.get("name"), source, f"{loc}.function_call.name")
-            args = legacy.get("arguments", "")
+        meta: dict[str, Any] = {}
+        if legacy is not None:
+            fc = expect_map(legacy, source, f"{loc}.function_call")
+            name = expect_str(fc.get("name"), source, f"{loc}.function_call.name")
             call_id = f"fc_{i}"
             pending_legacy.setdefault(name, []).append(call_id)
-            parts.append(ToolCallPart(call_id, name, args if isinstance(args, str) else json.dumps(args)))
-        name_value = item.get("name")
+            parts.append(ToolCallPart(call_id, name, _arguments(fc.get("arguments"))))
+            blocks.append(None)
+            meta["legacy_function"] = True
         out.append(
-            Message(
-                role=typed_role,
-                parts=tuple(parts),
-                name=name_value if isinstance(name_value, str) else None,
-                wire=item,
-                wire_format=NAME,
-            )
+            make_message(typed_role, parts, blocks, wire=item, fmt=NAME, name=name_value, meta=meta)
         )
     return out
 
 
-def _media_to_part(part: MediaPart) -> dict[str, Any]:
+def _media_block(part: MediaPart) -> dict[str, Any]:
     if part.media_type.startswith("audio/"):
         return {
             "type": "input_audio",
@@ -234,56 +260,140 @@ def _media_to_part(part: MediaPart) -> dict[str, Any]:
     return {"type": "file", "file": file}
 
 
-def from_message(message: Message) -> dict[str, Any]:
-    """Build a Chat Completions dict for a message (used for new or changed messages)."""
-    texts = [p for p in message.parts if isinstance(p, TextPart)]
-    media = [p for p in message.parts if isinstance(p, MediaPart)]
-    reasoning = [p.text for p in message.parts if isinstance(p, ReasoningPart)]
-    calls = message.tool_calls
-    results = message.tool_results
-    if message.role == "tool" or (results and message.role != "assistant"):
-        result = results[0] if results else ToolResultPart("", message.text)
-        out: dict[str, Any] = {
-            "role": "tool",
-            "tool_call_id": result.call_id,
-            "content": result.output,
-        }
-        return out
-    out = {"role": message.role}
-    if media:
-        content: Any = [{"type": "text", "text": p.text} for p in texts]
-        content.extend(_media_to_part(p) for p in media)
-    elif texts:
-        content = "\n".join(p.text for p in texts)
-    else:
-        content = None if calls else ""
-    # Parts we cannot express in Chat Completions are carried as text so nothing is lost.
-    extra = [
-        p
-        for p in message.parts
-        if isinstance(p, ApprovalRequestPart | ApprovalResponsePart | OpaquePart)
-    ]
-    if extra and not media:
-        lines = [content] if isinstance(content, str) and content else []
-        for p in extra:
-            if isinstance(p, OpaquePart):
-                lines.append(f"[{p.provider} {p.type}]" + (f" {p.text}" if p.text else ""))
-            elif isinstance(p, ApprovalRequestPart):
-                lines.append(f"[approval requested for {p.name or p.call_id or p.id}]")
+def _approx_text(part: Part) -> str | None:
+    if isinstance(part, OpaquePart):
+        return f"[{part.provider} {part.type}]" + (f" {part.text}" if part.text else "")
+    if isinstance(part, ApprovalRequestPart):
+        return f"[approval requested for {part.name or part.call_id or part.id}]"
+    if isinstance(part, ApprovalResponsePart):
+        verdict = "granted" if part.approved else "denied"
+        return f"[approval {verdict}]" + (f" {part.reason}" if part.reason else "")
+    return None
+
+
+def _message_extras(message: Message, built: dict[str, Any]) -> dict[str, Any]:
+    wire = message.wire
+    if message.wire_format == NAME and isinstance(wire, Mapping):
+        for key, value in wire.items():
+            if key not in MESSAGE_KEYS and key not in built:
+                built[key] = value
+    return built
+
+
+def encode(message: Message) -> Encoded:
+    """Chat Completions dicts for a message: one per tool result, then the rest."""
+    notes: list[tuple[str, str]] = []
+    pairs = list(zip(message.parts, blocks_for(message, NAME), strict=True))
+    legacy = bool(message.meta.get("legacy_function")) if message.wire_format == NAME else False
+    results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+    items: list[dict[str, Any]] = []
+    rest = pairs
+    if results and message.role != "assistant":
+        for r in results:
+            if legacy and r.name:
+                items.append({"role": "function", "name": r.name, "content": r.output})
+                continue
+            item: dict[str, Any] = {"role": "tool", "tool_call_id": r.call_id, "content": r.output}
+            if r.name:
+                item["name"] = r.name
+            if r.is_error:
+                notes.append(("approximated", "tool result error flag (is_error) has no field"))
+            items.append(item)
+        rest = [(p, b) for p, b in pairs if not isinstance(p, ToolResultPart)]
+        if message.role == "tool":
+            media = [p for p, _ in rest if isinstance(p, MediaPart)]
+            if media:
+                notes.append(("dropped", "media inside a tool result"))
+            rest = [(p, b) for p, b in rest if not isinstance(p, MediaPart)]
+        if len(items) == 1 and message.role == "tool":
+            items[0] = _message_extras(message, items[0])
+        if not any(not isinstance(p, ReasoningPart) for p, _ in rest):
+            if any(isinstance(p, ReasoningPart) for p, _ in rest):
+                notes.append(("dropped", "reasoning in a tool result message"))
+            return Encoded(tuple(items), tuple(notes))
+    role = message.role if message.role != "tool" else "user"
+    out: dict[str, Any] = {"role": role}
+    content: list[dict[str, Any]] = []
+    as_list = False
+    reasoning: list[str] = []
+    calls: list[dict[str, Any]] = []
+    legacy_call: dict[str, Any] | None = None
+    for part, block in rest:
+        if isinstance(part, TextPart):
+            if block is not None and block.get("type") == "refusal":
+                content.append(keep_extra_keys({"type": "refusal", "refusal": part.text}, block))
             else:
-                lines.append(f"[approval {'granted' if p.approved else 'denied'}]")
-        content = "\n".join(lines)
-    out["content"] = content
+                content.append(keep_extra_keys({"type": "text", "text": part.text}, block))
+            as_list = as_list or block is not None
+        elif isinstance(part, ReasoningPart):
+            reasoning.append(part.text)
+        elif isinstance(part, MediaPart):
+            if role == "assistant":
+                notes.append(("dropped", "media in an assistant message"))
+                continue
+            content.append(keep_extra_keys(_media_block(part), block))
+            as_list = True
+        elif isinstance(part, ToolCallPart):
+            if role != "assistant":
+                notes.append(("approximated", "tool call outside an assistant message, as text"))
+                content.append(
+                    {"type": "text", "text": f"[tool call {part.name} {part.arguments}]"}
+                )
+                continue
+            if legacy and block is None:
+                legacy_call = {"name": part.name, "arguments": part.arguments}
+                continue
+            if block is not None and block.get("type") == "custom":
+                entry: dict[str, Any] = {
+                    "id": part.id,
+                    "type": "custom",
+                    "custom": {"name": part.name, "input": part.arguments},
+                }
+            else:
+                entry = {
+                    "id": part.id,
+                    "type": "function",
+                    "function": {"name": part.name, "arguments": part.arguments},
+                }
+            calls.append(keep_extra_keys(entry, block))
+        elif isinstance(part, ToolResultPart):
+            notes.append(("approximated", "tool result inside an assistant message, as text"))
+            content.append({"type": "text", "text": part.output})
+        else:
+            text = _approx_text(part)
+            if isinstance(part, OpaquePart) and not part.text:
+                notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
+                continue
+            notes.append(("approximated", f"{part.kind.replace('_', ' ')} carried as text"))
+            content.append({"type": "text", "text": text or ""})
+    texts_only = all(c.get("type") == "text" and len(c) == 2 for c in content)
+    if not content:
+        out["content"] = None if (calls or legacy_call) else ""
+    elif texts_only and not as_list and len(content) == 1:
+        out["content"] = content[0]["text"]
+    else:
+        out["content"] = content
     if message.name:
         out["name"] = message.name
     if reasoning:
         out["reasoning_content"] = "\n".join(reasoning)
     if calls:
-        out["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in calls
-        ]
-    return out
+        out["tool_calls"] = calls
+    if legacy_call is not None:
+        out["function_call"] = legacy_call
+    items.append(_message_extras(message, out))
+    return Encoded(tuple(items), tuple(notes))
+
+
+def from_message(message: Message) -> dict[str, Any]:
+    """Build a Chat Completions dict for a message (used for new or changed messages).
+
+    A message holding several tool results becomes several tool messages; this
+    returns the first, :func:`encode` returns them all.
+    """
+    items = encode(message).items
+    first: dict[str, Any] = items[0]
+    return first
 
 
 FORMAT = WireFormat(
@@ -291,4 +401,7 @@ FORMAT = WireFormat(
     to_messages=to_messages,
     from_message=from_message,
     description="OpenAI Chat Completions messages",
+    encode=encode,
+    message_keys=MESSAGE_KEYS,
+    block_keys=BLOCK_KEYS,
 )

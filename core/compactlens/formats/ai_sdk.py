@@ -1,0 +1,427 @@
+"""Vercel AI SDK ``ModelMessage`` JSON (the input of ``@deepagents/compaction``).
+
+Roles ``system`` (string content), ``user`` (``text``, ``image``, ``file``),
+``assistant`` (``text``, ``file``, ``reasoning``, ``tool-call``, ``tool-result``,
+``tool-approval-request``) and ``tool`` (``tool-result``,
+``tool-approval-response``). Tool result outputs ``text``, ``json``,
+``error-text``, ``error-json``, ``content`` and ``execution-denied`` are read
+(the error forms set ``is_error``, as does a denial); AI SDK 4 fields (``args``,
+``result``, ``isError``, ``mimeType``, ``redacted-reasoning``) are read too.
+Provider-executed tool calls and results inside an assistant message are opaque
+parts. ``providerOptions`` stay on the wire objects and are kept on rebuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from compactlens.formats._common import (
+    ROLE_OF,
+    author_name,
+    blocks_for,
+    dumps,
+    expect_bool,
+    expect_list,
+    expect_map,
+    expect_str,
+    fail,
+    json_type,
+    keep_extra_keys,
+    loads_or_none,
+    make_message,
+    opt_str,
+    unknown,
+)
+from compactlens.formats.base import Encoded, WireFormat
+from compactlens.formats.openai_chat import data_url_type
+from compactlens.messages import (
+    ApprovalRequestPart,
+    ApprovalResponsePart,
+    MediaPart,
+    Message,
+    OpaquePart,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+NAME = "ai-sdk"
+PROVIDER = "ai-sdk"
+ROLES = ("system", "user", "assistant", "tool")
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "user": ("text", "image", "file"),
+    "assistant": (
+        "text",
+        "file",
+        "reasoning",
+        "redacted-reasoning",
+        "tool-call",
+        "tool-result",
+        "tool-approval-request",
+    ),
+    "tool": ("tool-result", "tool-approval-response"),
+}
+OUTPUT_TYPES = ("text", "json", "error-text", "error-json", "content", "execution-denied")
+CONTENT_OUTPUT_TYPES = (
+    "text",
+    "media",
+    "file-data",
+    "file-url",
+    "file-id",
+    "image-data",
+    "image-url",
+    "image-file-id",
+    "custom",
+)
+MESSAGE_KEYS = frozenset({"role", "content"})
+BLOCK_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset({"type", "text"}),
+    "reasoning": frozenset({"type", "text"}),
+    "image": frozenset({"type", "image", "mediaType", "mimeType"}),
+    "file": frozenset({"type", "data", "mediaType", "mimeType", "filename"}),
+    "tool-call": frozenset({"type", "toolCallId", "toolName", "input", "args"}),
+    "tool-result": frozenset({"type", "toolCallId", "toolName", "output", "result", "isError"}),
+    "tool-approval-request": frozenset({"type", "approvalId", "toolCallId"}),
+    "tool-approval-response": frozenset({"type", "approvalId", "approved", "reason"}),
+}
+
+
+def _is_url(value: str) -> bool:
+    return value.startswith(("http://", "https://"))
+
+
+def _media(value: str, media_type: str, filename: str | None = None) -> MediaPart:
+    if _is_url(value):
+        return MediaPart(media_type, url=value, filename=filename)
+    return MediaPart(data_url_type(value, media_type), data=value, filename=filename)
+
+
+def _media_type(block: Mapping[str, Any], default: str, source: str, loc: str) -> str:
+    for key in ("mediaType", "mimeType"):
+        value = opt_str(block.get(key), source, f"{loc}.{key}")
+        if value:
+            return value
+    return default
+
+
+def _output(block: Mapping[str, Any], source: str, loc: str) -> tuple[str, bool, list[Part]]:
+    """Text, error flag and extra media parts of a tool result."""
+    if "output" not in block and "result" in block:  # AI SDK 4
+        result = block.get("result")
+        is_error = block.get("isError")
+        error = False if is_error is None else expect_bool(is_error, source, f"{loc}.isError")
+        return (result if isinstance(result, str) else dumps(result)), error, []
+    out = expect_map(block.get("output"), source, f"{loc}.output")
+    kind = out.get("type")
+    value = out.get("value")
+    if kind == "text":
+        return expect_str(value, source, f"{loc}.output.value"), False, []
+    if kind == "error-text":
+        return expect_str(value, source, f"{loc}.output.value"), True, []
+    if kind == "json":
+        return dumps(value), False, []
+    if kind == "error-json":
+        return dumps(value), True, []
+    if kind == "execution-denied":
+        return opt_str(out.get("reason"), source, f"{loc}.output.reason") or "", True, []
+    if kind == "content":
+        texts: list[str] = []
+        media: list[Part] = []
+        for j, item in enumerate(expect_list(value, source, f"{loc}.output.value")):
+            iloc = f"{loc}.output.value[{j}]"
+            entry = expect_map(item, source, iloc)
+            etype = entry.get("type")
+            if etype == "text":
+                texts.append(expect_str(entry.get("text"), source, f"{iloc}.text"))
+            elif etype in ("media", "file-data", "image-data"):
+                data = expect_str(entry.get("data"), source, f"{iloc}.data")
+                default = "image" if etype == "image-data" else "file"
+                mt = _media_type(entry, default, source, iloc)
+                fname = opt_str(entry.get("filename"), source, f"{iloc}.filename")
+                media.append(MediaPart(mt, data=data, filename=fname))
+            elif etype in ("file-url", "image-url"):
+                url = expect_str(entry.get("url"), source, f"{iloc}.url")
+                default = "image" if etype == "image-url" else "file"
+                media.append(MediaPart(_media_type(entry, default, source, iloc), url=url))
+            elif etype in ("file-id", "image-file-id"):
+                file_id = entry.get("fileId")
+                ref = file_id if isinstance(file_id, str) else dumps(file_id)
+                default = "image" if etype == "image-file-id" else "file"
+                media.append(MediaPart(default, url=ref))
+            elif etype == "custom":
+                media.append(OpaquePart(PROVIDER, "custom", ""))
+            else:
+                unknown(
+                    "tool output content type", etype, CONTENT_OUTPUT_TYPES, source, f"{iloc}.type"
+                )
+        return "\n".join(texts), False, media
+    unknown("tool output type", kind, OUTPUT_TYPES, source, f"{loc}.output.type")
+
+
+def _parts(
+    role: str, content: Any, source: str, loc: str
+) -> tuple[list[Part], list[Mapping[str, Any] | None]]:
+    if isinstance(content, str):
+        if role == "tool":
+            fail("tool message content must be a list of parts", source, loc)
+        return ([TextPart(content)], [None]) if content else ([], [])
+    if role == "system":
+        fail(f"system message content must be a string, got {json_type(content)}", source, loc)
+    parts: list[Part] = []
+    blocks: list[Mapping[str, Any] | None] = []
+    allowed = ALLOWED[role]
+    for j, item in enumerate(expect_list(content, source, loc, "a string or a list of parts")):
+        ploc = f"{loc}[{j}]"
+        block = expect_map(item, source, ploc, "a part object")
+        kind = block.get("type")
+        if kind not in allowed:
+            everything = sorted({t for ts in ALLOWED.values() for t in ts})
+            if kind in everything:
+                fail(
+                    f"part type {kind!r} is not allowed in a {role} message", source, f"{ploc}.type"
+                )
+            unknown("part type", kind, everything, source, f"{ploc}.type")
+        provider_executed = block.get("providerExecuted") is True
+        if kind == "text":
+            parts.append(TextPart(expect_str(block.get("text"), source, f"{ploc}.text")))
+        elif kind == "reasoning":
+            parts.append(ReasoningPart(expect_str(block.get("text"), source, f"{ploc}.text")))
+        elif kind == "redacted-reasoning":
+            parts.append(OpaquePart(PROVIDER, "redacted-reasoning"))
+        elif kind == "image":
+            image = expect_str(block.get("image"), source, f"{ploc}.image")
+            parts.append(_media(image, _media_type(block, "image", source, ploc)))
+        elif kind == "file":
+            data = expect_str(block.get("data"), source, f"{ploc}.data")
+            filename = opt_str(block.get("filename"), source, f"{ploc}.filename")
+            parts.append(_media(data, _media_type(block, "file", source, ploc), filename))
+        elif kind == "tool-call":
+            call_id = expect_str(block.get("toolCallId"), source, f"{ploc}.toolCallId")
+            name = expect_str(block.get("toolName"), source, f"{ploc}.toolName")
+            value = block.get("input", block.get("args"))
+            args = value if isinstance(value, str) else dumps(value)
+            if provider_executed:
+                parts.append(OpaquePart(PROVIDER, "tool-call", f"{name} {args}"))
+            else:
+                parts.append(ToolCallPart(call_id, name, args))
+        elif kind == "tool-result":
+            call_id = expect_str(block.get("toolCallId"), source, f"{ploc}.toolCallId")
+            name = expect_str(block.get("toolName"), source, f"{ploc}.toolName")
+            text, error, extra = _output(block, source, ploc)
+            if role == "assistant":
+                parts.append(OpaquePart(PROVIDER, "tool-result", text))
+            else:
+                parts.append(ToolResultPart(call_id, text, name=name, is_error=error))
+                blocks.append(block)
+                parts.extend(extra)
+                blocks.extend([block] * len(extra))
+                continue
+        elif kind == "tool-approval-request":
+            approval = expect_str(block.get("approvalId"), source, f"{ploc}.approvalId")
+            call_id = expect_str(block.get("toolCallId"), source, f"{ploc}.toolCallId")
+            parts.append(ApprovalRequestPart(approval, call_id=call_id))
+        elif kind == "tool-approval-response":
+            approval = expect_str(block.get("approvalId"), source, f"{ploc}.approvalId")
+            approved = expect_bool(block.get("approved"), source, f"{ploc}.approved")
+            reason = opt_str(block.get("reason"), source, f"{ploc}.reason")
+            parts.append(ApprovalResponsePart(approval, approved, reason))
+        blocks.append(block)
+    return parts, blocks
+
+
+def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
+    """Convert AI SDK ``ModelMessage`` objects to messages."""
+    out: list[Message] = []
+    for i, raw in enumerate(items):
+        loc = f"messages[{i}]"
+        item = expect_map(raw, source, loc, "a message object")
+        role = item.get("role")
+        if role not in ROLES:
+            unknown("role", role, ROLES, source, f"{loc}.role")
+        parts, blocks = _parts(str(role), item.get("content"), source, f"{loc}.content")
+        out.append(make_message(ROLE_OF[str(role)], parts, blocks, wire=item, fmt=NAME))
+    return out
+
+
+def _media_block(part: MediaPart, role: str) -> dict[str, Any]:
+    value = part.url if part.data is None else part.data
+    if part.media_type.startswith("image") and role == "user":
+        out: dict[str, Any] = {"type": "image", "image": value or ""}
+        if part.media_type != "image":
+            out["mediaType"] = part.media_type
+        return out
+    media_type = part.media_type if "/" in part.media_type else "application/octet-stream"
+    out = {"type": "file", "data": value or "", "mediaType": media_type}
+    if part.filename is not None:
+        out["filename"] = part.filename
+    return out
+
+
+def _output_value(
+    part: ToolResultPart, block: Mapping[str, Any] | None, media: list[MediaPart]
+) -> dict[str, Any]:
+    old = block.get("output") if block is not None else None
+    old_type = old.get("type") if isinstance(old, Mapping) else None
+    if media or old_type == "content":
+        value: list[dict[str, Any]] = [{"type": "text", "text": part.output}] if part.output else []
+        for m in media:
+            entry: dict[str, Any] = {"type": "media", "data": m.data or m.url or ""}
+            entry["mediaType"] = m.media_type
+            value.append(entry)
+        return {"type": "content", "value": value}
+    if old_type == "execution-denied" and part.is_error:
+        denied: dict[str, Any] = {"type": "execution-denied"}
+        if part.output:
+            denied["reason"] = part.output
+        return denied
+    if old_type in ("json", "error-json"):
+        parsed = loads_or_none(part.output)
+        if parsed is not None or part.output.strip() == "null":
+            return {"type": "error-json" if part.is_error else "json", "value": parsed}
+    return {"type": "error-text" if part.is_error else "text", "value": part.output}
+
+
+def encode(message: Message) -> Encoded:
+    """An AI SDK ``ModelMessage`` for a message."""
+    notes: list[tuple[str, str]] = []
+    if author_name(message):
+        notes.append(("dropped", "message author name"))
+    role = message.role
+    if role == "developer":
+        role = "system"
+    pairs = list(zip(message.parts, blocks_for(message, NAME), strict=True))
+    results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+    if results and role == "user":
+        role = "tool"
+    if role == "tool" and any(
+        isinstance(p, TextPart | ReasoningPart | ToolCallPart) for p in message.parts
+    ):
+        notes.append(("approximated", "text beside tool results sent as a separate user message"))
+    content: list[dict[str, Any]] = []
+    extra_user: list[dict[str, Any]] = []
+    i = 0
+    while i < len(pairs):
+        part, block = pairs[i]
+        i += 1
+        if isinstance(part, ToolResultPart):
+            media: list[MediaPart] = []
+            while i < len(pairs) and isinstance(pairs[i][0], MediaPart) and role == "tool":
+                media.append(pairs[i][0])  # type: ignore[arg-type]
+                i += 1
+            out: dict[str, Any] = {
+                "type": "tool-result",
+                "toolCallId": part.call_id,
+                "toolName": part.name or "",
+                "output": _output_value(part, block, media),
+            }
+            if not part.name:
+                notes.append(("approximated", "tool result without a tool name (toolName empty)"))
+            if role == "assistant":
+                notes.append(("approximated", "tool result inside an assistant message"))
+            content.append(keep_extra_keys(out, block))
+            continue
+        target = extra_user if role == "tool" else content
+        if isinstance(part, TextPart):
+            target.append(keep_extra_keys({"type": "text", "text": part.text}, block))
+        elif isinstance(part, ReasoningPart):
+            if role != "assistant":
+                notes.append(("approximated", "reasoning outside an assistant message, as text"))
+                target.append({"type": "text", "text": part.text})
+            else:
+                content.append(keep_extra_keys({"type": "reasoning", "text": part.text}, block))
+        elif isinstance(part, MediaPart):
+            if role == "system":
+                notes.append(("dropped", "media in a system message"))
+                continue
+            target.append(
+                keep_extra_keys(_media_block(part, "user" if target is extra_user else role), block)
+            )
+        elif isinstance(part, ToolCallPart):
+            parsed = loads_or_none(part.arguments)
+            value: Any = parsed if parsed is not None else part.arguments
+            if part.arguments.strip() == "":
+                value = {}
+            call = {
+                "type": "tool-call",
+                "toolCallId": part.id,
+                "toolName": part.name,
+                "input": value,
+            }
+            if role != "assistant":
+                notes.append(("approximated", "tool call outside an assistant message, as text"))
+                target.append({"type": "text", "text": f"[tool call {part.name} {part.arguments}]"})
+            else:
+                content.append(keep_extra_keys(call, block))
+        elif isinstance(part, ApprovalRequestPart):
+            req = {
+                "type": "tool-approval-request",
+                "approvalId": part.id,
+                "toolCallId": part.call_id or "",
+            }
+            if role != "assistant":
+                notes.append(("approximated", "approval request outside an assistant message"))
+            content.append(keep_extra_keys(req, block))
+        elif isinstance(part, ApprovalResponsePart):
+            resp: dict[str, Any] = {
+                "type": "tool-approval-response",
+                "approvalId": part.id,
+                "approved": part.approved,
+            }
+            if part.reason is not None:
+                resp["reason"] = part.reason
+            if role != "tool":
+                role = "tool" if not content else role
+            content.append(keep_extra_keys(resp, block))
+        elif isinstance(part, OpaquePart):
+            if block is not None and part.provider == PROVIDER:
+                content.append(dict(block))
+            elif part.text:
+                notes.append(("approximated", f"{part.provider} {part.type} carried as text"))
+                target.append(
+                    {"type": "text", "text": f"[{part.provider} {part.type}] {part.text}"}
+                )
+            else:
+                notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
+    body: Any = content
+    if role == "system":
+        body = "\n".join(str(c.get("text", "")) for c in content)
+    elif (
+        len(content) == 1
+        and content[0].get("type") == "text"
+        and len(content[0]) == 2
+        and role in ("user", "assistant")
+        and not any(b is not None for _, b in pairs)
+    ):
+        body = content[0]["text"]
+    elif not content and role in ("user", "assistant"):
+        body = ""
+    item: dict[str, Any] = {"role": role, "content": body}
+    wire = message.wire
+    if message.wire_format == NAME and isinstance(wire, Mapping):
+        for key, val in wire.items():
+            if key not in MESSAGE_KEYS:
+                item[key] = val
+    items: list[dict[str, Any]] = [item]
+    if extra_user:
+        items.append({"role": "user", "content": extra_user})
+    return Encoded(tuple(items), tuple(notes))
+
+
+def from_message(message: Message) -> dict[str, Any]:
+    """Build an AI SDK ``ModelMessage`` for a new or changed message."""
+    item: dict[str, Any] = encode(message).items[0]
+    return item
+
+
+FORMAT = WireFormat(
+    name=NAME,
+    to_messages=to_messages,
+    from_message=from_message,
+    description="Vercel AI SDK ModelMessage JSON",
+    encode=encode,
+    message_keys=MESSAGE_KEYS,
+    block_keys=BLOCK_KEYS,
+)

@@ -1,0 +1,190 @@
+"""Claude Code session logs (``~/.claude/projects/*/<session>.jsonl``): one event a line.
+
+``user`` and ``assistant`` events wrap an Anthropic message in ``message``; all
+other events (``progress``, ``summary``, ``system``, ``queue-operation``,
+``file-history-snapshot``...) are not messages and are passed through at their
+positions. Claude Code logs each content block of one API response as its own
+``assistant`` event with the same ``message.id``; those events are merged into
+one message (its ``wire`` is the tuple of events, its meta ``positions`` their
+indices), also across the tool-result events that arrive between them, until a
+user event that is not only tool results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compactlens.formats import anthropic
+from compactlens.formats._common import (
+    expect_map,
+    fail,
+    make_message,
+    unknown,
+)
+from compactlens.formats.base import (
+    META_POSITIONS,
+    Encoded,
+    Split,
+    WireFormat,
+)
+from compactlens.messages import Message, Part, Role
+
+NAME = "claude-code"
+MESSAGE_EVENTS = ("user", "assistant")
+#: Event keys present on the message events of a session log.
+ENVELOPE_KEYS = ("sessionId", "uuid", "parentUuid")
+MESSAGE_KEYS = frozenset({"type", "message"})
+
+
+@dataclass
+class _Builder:
+    role: Role
+    message_id: str | None
+    parts: list[Part] = field(default_factory=list)
+    blocks: list[Mapping[str, Any] | None] = field(default_factory=list)
+    events: list[Mapping[str, Any]] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)
+
+    def build(self) -> Message:
+        wire: Any = self.events[0] if len(self.events) == 1 else tuple(self.events)
+        return make_message(
+            self.role,
+            self.parts,
+            self.blocks,
+            wire=wire,
+            fmt=NAME,
+            meta={META_POSITIONS: tuple(self.positions)},
+        )
+
+
+def is_message_event(event: Any) -> bool:
+    """True for ``user``/``assistant`` events that carry a ``message`` object."""
+    return (
+        isinstance(event, Mapping)
+        and event.get("type") in MESSAGE_EVENTS
+        and isinstance(event.get("message"), Mapping)
+    )
+
+
+def split(items: Sequence[Any], source: str = "<input>") -> Split:
+    """Messages (merged per API message) and the other events with their positions."""
+    builders: list[_Builder] = []
+    passthrough: list[tuple[int, Any]] = []
+    open_assistant: _Builder | None = None
+    for i, raw in enumerate(items):
+        loc = f"messages[{i}]"
+        event = expect_map(raw, source, loc, "an event object")
+        kind = event.get("type")
+        if kind not in MESSAGE_EVENTS:
+            if not isinstance(kind, str):
+                fail("an event needs a string 'type'", source, f"{loc}.type")
+            passthrough.append((i, event))
+            continue
+        message = expect_map(event.get("message"), source, f"{loc}.message")
+        role = message.get("role")
+        if role != kind:
+            unknown("role", role, (str(kind),), source, f"{loc}.message.role")
+        parts, blocks = anthropic.parse_blocks(
+            message.get("content"), source, f"{loc}.message.content"
+        )
+        if kind == "assistant":
+            mid = message.get("id")
+            message_id = mid if isinstance(mid, str) else None
+            if (
+                open_assistant is not None
+                and message_id is not None
+                and open_assistant.message_id == message_id
+            ):
+                target = open_assistant
+            else:
+                target = _Builder("assistant", message_id)
+                builders.append(target)
+                open_assistant = target
+        else:
+            typed = anthropic.message_role("user", parts, source, f"{loc}.message.role")
+            target = _Builder(typed, None)
+            builders.append(target)
+            if typed != "tool":
+                open_assistant = None
+        target.parts.extend(parts)
+        target.blocks.extend(blocks)
+        target.events.append(event)
+        target.positions.append(i)
+    return Split([b.build() for b in builders], passthrough)
+
+
+def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
+    """The messages of a session log's events (other events are skipped)."""
+    return split(items, source).messages
+
+
+def _envelope(message: Message) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Envelope keys and message keys of the (first) original event, if any."""
+    wire = message.wire
+    first = wire[0] if isinstance(wire, tuple) and wire else wire
+    if message.wire_format != NAME or not isinstance(first, Mapping):
+        return {}, {}
+    env = {k: v for k, v in first.items() if k not in ("type", "message")}
+    inner = first.get("message")
+    extra = (
+        {k: v for k, v in inner.items() if k not in anthropic.MESSAGE_KEYS}
+        if isinstance(inner, Mapping)
+        else {}
+    )
+    return env, extra
+
+
+def encode(message: Message) -> Encoded:
+    """A ``user`` or ``assistant`` event wrapping the Anthropic form of a message."""
+    inner = anthropic.encode(_as_anthropic(message))
+    notes = list(inner.notes)
+    body = dict(inner.items[0])
+    env, extra = _envelope(message)
+    kind = "assistant" if message.role == "assistant" else "user"
+    event: dict[str, Any] = {}
+    for key, value in env.items():
+        event[key] = value
+    event["type"] = kind
+    msg: dict[str, Any] = {}
+    if kind == "assistant":
+        msg.update({k: v for k, v in extra.items() if k != "role"})
+    msg["role"] = kind
+    msg["content"] = body["content"]
+    event["message"] = msg
+    if isinstance(message.wire, tuple) and len(message.wire) > 1:
+        notes.append(("approximated", "a changed merged assistant message is written as one event"))
+    return Encoded((event,), tuple(notes))
+
+
+def _as_anthropic(message: Message) -> Message:
+    """The same message seen as an Anthropic message (blocks are Anthropic blocks)."""
+    if message.wire_format != NAME:
+        return message
+    return Message(
+        role=message.role,
+        parts=message.parts,
+        name=message.name,
+        wire=None,
+        wire_format=anthropic.NAME,
+        meta=message.meta,
+    )
+
+
+def from_message(message: Message) -> dict[str, Any]:
+    """Build a session event for a new or changed message."""
+    item: dict[str, Any] = encode(message).items[0]
+    return item
+
+
+FORMAT = WireFormat(
+    name=NAME,
+    to_messages=to_messages,
+    from_message=from_message,
+    description="Claude Code session JSONL events",
+    encode=encode,
+    split=split,
+    message_keys=MESSAGE_KEYS,
+    block_keys=anthropic.BLOCK_KEYS,
+)

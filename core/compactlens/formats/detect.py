@@ -1,0 +1,205 @@
+"""Which wire format a list of items is in, and why.
+
+Every format has distinguishing marks (keys and part types no other format
+uses). The formats are tried from the most marks to the fewest, ties broken by
+:data:`PRIORITY`; the first that reads the whole list wins. When other formats
+with as many marks read it too, the input is ambiguous: the choice is still
+deterministic and the reason says so (pass ``format=`` to choose).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compactlens.errors import TranscriptError
+from compactlens.formats import FORMATS
+from compactlens.formats.base import Split
+
+#: Tie-break order when several formats read the input equally well.
+PRIORITY: tuple[str, ...] = (
+    "openai-chat",
+    "anthropic",
+    "openai-responses",
+    "ai-sdk",
+    "langchain",
+    "agent-framework",
+    "claude-code",
+    "canonical",
+)
+
+_CHAT_PARTS = {"image_url", "input_audio", "refusal"}
+_ANTHROPIC_BLOCKS = {
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "document",
+    "search_result",
+    "web_search_tool_result",
+}
+_RESPONSES_PARTS = {"input_text", "output_text", "input_image", "input_file"}
+_RESPONSES_ITEMS = {
+    "message",
+    "function_call",
+    "function_call_output",
+    "reasoning",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "compaction",
+    "item_reference",
+    "web_search_call",
+    "file_search_call",
+    "computer_call",
+    "computer_call_output",
+    "mcp_call",
+    "mcp_approval_request",
+    "mcp_approval_response",
+}
+_AI_SDK_PARTS = {"tool-call", "tool-result", "tool-approval-request", "tool-approval-response"}
+_LANGCHAIN_TYPES = {"human", "ai", "system", "tool", "function", "chat", "AIMessageChunk"}
+_CLAUDE_EVENTS = {"summary", "progress", "file-history-snapshot", "queue-operation"}
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """The chosen format, a sentence saying why, and every format that reads the input."""
+
+    format: str
+    reason: str
+    readable_as: tuple[str, ...] = ()
+
+
+def _mark_content(content: Any, marks: dict[str, set[str]]) -> None:
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind in _CHAT_PARTS:
+            marks["openai-chat"].add(f"'{kind}' content parts")
+        elif kind == "file" and isinstance(block.get("file"), Mapping):
+            marks["openai-chat"].add("'file' content parts")
+        elif kind in _ANTHROPIC_BLOCKS:
+            marks["anthropic"].add(f"'{kind}' blocks")
+        elif kind == "image" and isinstance(block.get("source"), Mapping):
+            marks["anthropic"].add("'image' blocks with a 'source'")
+        elif kind in _RESPONSES_PARTS:
+            marks["openai-responses"].add(f"'{kind}' parts")
+        elif kind in _AI_SDK_PARTS:
+            marks["ai-sdk"].add(f"'{kind}' parts")
+        elif kind == "reasoning" and isinstance(block.get("text"), str):
+            marks["ai-sdk"].add("'reasoning' parts with text")
+        elif kind == "image" and "image" in block:
+            marks["ai-sdk"].add("'image' parts with an 'image' field")
+        elif kind == "file" and ("mediaType" in block or "mimeType" in block):
+            marks["ai-sdk"].add("'file' parts with a media type")
+        if "providerOptions" in block:
+            marks["ai-sdk"].add("'providerOptions'")
+
+
+def marks_of(items: Sequence[Any]) -> dict[str, set[str]]:
+    """The distinguishing marks found for each format."""
+    marks: dict[str, set[str]] = {name: set() for name in PRIORITY}
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type")
+        role = item.get("role")
+        if kind in ("user", "assistant") and isinstance(item.get("message"), Mapping):
+            marks["claude-code"].add("user/assistant events with a 'message'")
+        if kind in _CLAUDE_EVENTS:
+            marks["claude-code"].add(f"'{kind}' events")
+        if "sessionId" in item or "parentUuid" in item:
+            marks["claude-code"].add("session event keys")
+        if kind in _LANGCHAIN_TYPES and isinstance(item.get("data"), Mapping):
+            marks["langchain"].add("'type'/'data' message dicts")
+        if isinstance(item.get("contents"), list):
+            marks["agent-framework"].add("'contents' lists")
+        if kind == "chat_message":
+            marks["agent-framework"].add("'chat_message' type")
+        if isinstance(role, Mapping):
+            marks["agent-framework"].add("role objects")
+        if isinstance(item.get("parts"), list) and "content" not in item:
+            marks["canonical"].add("'parts' lists")
+        for key in ("tool_calls", "tool_call_id", "function_call", "reasoning_content"):
+            if key in item:
+                marks["openai-chat"].add(f"'{key}'")
+        if role == "function":
+            marks["openai-chat"].add("'function' role")
+        if kind in _RESPONSES_ITEMS:
+            marks["openai-responses"].add(f"'{kind}' items")
+        if "providerOptions" in item:
+            marks["ai-sdk"].add("'providerOptions'")
+        content = item.get("content")
+        if role == "tool" and isinstance(content, list) and "tool_call_id" not in item:
+            marks["ai-sdk"].add("tool messages with part lists")
+        _mark_content(content, marks)
+    return marks
+
+
+def detect(
+    items: Sequence[Any],
+    source: str = "<input>",
+    hints: Mapping[str, str] | None = None,
+) -> tuple[Detection, Split]:
+    """Choose the format of ``items`` and read them with it.
+
+    ``hints`` adds marks found outside the list (for example ``{"anthropic":
+    "a top-level 'system'"}``). Raises the :class:`TranscriptError` of the
+    most likely format when no format reads the input.
+    """
+    marks = marks_of(items)
+    for name, why in (hints or {}).items():
+        if name in marks:
+            marks[name].add(why)
+    order = sorted(
+        (name for name in PRIORITY if name in FORMATS),
+        key=lambda n: (-len(marks[n]), PRIORITY.index(n)),
+    )
+    chosen: str | None = None
+    result: Split | None = None
+    first_error: TranscriptError | None = None
+    readable: list[str] = []
+    for name in order:
+        if chosen is not None and len(marks[name]) < len(marks[chosen]):
+            break
+        try:
+            split = FORMATS[name].split_items(items, source)
+        except TranscriptError as exc:
+            if first_error is None:
+                first_error = exc
+            continue
+        readable.append(name)
+        if chosen is None:
+            chosen, result = name, split
+    if chosen is None or result is None:
+        assert first_error is not None
+        best = order[0]
+        if marks[best]:
+            raise TranscriptError(
+                f"{first_error.message} (reading as {best}, because of "
+                f"{', '.join(sorted(marks[best]))})",
+                source=first_error.source,
+                location=first_error.location,
+            )
+        raise TranscriptError(
+            f"not a transcript in any known format; as {best}: {first_error.message}",
+            source=first_error.source,
+            location=first_error.location,
+        )
+    found = sorted(marks[chosen])
+    others = [n for n in readable if n != chosen]
+    if found:
+        reason = f"{chosen}: the input has {', '.join(found)}"
+    else:
+        reason = f"{chosen}: the input has no keys or part types specific to one format"
+    if others:
+        reason += (
+            f"; it also reads as {', '.join(others)}, and {chosen} comes first in the "
+            "fixed priority order (pass format= to choose)"
+        )
+    return Detection(chosen, reason, tuple(readable)), result
