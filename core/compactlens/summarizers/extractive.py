@@ -56,6 +56,7 @@ _IDENT_PATTERNS = (
     ),
     re.compile(r"`([^`\n]{2,80})`"),
     re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b"),
+    re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{5,12}\b"),
     re.compile(r"(?<!\w)#\d+\b"),
     re.compile(r"\b[0-9a-f]{7,40}\b"),
     re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b"),
@@ -63,6 +64,7 @@ _IDENT_PATTERNS = (
     re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"),
     re.compile(r"\b[a-z]+[A-Z][A-Za-z0-9]*\b"),
 )
+_TIMESTAMP_PIECE = re.compile(r"^\d+T\d+$")
 _ARG_KEYS = ("path", "file", "filename", "url", "id", "name", "query", "command", "branch")
 
 
@@ -114,9 +116,13 @@ def _identifiers(texts: Iterable[str], limit: int) -> list[str]:
     for text in texts:
         for pattern in _IDENT_PATTERNS:
             for match in pattern.finditer(text):
+                if text[match.end() : match.end() + 2] == '":':
+                    continue  # a JSON key, not an identifier
                 value = match.group(1) if pattern.groups else match.group(0)
                 value = value.strip().rstrip(".,;:")
-                if not 2 <= len(value) <= 120 or any(value in known for known in seen):
+                if not 2 <= len(value) <= 120 or _TIMESTAMP_PIECE.match(value):
+                    continue
+                if any(value in known for known in seen):
                     continue
                 seen[value] = None
                 if len(seen) >= limit:
