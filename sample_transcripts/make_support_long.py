@@ -313,7 +313,16 @@ def ep_sso(s: Story) -> None:
         f"{who.split()[0]} is affected, it's most likely specific to their identity-provider "
         "record or device."
     )
-    s.u("What should we check on our side?")
+    s.u(
+        s.rnd.choice(
+            [
+                "What should we check on our side?",
+                "OK - what do we need to change?",
+                "Our Okta admin is here with me. What should she look at?",
+                "Is that something we can fix ourselves?",
+            ]
+        )
+    )
     if code == "SAML_RESPONSE_EXPIRED":
         tip = (
             "Check the clock on the IdP server and on their laptop; more than 3 minutes of "
@@ -411,6 +420,9 @@ def ep_invoice(s: Story) -> None:
             [
                 "We never asked for SMS alerts. Can you refund that part?",
                 "Someone turned on SMS by mistake. Could you waive it this once?",
+                f"That must be the {s.rnd.choice(SITES)} yard alerts. Nobody reads those "
+                "texts - can we get that credited?",
+                "Hm, I didn't know SMS was billed separately. Is a refund possible?",
             ]
         )
     )
@@ -445,7 +457,17 @@ def ep_mfa(s: Story) -> None:
         "I can. For security I need the request to come from an account admin, which you are, "
         f"and I'll confirm the target: is it {s.email(who)}?"
     )
-    s.u("Yes, that's the one.")
+    s.u(
+        s.rnd.choice(
+            [
+                "Yes, that's the one.",
+                "Correct.",
+                "Yes - and please hurry, they're on the night shift today.",
+                f"That's right, {who.split()[0]} works in {s.rnd.choice(TEAMS)}.",
+                "Yep. I've confirmed it with them by phone.",
+            ]
+        )
+    )
     s.tool_step(
         "reset_mfa",
         {
@@ -494,7 +516,18 @@ def ep_api(s: Story) -> None:
         "means a polling loop. Using the `shipment.*` webhooks instead of polling, or adding "
         "`updated_since` to the query, typically cuts the traffic by 90%+."
     )
-    s.u("Understood, but we need a higher limit in the meantime. Possible?")
+    s.u(
+        s.rnd.choice(
+            [
+                "Understood, but we need a higher limit in the meantime. Possible?",
+                "We'll fix the polling, but that takes a sprint. Can you raise the limit "
+                "until then?",
+                "Our dev team is on it. Could we get a temporary increase though?",
+                f"We have a big import on {s.rnd.choice(['Monday', 'Thursday', 'Friday'])}. "
+                "Any chance of a higher limit for that?",
+            ]
+        )
+    )
     t = s.ticket()
     s.tool_step(
         "escalate",
@@ -543,7 +576,17 @@ def ep_export(s: Story) -> None:
         f"The export {eid} is running (about {rows:,} rows). It usually takes a few minutes; "
         "I'll check on it."
     )
-    s.u("OK, let me know.")
+    s.u(
+        s.rnd.choice(
+            [
+                "OK, let me know.",
+                "Thanks, I'll wait.",
+                "Great, ping me when it's done.",
+                "Can you check whether it's finished?",
+                "Is it ready yet?",
+            ]
+        )
+    )
     s.tool_step(
         "check_export_status",
         {"export_id": eid},
@@ -708,7 +751,16 @@ def ep_status(s: Story) -> None:
             "itself is fine and alerts still fire on time. Updates are on "
             "status.cloudnest.example."
         )
-        s.u("Any ETA?")
+        s.u(
+            s.rnd.choice(
+                [
+                    "Any ETA?",
+                    "How long will it take?",
+                    "Is there an ETA for the fix?",
+                    "OK. When will it be back to normal?",
+                ]
+            )
+        )
         s.a(
             "The last update says a fix is being rolled out, with recovery expected within the "
             "hour. I'll tell you here when the incident closes."
@@ -753,32 +805,32 @@ def ep_vat(s: Story) -> None:
     )
 
 
+CHAT_ANSWERS = {
+    "is there a mobile app for drivers?": "Yes - Cloudnest Driver for iOS and Android. Drivers "
+    "don't need a paid seat; they sign in with a code from Fleet -> Drivers.",
+    "do you have a public roadmap somewhere?": "We publish quarterly highlights at "
+    "cloudnest.example/roadmap; your account manager can share the detailed one under NDA.",
+    "what's your uptime SLA on the Business plan?": "99.9% monthly for the web app and API, "
+    "with service credits of 10% for each 0.5% below that.",
+    "is our data stored in the EU?": "Yes. Your account is hosted in eu-west (Frankfurt "
+    "primary, Dublin backup); nothing leaves the EU except email delivery via our "
+    "sub-processor list.",
+    "how long do you keep GPS history?": "25 months on the Business plan. Older points are "
+    "aggregated to daily summaries, which are kept for the life of the account.",
+    "can we get invoices in EUR instead of USD?": "Yes, from the next renewal: the currency can "
+    "only change at renewal (June 1, 2024 for you). I've noted the request on the account.",
+    "is there a rate limit for webhooks?": "Webhooks are pushed by us, so they don't count "
+    "against your API limit. We send at most 50 deliveries per second per endpoint.",
+    "do you support SCIM provisioning?": "Yes, SCIM 2.0 with Okta and Azure AD. Turn it on in "
+    "Settings -> Security -> Provisioning and paste the token into your IdP.",
+}
+
+
 def ep_chat(s: Story) -> None:
-    s.u(
-        s.rnd.choice(
-            [
-                "Quick question: is there a mobile app for drivers?",
-                "Do you have a public roadmap somewhere?",
-                "What's your uptime SLA on the Business plan?",
-                "Is our data stored in the EU?",
-            ]
-        )
-    )
-    last = s.messages[-1]["content"]
-    answers = {
-        "Quick question: is there a mobile app for drivers?": "Yes - Cloudnest Driver for iOS "
-        "and Android. Drivers don't need a paid seat; they sign in with a code from "
-        "Fleet -> Drivers.",
-        "Do you have a public roadmap somewhere?": "We publish quarterly highlights at "
-        "cloudnest.example/roadmap; your account manager can share the detailed one under "
-        "NDA.",
-        "What's your uptime SLA on the Business plan?": "99.9% monthly for the web app and "
-        "API, with service credits of 10% for each 0.5% below that.",
-        "Is our data stored in the EU?": "Yes. Your account is hosted in eu-west (Frankfurt "
-        "primary, Dublin backup); nothing leaves the EU except email delivery via our "
-        "sub-processor list.",
-    }
-    s.a(answers[last])
+    question = s.rnd.choice(sorted(CHAT_ANSWERS))
+    opener = s.rnd.choice(["Quick question: ", "Unrelated, but ", "Oh, and ", "One more thing: "])
+    s.u(opener + question)
+    s.a(CHAT_ANSWERS[question])
 
 
 EPISODES: list[tuple[Callable[[Story], None], int]] = [
