@@ -569,3 +569,60 @@ def test_result_to_dict_is_json(b: Any) -> None:
     failed = run(b.chat(10), FakeSummarizer(text=""))
     data = json.loads(json.dumps(failed.to_dict()))
     assert data["reason"] == "empty-summary" and data["tokens"]["after"] == data["tokens"]["before"]
+
+
+# --------------------------------------------------------------------------- other wire formats
+
+
+def test_anthropic_messages_in_and_out() -> None:
+    msgs: list[dict[str, Any]] = [
+        {"role": "user", "content": "please look"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "checking"},
+                {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"q": "x"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "hit"}],
+        },
+        {"role": "assistant", "content": "found it"},
+        {"role": "user", "content": "next"},
+        {"role": "assistant", "content": "sure"},
+    ]
+    result = compact(
+        msgs,
+        summarizer=FakeSummarizer(text="S"),
+        target_tokens=BIG,
+        keep_last_messages=4,
+        format="anthropic",
+    )
+    assert result.replaced_range == (0, 1)  # a cut at 2 would split toolu_1
+    assert result.messages[1:] == msgs[1:]
+    assert all(a is c for a, c in zip(result.messages[1:], msgs[1:], strict=True))
+    summary = result.messages[0]
+    assert summary["role"] == "user"
+    assert json.dumps(SUMMARY_PREFIX + "S") in json.dumps(summary["content"])
+
+
+def test_openai_responses_items_in_and_out() -> None:
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "r"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "next"},
+        {"role": "assistant", "content": "sure"},
+    ]
+    result = compact(
+        items,
+        summarizer=FakeSummarizer(text="S"),
+        target_tokens=BIG,
+        keep_last_messages=3,
+        format="openai-responses",
+    )
+    assert result.replaced_range == (0, 3)
+    assert all(a is c for a, c in zip(result.messages[1:], items[3:], strict=True))
+    assert json.dumps(SUMMARY_PREFIX + "S") in json.dumps(result.messages[0])
