@@ -157,7 +157,12 @@ class TokenBudgetComposedStrategy:
             changed = exclude_until(plan, candidates, target, self.name, "token budget fallback")
             detail = f"fallback excluded {changed} groups"
             if not target(plan) and self.drop_system_if_needed:
-                systems = [g.id for g in plan.index.groups if g.is_system]
+                groups = plan.index.groups
+                systems = [g.id for g in groups if g.is_system and plan.included(g.id)]
+                if plan.messages == sum(groups[g].message_count for g in systems):
+                    # Nothing but system groups is left: keep the newest one, since a
+                    # projection is never empty.
+                    systems = systems[:-1]
                 dropped = exclude_until(
                     plan, systems, target, self.name, "token budget fallback (system)"
                 )
