@@ -156,8 +156,11 @@ class SummarizationStrategy:
                 replaces=tuple(chosen),
             )
         )
+        # In count style the goal is to keep about ``target_count`` of the newest messages:
+        # the summary just inserted is not one of them (counting it would make every run
+        # with ``threshold`` 0 miss its target by exactly that one message).
         met = (
-            self._non_system_messages(plan) <= (self.target_count or 0) + (self.threshold or 0)
+            self._non_system_messages(plan) - 1 <= (self.target_count or 0) + (self.threshold or 0)
             if count_style
             else (target is None or target(plan))
         )
