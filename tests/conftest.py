@@ -1,0 +1,58 @@
+"""Shared fixtures for the whole test suite.
+
+``repo_root`` is the checkout's root. ``corpus_dir`` is the shared corpus of real agent
+transcripts, read-only, at ``<repo root>/../shared/corpus`` (override with the
+``COMPACTLENS_CORPUS`` environment variable); tests that use it are skipped with a
+clear reason when it is absent. ``corpus_files`` lists its canonical ``*.json``
+transcripts. Never copy corpus files into the repository.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CORPUS_ENV = "COMPACTLENS_CORPUS"
+
+
+def corpus_path() -> Path:
+    """Where the shared corpus should be (it may not exist)."""
+    override = os.environ.get(CORPUS_ENV)
+    if override:
+        return Path(override).expanduser().resolve()
+    return (REPO_ROOT / ".." / "shared" / "corpus").resolve()
+
+
+def corpus_transcripts() -> list[Path]:
+    """The canonical transcripts of the corpus, sorted (empty when it is absent)."""
+    root = corpus_path()
+    if not root.is_dir():
+        return []
+    return sorted(root.glob("*.json"))
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    root = corpus_path()
+    if not root.is_dir():
+        pytest.skip(
+            f"shared transcript corpus not found at {root} "
+            f"(expected <repo root>/../shared/corpus, or set {CORPUS_ENV})"
+        )
+    return root
+
+
+@pytest.fixture(scope="session")
+def corpus_files(corpus_dir: Path) -> list[Path]:
+    files = sorted(corpus_dir.glob("*.json"))
+    if not files:
+        pytest.skip(f"the transcript corpus at {corpus_dir} holds no *.json transcripts")
+    return files
