@@ -1,8 +1,11 @@
-"""The ``compactlens`` command line: inspect a transcript, compact it with a strategy.
+"""The ``compactlens`` command line: inspect, compact and convert transcripts.
 
 ``compactlens inspect FILE`` prints the message groups, their tokens and any
 tool-call pairing problems; ``compactlens compact FILE --strategy NAME`` runs one
-strategy and writes the compacted transcript in the input's own container shape.
+strategy and writes the compacted transcript in the input's own format and
+container shape; ``compactlens convert FILE --to FORMAT`` rewrites a transcript in
+another wire format. Every supported format is read (detected, or named with
+``--format``).
 
 Exit codes: 0 when the command worked (a compaction that left the transcript
 unchanged or compacted it), 1 when the result is ``cannot-fit``, 2 for usage
@@ -15,13 +18,13 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from compactlens import triggers as _triggers
 from compactlens.engine import run_strategy
 from compactlens.errors import TranscriptError
+from compactlens.formats import FORMATS
 from compactlens.index import MessageGroup, MessageIndex
 from compactlens.result import CompactionResult
 from compactlens.strategies.base import Strategy
@@ -29,8 +32,8 @@ from compactlens.strategies.config import STRATEGY_TYPES, strategy_from_config
 from compactlens.summarizers.extractive import ExtractiveSummarizer
 from compactlens.tokens import CharEstimator, EncodingUnavailableError, TiktokenTokenizer
 from compactlens.tokens import Tokenizer as _Tokenizer
+from compactlens.transcript import Transcript, dump_transcript, load_transcript
 from compactlens.triggers import Trigger
-from compactlens.wire import CallerMessages, from_caller
 
 PROG = "compactlens"
 TOKENIZERS = ("estimate", "o200k_base", "cl100k_base")
@@ -74,74 +77,12 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise CliError(f"{message} (see '{self.prog} --help')")
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """A transcript read from a file: its messages and the container they came in."""
-
-    path: str
-    container: dict[str, Any] | None
-    caller: CallerMessages
-
-    def with_messages(self, messages: list[Any]) -> Any:
-        """The same container shape with ``messages`` replaced (other keys kept, in order)."""
-        if self.container is None:
-            return messages
-        return {k: (messages if k == "messages" else v) for k, v in self.container.items()}
-
-
 # --------------------------------------------------------------------------- loading
 
 
-def load_file(path: str) -> Loaded:
-    """Read a JSON transcript: a list of messages or an object with a ``messages`` list."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise TranscriptError("no such file", source=path) from None
-    except IsADirectoryError:
-        raise TranscriptError("is a directory, not a transcript file", source=path) from None
-    except OSError as exc:
-        raise TranscriptError(f"cannot read: {exc.strerror or exc}", source=path) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(
-            f"not UTF-8 text ({exc.reason})", source=path, location=f"byte {exc.start}"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(
-            f"invalid JSON: {exc.msg}",
-            source=path,
-            location=f"line {exc.lineno}, column {exc.colno}",
-        ) from None
-    container: dict[str, Any] | None
-    if isinstance(data, list):
-        container, items = None, data
-    elif isinstance(data, dict):
-        if "messages" not in data:
-            raise TranscriptError(
-                "expected a list of messages or an object with a 'messages' list; "
-                f"found keys {sorted(data)[:8]}",
-                source=path,
-                location="$",
-            )
-        items = data["messages"]
-        if not isinstance(items, list):
-            raise TranscriptError(
-                f"'messages' must be a list, got {type(items).__name__}",
-                source=path,
-                location="messages",
-            )
-        container = data
-    else:
-        raise TranscriptError(
-            f"expected a list of messages or an object, got {type(data).__name__}",
-            source=path,
-            location="$",
-        )
-    return Loaded(path, container, from_caller(items, source=path))
+def load_file(path: str, format: str | None = None) -> Transcript:
+    """Read a transcript file in any supported format (detected unless ``format`` is given)."""
+    return load_transcript(Path(path), format, source=path)
 
 
 def make_tokenizer(name: str) -> _Tokenizer:
@@ -229,8 +170,12 @@ def totals_dict(index: MessageIndex) -> dict[str, int]:
     }
 
 
-def render_inspect(path: str, index: MessageIndex) -> str:
-    lines = [f"{path}  (tokenizer: {index.tokenizer_name})", ""]
+def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> str:
+    lines = [
+        f"{path}  (format: {transcript.format}, tokenizer: {index.tokenizer_name})",
+        f"detected: {transcript.detection}",
+        "",
+    ]
     headers = ("group", "kind", "turn", "messages", "tokens", "flags", "tools")
     lines += _table(headers, [_group_row(g) for g in index.groups], right={0, 2, 4})
     lines.append("")
@@ -413,12 +358,14 @@ def _dump_json(data: Any, stream: TextIO) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
-    loaded = load_file(args.file)
-    index = MessageIndex.build(loaded.caller.messages, make_tokenizer(args.tokenizer))
+    transcript = load_file(args.file, args.format)
+    index = MessageIndex.build(transcript.messages, make_tokenizer(args.tokenizer))
     if args.json:
         _dump_json(
             {
                 "file": args.file,
+                "format": transcript.format,
+                "detection": transcript.detection,
                 "tokenizer": index.tokenizer_name,
                 "totals": totals_dict(index),
                 "groups": [group_dict(g) for g in index.groups],
@@ -427,15 +374,15 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
             out,
         )
     else:
-        out.write(render_inspect(args.file, index))
+        out.write(render_inspect(args.file, transcript, index))
     return EXIT_OK
 
 
-def write_output(path: str, data: Any, out: TextIO) -> None:
+def write_output(path: str, text: str, out: TextIO) -> None:
+    """Write ``text`` to ``path`` (``-``: to ``out``)."""
     if path == "-":
-        _dump_json(data, out)
+        out.write(text)
         return
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
@@ -445,15 +392,17 @@ def write_output(path: str, data: Any, out: TextIO) -> None:
 def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     strategy, _config = build_strategy(args.strategy, args.param, args.config)
     tokenizer = make_tokenizer(args.tokenizer)
-    loaded = load_file(args.file)
-    index = MessageIndex.build(loaded.caller.messages, tokenizer)
+    transcript = load_file(args.file, args.format)
+    index = MessageIndex.build(transcript.messages, tokenizer)
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
-    result = run_strategy(index, strategy, caller=loaded.caller, tokenizer_given=True)
+    result = run_strategy(index, strategy, tokenizer_given=True)
     # With ``-o -`` the transcript goes to stdout and the report to stderr.
     report = err if args.output == "-" else out
     if args.output is not None:
-        write_output(args.output, loaded.with_messages(list(result.messages)), out)
+        # Same format and container as the input; unchanged messages keep their wire objects.
+        text = dump_transcript(transcript.with_messages(result.projection))
+        write_output(args.output, text, out)
     if args.json:
         data = result.to_dict(include_messages=False)
         data = {"file": args.file, "output": args.output, "config": strategy.to_dict(), **data}
@@ -463,17 +412,45 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_CANNOT_FIT if result.status == "cannot-fit" else EXIT_OK
 
 
+def cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    transcript = load_file(args.file, args.format)
+    warnings: list[str] = []
+    text = dump_transcript(transcript, format=args.to, on_warning=lambda w: warnings.append(str(w)))
+    output = args.output or "-"
+    write_output(output, text, out)
+    for warning in warnings:
+        err.write(f"{PROG}: warning: {warning}\n")
+    if output != "-":
+        out.write(
+            f"converted {args.file} ({transcript.format}, {len(transcript.messages):,} messages) "
+            f"to {args.to}: wrote {output}"
+            + (f" with {len(warnings)} warning(s)" if warnings else "")
+            + "\n"
+        )
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog=PROG,
-        description="Inspect and compact LLM conversation transcripts (OpenAI Chat JSON).",
+        description="Inspect, compact and convert LLM conversation transcripts.",
         epilog="Exit codes: 0 ok, 1 cannot-fit, 2 usage or input error.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
     sub.required = True
 
+    formats = sorted(FORMATS)
+
+    def add_format(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--format",
+            choices=formats,
+            help="the input's wire format (default: detected)",
+        )
+
     def add_common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", metavar="FILE", help="a JSON transcript (list or {messages: [...]})")
+        p.add_argument("file", metavar="FILE", help="a transcript file (JSON or JSON lines)")
+        add_format(p)
         p.add_argument(
             "--tokenizer",
             choices=TOKENIZERS,
@@ -526,6 +503,18 @@ def build_parser() -> argparse.ArgumentParser:
     p_compact.add_argument(
         "-o", "--output", metavar="OUT", help="write the compacted transcript here ('-': stdout)"
     )
+    p_convert = sub.add_parser(
+        "convert",
+        help="rewrite a transcript in another wire format",
+        description="Convert a transcript to another wire format. What cannot be carried "
+        "over is reported as warnings on stderr.",
+    )
+    p_convert.add_argument("file", metavar="FILE", help="a transcript file (JSON or JSON lines)")
+    add_format(p_convert)
+    p_convert.add_argument("--to", required=True, choices=formats, help="the target format")
+    p_convert.add_argument(
+        "-o", "--output", metavar="OUT", help="write here instead of stdout ('-': stdout)"
+    )
     return parser
 
 
@@ -537,6 +526,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(list(argv) if argv is not None else None)
         if args.command == "inspect":
             return cmd_inspect(args, out)
+        if args.command == "convert":
+            return cmd_convert(args, out, err)
         return cmd_compact(args, out, err)
     except SystemExit as exc:  # --help and --version exit through argparse
         return exc.code if isinstance(exc.code, int) else EXIT_OK
