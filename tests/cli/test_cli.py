@@ -799,3 +799,24 @@ def test_compact_keeps_claude_code_jsonl(
     assert compacted.format == original.format == "claude-code"
     assert MessageIndex.build(compacted.messages).problems == ()
     assert len(compacted.messages) < len(original.messages)
+
+
+def test_compact_counts_with_the_chosen_tokenizer(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run(
+        capsys,
+        "compact",
+        SUPPORT,
+        "--strategy",
+        "truncation",
+        "--param",
+        "trigger=tokens_exceed:20000",
+        "--tokenizer",
+        "cl100k_base",
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    exact = MessageIndex.build(load_transcript(SUPPORT).messages, TiktokenTokenizer("cl100k_base"))
+    assert data["tokenizer"] == "cl100k_base"
+    assert data["tokens_before"] == exact.total_tokens
+    assert data["tokens_after"] <= 20000
