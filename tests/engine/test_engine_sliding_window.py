@@ -152,3 +152,33 @@ def test_empty_and_system_only() -> None:
 def test_invalid_parameters(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         SlidingWindowStrategy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_preserve_system_false_drops_system_groups_with_their_turn() -> None:
+    convo = [
+        system("S" * 400),
+        user("q1 " * 30),
+        assistant("a1 " * 30),
+        system("mid-conversation rule " * 5),
+        user("q2"),
+        assistant("a2"),
+    ]
+    kept = apply_compaction(convo, SlidingWindowStrategy(trigger=tokens_exceed(20)))
+    assert convo[0] in kept.messages and convo[3] in kept.messages
+    res = apply_compaction(
+        convo, SlidingWindowStrategy(trigger=tokens_exceed(20), preserve_system=False)
+    )
+    check_all(convo, res, systems=False)
+    assert res.status == "compacted"
+    # The leading system message goes with turn 0, the middle one with turn 1; the
+    # newest turn (protected by minimum_preserved=1) is what is left.
+    assert res.messages == convo[4:]
+    # A system message standing inside a protected turn stays.
+    res = apply_compaction(
+        convo,
+        SlidingWindowStrategy(
+            trigger=tokens_exceed(20), preserve_system=False, minimum_preserved=2
+        ),
+    )
+    assert res.status == "cannot-fit"
+    assert res.messages == convo[1:]

@@ -80,12 +80,24 @@ class SlidingWindowStrategy:
                 break
         return kept
 
+    @staticmethod
+    def _positional_turns(plan: Plan) -> list[int]:
+        """Each group's turn; a system group (which has none) takes the turn it stands in."""
+        out: list[int] = []
+        current = 0
+        for g in plan.index.groups:
+            if g.turn is not None:
+                current = g.turn
+            out.append(current)
+        return out
+
     def _protected(self, plan: Plan) -> set[int]:
         if self.keep_last_groups is not None:
             keep = protected_newest(plan, max(self.keep_last_groups, self.minimum_preserved))
         else:
             turns = self._turns_kept(plan)
-            keep = {g.id for g in plan.index.groups if g.turn in turns}
+            at = self._positional_turns(plan)
+            keep = {g.id for g in plan.index.groups if at[g.id] in turns}
         if self.preserve_system:
             keep |= system_ids(plan)
         return keep
@@ -104,10 +116,13 @@ class SlidingWindowStrategy:
         else:
             # Exclude a whole turn at a time: check the target only between turns.
             changed = 0
+            # System groups are in ``keep`` unless preserve_system is off; then they go
+            # with the turn they stand in.
+            at = self._positional_turns(plan)
             by_turn: dict[int, list[int]] = {}
             for g in groups:
-                if g.id not in keep and g.turn is not None:
-                    by_turn.setdefault(g.turn, []).append(g.id)
+                if g.id not in keep:
+                    by_turn.setdefault(at[g.id], []).append(g.id)
             for turn in sorted(by_turn):
                 if target is not None and target(plan):
                     break
