@@ -149,7 +149,10 @@ class Trigger:
         if op in ("has_tool_calls", "always", "never"):
             return cls(op)
         if op in ("all", "any", "not"):
-            children = tuple(cls.from_dict(c) for c in data.get("children", []))
+            raw = data.get("children", [])
+            if not isinstance(raw, list | tuple):
+                raise ValueError(f"'{op}' children must be a list of triggers, got {raw!r}")
+            children = tuple(cls.from_dict(c) for c in raw)
             if op == "not" and len(children) != 1:
                 raise ValueError("a 'not' trigger needs exactly one child")
             return cls(op, children=children)

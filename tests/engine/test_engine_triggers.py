@@ -213,3 +213,9 @@ def test_plan_metrics_follow_exclusions_and_collapses() -> None:
             plan.exclude(g.id, "test", "all")
     assert plan.turns == 0 and plan.groups == 0
     assert plan.tokens == index.system_tokens
+
+
+@pytest.mark.parametrize("children", [5, "abc", {"op": "always"}, None])
+def test_from_dict_rejects_children_that_are_not_a_list(children: object) -> None:
+    with pytest.raises(ValueError):
+        Trigger.from_dict({"op": "all", "children": children})
