@@ -103,6 +103,18 @@ def _suggestions(
     return tuple(found.values())
 
 
+def _cannot_fit_reason(events: Sequence[StageEvent]) -> str:
+    """Why a run that fired did not meet its target: the last failure, else the last miss."""
+    failures = [e for e in events if e.event == "failed"]
+    missed = [e for e in events if e.event == "target-missed"]
+    if failures:
+        return failures[-1].detail or "a stage failed"
+    if missed:
+        last = missed[-1]
+        return f"{last.strategy}: target {last.target} not reached; protected content remains"
+    return "target not reached"
+
+
 def _explain(
     index: MessageIndex,
     strategy: Strategy,
@@ -125,15 +137,7 @@ def _explain(
             ),
             None,
         )
-    failures = [e for e in ctx.events if e.event == "failed"]
-    missed = [e for e in ctx.events if e.event == "target-missed"]
-    if failures:
-        reason = failures[-1].detail or "a stage failed"
-    elif missed:
-        last = missed[-1]
-        reason = f"{last.strategy}: target {last.target} not reached; protected content remains"
-    else:
-        reason = "target not reached"
+    reason = _cannot_fit_reason(ctx.events)
     collapsed = [g for g, act in enumerate(plan.action) if act == "collapsed"]
     if collapsed or plan.insertions:
         remainder = sum(plan.group_tokens(g) for g in collapsed)
@@ -198,7 +202,8 @@ def run_strategy(
     if explain:
         explanation, reason = _explain(index, strategy, plan, ctx, outcome, status, tokenizer_given)
     else:
-        explanation, reason = Explanation(status), None
+        explanation = Explanation(status)
+        reason = _cannot_fit_reason(ctx.events) if status == "cannot-fit" else None
     projection = tuple(plan.project()) if status != "unchanged" else index.messages
     messages = caller.emit(projection) if caller is not None else list(projection)
     problems = _scan(projection).problems

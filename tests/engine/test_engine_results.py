@@ -382,6 +382,7 @@ def test_config_round_trip_gives_the_same_result(name: str) -> None:
         {"type": "truncation", "max_n": 10, "compact_to": 5, "bogus": 1},
         {"type": "summarization", "trigger": {"op": "always"}},
         {"type": "pipeline", "strategies": "truncation"},
+        {"type": "truncation", "trigger": {"op": "any", "children": 3}},
         {"type": "token_budget", "token_budget": -3},
         [],
     ],
@@ -389,3 +390,13 @@ def test_config_round_trip_gives_the_same_result(name: str) -> None:
 def test_bad_configs_are_rejected(config: Any) -> None:
     with pytest.raises(ValueError):
         strategy_from_config(config)
+
+
+def test_cannot_fit_has_a_reason_even_without_an_explanation() -> None:
+    index = index_of(long_chat(3))
+    res = run_strategy(index, TruncationStrategy(trigger=tokens_exceed(5)), explain=False)
+    assert res.status == "cannot-fit"
+    assert res.reason == run_strategy(index, TruncationStrategy(trigger=tokens_exceed(5))).reason
+    assert res.reason and "truncation" in res.reason
+    ok = run_strategy(index, SlidingWindowStrategy(keep_last_turns=1), explain=False)
+    assert ok.status == "compacted" and ok.reason is None
