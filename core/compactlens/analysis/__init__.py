@@ -1,0 +1,71 @@
+"""Compaction analysis: fact survival, prompt-cache impact, re-trigger guard, protocol checks.
+
+:func:`analyze` measures one compaction result.
+"""
+
+from __future__ import annotations
+
+from compactlens.analysis.cache import (
+    DEFAULT_MODEL,
+    DEFAULT_PRICES,
+    CacheImpact,
+    CostEstimate,
+    ModelPrices,
+    cache_impact,
+    common_prefix,
+    estimate_cost,
+    price_table,
+    prices_for,
+)
+from compactlens.analysis.facts import (
+    FACT_KINDS,
+    Fact,
+    FactCheck,
+    FactReport,
+    extract_facts,
+    fact_survival,
+)
+from compactlens.analysis.judge import JUDGE_LABEL, JudgeScore, judge_survival
+from compactlens.analysis.protocol import PROVIDERS, ProtocolProblem, check_protocol
+from compactlens.analysis.report import CompactionReport, analyze
+from compactlens.analysis.retrigger import (
+    Growth,
+    HistoryMetrics,
+    RetriggerEstimate,
+    estimate_retrigger,
+    growth_from_index,
+    strategy_triggers,
+)
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_PRICES",
+    "FACT_KINDS",
+    "JUDGE_LABEL",
+    "PROVIDERS",
+    "CacheImpact",
+    "CompactionReport",
+    "CostEstimate",
+    "Fact",
+    "FactCheck",
+    "FactReport",
+    "Growth",
+    "HistoryMetrics",
+    "JudgeScore",
+    "ModelPrices",
+    "ProtocolProblem",
+    "RetriggerEstimate",
+    "analyze",
+    "cache_impact",
+    "check_protocol",
+    "common_prefix",
+    "estimate_cost",
+    "estimate_retrigger",
+    "extract_facts",
+    "fact_survival",
+    "growth_from_index",
+    "judge_survival",
+    "price_table",
+    "prices_for",
+    "strategy_triggers",
+]

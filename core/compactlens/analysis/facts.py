@@ -1,0 +1,618 @@
+"""Fact survival: which facts of the removed messages are still in the compacted request.
+
+A *fact* is a short verbatim string a continuation is likely to need: an identifier
+(order numbers, ids, hashes, UUIDs, ``#1234`` references), a file path, a URL, an
+e-mail address, a number with a unit, a money amount, a date or time, a quoted
+string, a tool name, or the text of the latest user request.
+
+Facts are extracted only from the messages that compaction removed, collapsed or
+summarized (the *affected* messages). A fact *survives* when its text appears
+verbatim (after collapsing runs of whitespace, which tool-result collapse does) in
+the text of the compacted messages, wherever it appears there. Recall is
+``survived / extracted``; it is 1.0 when nothing was extracted.
+
+Extraction is deterministic and model-free. To keep false positives down a bare
+number is never a fact (``3``, ``2024``); it needs a unit, a currency, a date shape
+or at least five digits (an order number). Words are never facts unless quoted, and
+quoted strings are taken only from prose (text and reasoning), not from tool
+payloads, where every JSON key is quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from compactlens.messages import (
+    ApprovalRequestPart,
+    ApprovalResponsePart,
+    MediaPart,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    message_text,
+)
+
+FactKind: TypeAlias = Literal[
+    "url",
+    "email",
+    "path",
+    "date",
+    "money",
+    "quantity",
+    "identifier",
+    "quoted",
+    "tool_name",
+    "latest_request",
+]
+
+#: Every fact kind, in reporting order.
+FACT_KINDS: tuple[FactKind, ...] = (
+    "latest_request",
+    "identifier",
+    "path",
+    "url",
+    "email",
+    "money",
+    "quantity",
+    "date",
+    "quoted",
+    "tool_name",
+)
+
+#: Where in a message a fact was found.
+FactSource: TypeAlias = Literal[
+    "text", "reasoning", "tool_call", "tool_arguments", "tool_result", "approval", "media"
+]
+
+# ----------------------------------------------------------------------------- patterns
+
+_URL = re.compile(r"(?:https?|ftp|file|s3|gs|wss?|ssh|git)://[^\s<>\"'`\\\[\]{}|^]+")
+_EMAIL = re.compile(
+    r"(?<![\w.+%-])[A-Za-z0-9][A-Za-z0-9._%+-]*@"
+    r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*"
+    r"\.[A-Za-z]{2,24}(?![\w-])"
+)
+_UUID = re.compile(
+    r"(?<![\w-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![\w-])"
+)
+_MONTHS = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_DATES = (
+    # ISO dates with an optional time and zone: 2024-05-15, 2024-05-15T15:00:00Z
+    re.compile(
+        r"(?<![\w.-])\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+        r"(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+        r"(?![\w-])"
+    ),
+    # 05/15/2024, 15/05/24
+    re.compile(
+        r"(?<![\w/.-])(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|[12]\d|3[01])/(?:\d{4}|\d{2})(?![\w/])"
+    ),
+    # May 15, 2024 / May 15th / Sept. 3 2023
+    re.compile(
+        rf"\b{_MONTHS}\.?\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?(?![\w])"
+    ),
+    # 15 May 2024 (a year is required: "3 March" alone is too vague)
+    re.compile(rf"(?<![\w.])(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+{_MONTHS}\.?,?\s+\d{{4}}\b"),
+    # 15:00, 9:30 pm, 23:59:59
+    re.compile(
+        r"(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?)?(?![\w:])"
+    ),
+)
+_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_CURRENCY_CODES = r"(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|NZD|SEK|NOK|DKK|BRL|MXN)"
+_MONEY = (
+    re.compile(
+        rf"(?<![\w$€£¥])[$€£¥]\s?{_NUMBER}(?:\s?(?:[kKMB]|bn|million|billion|thousand)(?!\w))?"
+    ),
+    re.compile(rf"(?<![\w.]){_CURRENCY_CODES}\s?{_NUMBER}(?![\w])"),
+    re.compile(
+        rf"(?<![\w.]){_NUMBER}\s?(?:{_CURRENCY_CODES}|dollars?|euros?|cents?|bucks)(?![\w])"
+    ),
+)
+_UNITS_SPACED = (
+    r"ms|µs|ns|sec|secs|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|yrs?|"
+    r"KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|kb|mb|gb|bytes?|bits?|Kbps|Mbps|Gbps|"
+    r"px|em|rem|pt|dpi|°C|°F|km|cm|mm|nm|kg|mg|lbs?|oz|mi|miles?|ft|feet|meters?|metres?|"
+    r"kilometers?|kilometres?|kilograms?|grams?|liters?|litres?|ml|mL|tokens?|rps|qps|"
+    r"Hz|kHz|MHz|GHz|kW|MW|kWh|mAh|mph|kph|fps|vCPUs?|CPUs?|GPUs?|cores?|nights?"
+)
+_QUANTITY = (
+    re.compile(rf"(?<![\w.,]){_NUMBER}\s?(?:{_UNITS_SPACED})(?![\w])"),
+    # single-letter units only when attached: 30s, 5m, 2h, 7d, 512M, 2G, 3x
+    re.compile(rf"(?<![\w.,]){_NUMBER}(?:[smhdwKMGTBx])(?![\w])"),
+    re.compile(rf"(?<![\w.,]){_NUMBER}\s?%"),
+)
+_PATH_EXTENSIONS = (
+    "py|pyi|pyx|ipynb|js|mjs|cjs|ts|tsx|jsx|json|jsonl|ndjson|md|rst|txt|yaml|yml|toml|ini|cfg|"
+    "conf|csv|tsv|parquet|sql|db|sqlite|sh|bash|zsh|ps1|bat|go|rs|java|kt|scala|rb|php|c|h|cc|"
+    "cpp|hpp|cs|swift|jl|lua|pl|html|htm|css|scss|less|xml|svg|png|jpg|jpeg|gif|pdf|docx?|"
+    "xlsx?|pptx?|zip|tar|gz|tgz|bz2|xz|whl|lock|log|env|pony|ex|exs|erl|hs|ml|vue|svelte|dart|"
+    "tf|proto|gradle|mk|cmake|patch|diff"
+)
+_PATHS = (
+    # Windows: C:\Users\me\file.txt
+    re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\/:*?\"<>|\s]+\\)*[^\\/:*?\"<>|\s]*"),
+    # absolute, home or dot-relative: /etc/hosts, ~/x, ./a/b, ../c
+    re.compile(r"(?<![\w/.:~@<-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"),
+    # relative with a slash: src/app/main.py, a/b/c
+    re.compile(r"(?<![\w/.:~@-])[\w.@+-]*[\w@+-]/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"),
+    # bare file names with a known extension: setup.py, README.md
+    re.compile(rf"(?<![\w/.@-])[\w-]+(?:\.[\w-]+)*\.(?:{_PATH_EXTENSIONS})(?![\w-])"),
+)
+_HASH_REF = re.compile(r"(?<![\w&#])#\d{2,}(?![\w])")
+_HEX = re.compile(r"(?<![\w.-])(?:[0-9a-f]{7,64}|[0-9A-F]{7,64})(?![\w-])")
+_TOKEN = re.compile(r"(?<![\w.-])[A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?(?![\w-]|\.\d)")
+_QUOTED = (
+    re.compile(r"\"([^\"\n]{2,200})\""),
+    re.compile(r"“([^”\n]{2,200})”"),
+    re.compile(r"`([^`\n]{2,200})`"),
+    re.compile(r"(?<![\w'])'([^'\n]{2,200})'(?![\w'])"),
+)
+_EXT_RE = re.compile(rf"\.(?:{_PATH_EXTENSIONS})$", re.IGNORECASE)
+_JS_LIBS = re.compile(
+    r"(?i)^(?:node|vue|next|react|express|three|d3|chart|nuxt|ember|backbone|angular|deno|"
+    r"socket\.io|p5|moment|pixi|babylon)\.js$"
+)
+_TRAILING = ".,;:!?)]}'\""
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+#: Mixed letter/digit tokens that look like ids but are common technical words.
+COMMON_TECH_TOKENS: frozenset[str] = frozenset(
+    {
+        "utf-16",
+        "utf-32",
+        "x86_64",
+        "x86-64",
+        "amd64",
+        "arm64",
+        "aarch64",
+        "i386",
+        "i686",
+        "sha256",
+        "sha384",
+        "sha512",
+        "sha-256",
+        "sha-512",
+        "base64",
+        "base32",
+        "int16",
+        "int32",
+        "int64",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "bfloat16",
+        "complex64",
+        "complex128",
+        "h264",
+        "h265",
+        "480p",
+        "720p",
+        "1080p",
+        "1440p",
+        "2160p",
+        "covid-19",
+        "win32",
+        "win64",
+        "iso8601",
+        "iso-8601",
+        "rfc3339",
+        "pep8",
+        "es2015",
+        "es2020",
+        "es2022",
+        "c++17",
+        "c++20",
+        "python3",
+        "python311",
+        "py311",
+        "py312",
+        "py310",
+        "ipv4",
+        "ipv6",
+    }
+)
+
+#: Quoted strings that are too common to be a fact.
+COMMON_QUOTED: frozenset[str] = frozenset(
+    {
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "true",
+        "false",
+        "none",
+        "null",
+        "nil",
+        "the",
+        "and",
+        "this",
+        "that",
+        "it",
+        "done",
+        "error",
+        "errors",
+        "success",
+        "failed",
+        "failure",
+        "name",
+        "type",
+        "value",
+        "id",
+        "text",
+        "content",
+        "role",
+        "user",
+        "assistant",
+        "system",
+        "tool",
+        "function",
+        "data",
+        "result",
+        "results",
+        "message",
+        "messages",
+        "status",
+        "string",
+        "number",
+        "object",
+        "array",
+        "default",
+        "example",
+        "test",
+        "foo",
+        "bar",
+        "baz",
+    }
+)
+
+# ----------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A verbatim string a continuation may need, and the message it came from.
+
+    ``message_index`` is the position in the original transcript of the first
+    affected message holding it; ``source`` says which part (text, tool_result...).
+    """
+
+    kind: FactKind
+    value: str
+    message_index: int
+    role: str
+    source: FactSource
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "value": self.value,
+            "message_index": self.message_index,
+            "role": self.role,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FactCheck:
+    """One extracted fact and whether it still appears verbatim after compaction."""
+
+    fact: Fact
+    survived: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.fact.to_dict(), "survived": self.survived}
+
+
+@dataclass(frozen=True, slots=True)
+class KindRecall:
+    """Recall of one fact kind."""
+
+    kind: FactKind
+    extracted: int
+    survived: int
+
+    @property
+    def recall(self) -> float:
+        return self.survived / self.extracted if self.extracted else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "extracted": self.extracted,
+            "survived": self.survived,
+            "recall": round(self.recall, 6),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FactReport:
+    """Fact survival of one compaction (deterministic, no model).
+
+    ``affected_messages`` are the original indices of the removed, collapsed or
+    summarized messages the facts were extracted from. ``judge`` is an optional,
+    model-graded score (see :mod:`compactlens.analysis.judge`), never part of
+    ``recall``.
+    """
+
+    checks: tuple[FactCheck, ...]
+    affected_messages: tuple[int, ...]
+    judge: Any = None
+
+    @property
+    def extracted(self) -> int:
+        return len(self.checks)
+
+    @property
+    def survived(self) -> int:
+        return sum(1 for c in self.checks if c.survived)
+
+    @property
+    def recall(self) -> float:
+        """``survived / extracted``; 1.0 when no fact was extracted."""
+        return self.survived / self.extracted if self.checks else 1.0
+
+    @property
+    def lost(self) -> tuple[Fact, ...]:
+        return tuple(c.fact for c in self.checks if not c.survived)
+
+    @property
+    def latest_request_lost(self) -> bool:
+        return any(f.kind == "latest_request" for f in self.lost)
+
+    def by_kind(self) -> tuple[KindRecall, ...]:
+        counts: dict[FactKind, list[int]] = {}
+        for c in self.checks:
+            slot = counts.setdefault(c.fact.kind, [0, 0])
+            slot[0] += 1
+            slot[1] += int(c.survived)
+        return tuple(KindRecall(k, counts[k][0], counts[k][1]) for k in FACT_KINDS if k in counts)
+
+    def to_dict(self, *, max_lost: int | None = None) -> dict[str, Any]:
+        lost = self.lost
+        shown = lost if max_lost is None else lost[:max_lost]
+        return {
+            "extracted": self.extracted,
+            "survived": self.survived,
+            "recall": round(self.recall, 6),
+            "latest_request_lost": self.latest_request_lost,
+            "affected_messages": list(self.affected_messages),
+            "by_kind": [k.to_dict() for k in self.by_kind()],
+            "lost": [f.to_dict() for f in shown],
+            "lost_total": len(lost),
+            "judge": self.judge.to_dict() if self.judge is not None else None,
+        }
+
+
+# ----------------------------------------------------------------------------- extraction
+
+
+def normalize_space(text: str) -> str:
+    """Drop terminal escape sequences, collapse runs of whitespace to one space, strip."""
+    if "\x1b" in text:
+        text = _ANSI.sub(" ", text)
+    return " ".join(text.split())
+
+
+def _strip_trailing(value: str) -> str:
+    while value and value[-1] in _TRAILING:
+        # keep a closing bracket that closes one opened inside the value
+        if value[-1] == ")" and value.count("(") >= value.count(")"):
+            break
+        value = value[:-1]
+    return value
+
+
+def _free(mask: bytearray, start: int, end: int) -> bool:
+    return not any(mask[start:end])
+
+
+def _claim(mask: bytearray, start: int, end: int) -> None:
+    mask[start:end] = b"\x01" * (end - start)
+
+
+def _is_path(value: str) -> bool:
+    if "\\" in value:
+        return True
+    if _JS_LIBS.match(value):
+        return False
+    segments = [s for s in value.split("/") if s]
+    if not segments:
+        return False
+    if value.startswith(("/", "~/", "./", "../")):
+        return any(len(s) >= 2 and any(ch.isalpha() for ch in s) for s in segments)
+    if "/" not in value:  # a bare file name
+        return bool(_EXT_RE.search(value))
+    if value.count("/") >= 2:
+        return all(any(ch.isalpha() for ch in s) for s in segments)
+    return bool(_EXT_RE.search(segments[-1]))
+
+
+def _is_identifier(token: str) -> bool:
+    if len(token) < 5:
+        return False
+    digits = sum(ch.isdigit() for ch in token)
+    letters = sum(ch.isalpha() for ch in token)
+    if letters == 0:
+        return digits >= 5 and not token.endswith("000")
+    if digits < 2:
+        return False
+    return token.lower() not in COMMON_TECH_TOKENS
+
+
+def _is_hex_id(token: str) -> bool:
+    has_digit = any(ch.isdigit() for ch in token)
+    has_letter = any(ch.isalpha() for ch in token)
+    return has_digit and has_letter
+
+
+def _structured(text: str) -> list[tuple[FactKind, str]]:
+    """Structured facts of one text, in text order (spans never overlap)."""
+    found: list[tuple[int, FactKind, str]] = []
+    mask = bytearray(len(text))
+
+    def take(pattern: re.Pattern[str], kind: FactKind, check: Any = None) -> None:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            value = _strip_trailing(m.group(0))
+            end = start + len(value)
+            if not value or not _free(mask, start, end):
+                continue
+            if check is not None and not check(value):
+                continue
+            _claim(mask, start, end)
+            found.append((start, kind, value))
+
+    take(_URL, "url")
+    take(_EMAIL, "email")
+    take(_UUID, "identifier")
+    for p in _DATES:
+        take(p, "date")
+    for p in _MONEY:
+        take(p, "money")
+    for p in _QUANTITY:
+        take(p, "quantity")
+    for p in _PATHS:
+        take(p, "path", _is_path)
+    take(_HASH_REF, "identifier")
+    take(_HEX, "identifier", _is_hex_id)
+    take(_TOKEN, "identifier", _is_identifier)
+    found.sort(key=lambda item: item[0])
+    return [(kind, value) for _, kind, value in found]
+
+
+def _quoted(text: str) -> list[str]:
+    out: list[str] = []
+    for p in _QUOTED:
+        for m in p.finditer(text):
+            value = m.group(1).strip()
+            if len(value) < 3 or not any(ch.isalnum() for ch in value):
+                continue
+            if value.lower() in COMMON_QUOTED:
+                continue
+            out.append(value)
+    return out
+
+
+def _segments(message: Message) -> Iterable[tuple[FactSource, str, bool]]:
+    """(source, text, prose) for each readable part of a message."""
+    for part in message.parts:
+        if isinstance(part, TextPart):
+            yield "text", part.text, True
+        elif isinstance(part, ReasoningPart):
+            yield "reasoning", part.text, True
+        elif isinstance(part, ToolCallPart):
+            if part.arguments:
+                yield "tool_arguments", part.arguments, False
+        elif isinstance(part, ToolResultPart):
+            yield "tool_result", part.output, False
+        elif isinstance(part, ApprovalResponsePart):
+            if part.reason:
+                yield "approval", part.reason, True
+        elif isinstance(part, MediaPart) and part.url and not part.url.startswith("data:"):
+            yield "media", part.url, False
+
+
+def message_facts(message: Message, index: int) -> list[Fact]:
+    """The facts of one message (tool names, structured facts, quoted strings), unique."""
+    out: list[Fact] = []
+    seen: set[str] = set()
+
+    def add(kind: FactKind, value: str, source: FactSource) -> None:
+        value = normalize_space(value)
+        if value and value not in seen:
+            seen.add(value)
+            out.append(Fact(kind, value, index, message.role, source))
+
+    for part in message.parts:
+        if isinstance(part, ToolCallPart) and part.name:
+            add("tool_name", part.name, "tool_call")
+        elif isinstance(part, ApprovalRequestPart) and part.name:
+            add("tool_name", part.name, "approval")
+    for source, raw, prose in _segments(message):
+        text = _ANSI.sub(" ", raw) if "\x1b" in raw else raw
+        if not text:
+            continue
+        for kind, value in _structured(text):
+            add(kind, value, source)
+        if prose:
+            for value in _quoted(text):
+                add("quoted", value, source)
+    return out
+
+
+def latest_user_request(messages: Sequence[Message]) -> int | None:
+    """Index of the latest user message with text (not a compaction summary), or None."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m.role == "user" and not m.is_summary and m.text.strip():
+            return i
+    return None
+
+
+def extract_facts(
+    messages: Sequence[Message],
+    indices: Iterable[int] | None = None,
+    *,
+    latest_request: int | None = None,
+) -> tuple[Fact, ...]:
+    """Facts of ``messages[i]`` for ``i`` in ``indices`` (all when None), unique by value.
+
+    When ``latest_request`` is one of those indices, the whole (whitespace-normalized)
+    text of that message is a ``latest_request`` fact as well. A value found in several
+    messages is reported once, for the first of them.
+    """
+    chosen = range(len(messages)) if indices is None else sorted(set(indices))
+    out: list[Fact] = []
+    seen: set[str] = set()
+    for i in chosen:
+        m = messages[i]
+        if i == latest_request:
+            text = normalize_space(m.text)
+            if text and text not in seen:
+                seen.add(text)
+                out.append(Fact("latest_request", text, i, m.role, "text"))
+        for fact in message_facts(m, i):
+            if fact.value not in seen:
+                seen.add(fact.value)
+                out.append(fact)
+    return tuple(out)
+
+
+def searchable_text(messages: Sequence[Message]) -> str:
+    """The text facts are looked up in: every message's counted text, whitespace-normalized."""
+    return normalize_space("\n".join(message_text(m) for m in messages))
+
+
+def check_facts(facts: Sequence[Fact], compacted: Sequence[Message]) -> tuple[FactCheck, ...]:
+    """Whether each fact appears verbatim (whitespace-normalized) in ``compacted``."""
+    haystack = searchable_text(compacted)
+    return tuple(FactCheck(f, f.value in haystack) for f in facts)
+
+
+def fact_survival(
+    original: Sequence[Message],
+    compacted: Sequence[Message],
+    affected: Iterable[int],
+    *,
+    judge: Any = None,
+) -> FactReport:
+    """Extract facts from the ``affected`` original messages and check them in ``compacted``.
+
+    The latest user request counts as a fact when its message is affected.
+    """
+    chosen = tuple(sorted(set(affected)))
+    facts = extract_facts(original, chosen, latest_request=latest_user_request(original))
+    return FactReport(check_facts(facts, compacted), chosen, judge)

@@ -1,0 +1,389 @@
+"""``analyze(original, result)``: fact survival, cache impact, re-trigger guard, protocol.
+
+:func:`analyze` accepts the engine's :class:`~compactlens.result.CompactionResult`,
+``compact()``'s :class:`~compactlens.compact_result.CompactResult`, or any object with
+``messages`` (and optionally ``status`` / ``reason``), and returns a
+:class:`CompactionReport` whose ``to_dict()`` ``json.dumps`` accepts.
+
+Which original messages were *affected* (removed, collapsed or summarized) comes from
+the result's group decisions, from ``compact()``'s replaced range (minus the latest
+user message it re-inserts), or, for any other result, from an order-preserving match
+of the compacted messages against the original ones.
+
+Token counts for the cache and growth estimates use ``tokenizer`` (default: the
+tokenizer the engine result names, else the character estimate); ``tokens_before`` /
+``tokens_after`` and the re-trigger's starting tokens are the result's own numbers,
+which are the ones its triggers compare.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compactlens.analysis.cache import (
+    DEFAULT_MODEL,
+    DEFAULT_PRICES,
+    CacheImpact,
+    ModelPrices,
+    cache_impact,
+    prices_for,
+    summarizer_cost,
+)
+from compactlens.analysis.facts import FactReport, fact_survival
+from compactlens.analysis.judge import judge_survival
+from compactlens.analysis.protocol import PROVIDERS, ProtocolProblem, check_protocol
+from compactlens.analysis.retrigger import (
+    DEFAULT_HORIZON,
+    DEFAULT_MAX_FRACTION,
+    Growth,
+    HistoryMetrics,
+    RetriggerEstimate,
+    estimate_retrigger,
+    growth_from_index,
+    strategy_triggers,
+)
+from compactlens.index import MessageIndex
+from compactlens.messages import Message
+from compactlens.result import CompactionResult
+from compactlens.summarizers.base import Summarizer
+from compactlens.tokens import ENCODINGS, CharEstimator, TiktokenTokenizer, Tokenizer
+from compactlens.triggers import Trigger, tokens_exceed
+from compactlens.wire import CallerMessages, from_caller
+
+_AFFECTING = ("excluded", "collapsed", "summarized")
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionReport:
+    """Everything :func:`analyze` measured about one compaction.
+
+    ``problems`` are the protocol problems of the compacted request; ``introduced``
+    those of them the original request did not already have. ``warnings`` collects
+    the findings worth a user's attention, in words.
+    """
+
+    status: str
+    reason: str | None
+    strategy: str | None
+    tokenizer: str
+    messages_before: int
+    messages_after: int
+    tokens_before: int
+    tokens_after: int
+    facts: FactReport
+    cache: CacheImpact
+    retrigger: RetriggerEstimate
+    problems: tuple[ProtocolProblem, ...]
+    introduced: tuple[ProtocolProblem, ...]
+    providers: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    @property
+    def errors(self) -> tuple[ProtocolProblem, ...]:
+        """Error-level protocol problems of the compacted request."""
+        return tuple(p for p in self.problems if p.severity == "error")
+
+    def to_dict(self, *, max_lost: int | None = None) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "strategy": self.strategy,
+            "tokenizer": self.tokenizer,
+            "messages_before": self.messages_before,
+            "messages_after": self.messages_after,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "facts": self.facts.to_dict(max_lost=max_lost),
+            "cache": self.cache.to_dict(),
+            "retrigger": self.retrigger.to_dict(),
+            "providers": list(self.providers),
+            "problems": [p.to_dict() for p in self.problems],
+            "introduced_problems": [p.to_dict() for p in self.introduced],
+            "warnings": list(self.warnings),
+        }
+
+    def to_json(self, *, indent: int | None = 2, max_lost: int | None = None) -> str:
+        return json.dumps(self.to_dict(max_lost=max_lost), indent=indent, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """A compaction result of any kind, reduced to what the analysis reads."""
+
+    status: str
+    reason: str | None
+    strategy: str | None
+    tokenizer: str | None
+    projection: tuple[Message, ...]
+    affected: tuple[int, ...]
+    tokens_before: int | None
+    tokens_after: int | None
+    usage: Any
+    default_trigger: Trigger | None
+
+
+def unmatched_indices(original: Sequence[Message], compacted: Sequence[Message]) -> tuple[int, ...]:
+    """Original indices with no match in ``compacted``, matching in order (equal messages)."""
+    positions: dict[Message, list[int]] = {}
+    for k, m in enumerate(compacted):
+        positions.setdefault(m, []).append(k)
+    out: list[int] = []
+    j = 0
+    for i, m in enumerate(original):
+        found = positions.get(m)
+        if found:
+            at = bisect.bisect_left(found, j)
+            if at < len(found):
+                j = found[at] + 1
+                continue
+        out.append(i)
+    return tuple(out)
+
+
+def _projection(items: Sequence[Any], caller: CallerMessages) -> tuple[Message, ...]:
+    if all(isinstance(m, Message) for m in items):
+        return tuple(items)
+    return from_caller(items, format=caller.format).messages
+
+
+def _adapt(result: Any, caller: CallerMessages) -> _Outcome:
+    original = caller.messages
+    if isinstance(result, CompactionResult):
+        touched = sorted(
+            {k for d in result.decisions if d.action in _AFFECTING for k in d.message_indices}
+        )
+        return _Outcome(
+            status=result.status,
+            reason=result.reason,
+            strategy=result.strategy,
+            tokenizer=result.tokenizer,
+            projection=tuple(result.projection),
+            affected=tuple(touched),
+            tokens_before=result.tokens_before,
+            tokens_after=result.tokens_after,
+            usage=None,
+            default_trigger=None,
+        )
+    if not hasattr(result, "messages"):
+        raise TypeError(
+            f"expected a CompactionResult, a CompactResult or an object with messages, "
+            f"got {type(result).__name__}"
+        )
+    projection = _projection(list(result.messages), caller)
+    tokens = getattr(result, "tokens", None)
+    replaced = getattr(result, "replaced_range", None)
+    status = str(getattr(result, "status", "compacted"))
+    if replaced is not None and hasattr(tokens, "before"):  # compact()'s CompactResult
+        start, end = replaced
+        reinserted = getattr(result, "reinserted_index", None)
+        affected = tuple(i for i in range(start, end) if i != reinserted)
+    elif hasattr(tokens, "before") and status != "compacted":
+        affected = ()
+    else:
+        affected = unmatched_indices(original, projection)
+    target = getattr(result, "target_tokens", None)
+    default_trigger = (
+        tokens_exceed(target)
+        if isinstance(target, int) and not isinstance(target, bool) and target > 0
+        else None
+    )
+    return _Outcome(
+        status=status,
+        reason=getattr(result, "reason", None),
+        strategy="compact" if hasattr(result, "replaced_range") else None,
+        tokenizer=None,
+        projection=projection,
+        affected=affected,
+        tokens_before=getattr(tokens, "before", None),
+        tokens_after=getattr(tokens, "after", None),
+        usage=getattr(result, "usage", None),
+        default_trigger=default_trigger,
+    )
+
+
+def _tokenizer_for(name: str | None) -> Tokenizer:
+    if name is not None and name in ENCODINGS:
+        return TiktokenTokenizer(name)
+    return CharEstimator()
+
+
+def _original_caller(original: Any) -> CallerMessages:
+    if isinstance(original, CallerMessages):
+        return original
+    if not isinstance(original, Sequence) and hasattr(original, "messages"):
+        original = original.messages  # a Transcript or a similar holder
+    return from_caller(original)
+
+
+def _triggers(value: Any, fallback: Trigger | None, tokenizer_given: bool) -> tuple[Trigger, ...]:
+    if value is None:
+        return (fallback,) if fallback is not None else ()
+    if isinstance(value, Trigger):
+        return (value,)
+    if isinstance(value, Mapping) or hasattr(value, "to_dict"):
+        return strategy_triggers(value, tokenizer_given=tokenizer_given)
+    out: list[Trigger] = []
+    for item in value:
+        if not isinstance(item, Trigger):
+            raise TypeError(f"triggers must be Trigger objects, got {type(item).__name__}")
+        out.append(item)
+    return tuple(out)
+
+
+def _growth(value: Any, index: MessageIndex) -> Growth:
+    measured = growth_from_index(index)
+    if value is None:
+        return measured
+    if isinstance(value, Growth):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ValueError(f"growth_per_turn must be a number of tokens >= 0, got {value!r}")
+    return Growth(
+        tokens=float(value),
+        messages=measured.messages,
+        groups=measured.groups,
+        tool_call_groups=measured.tool_call_groups,
+        source="given",
+        turns_measured=measured.turns_measured,
+    )
+
+
+def _prices(
+    prices: ModelPrices | str | None, model: str | None, table: Mapping[str, ModelPrices]
+) -> tuple[ModelPrices, str]:
+    if isinstance(prices, ModelPrices):
+        return prices, model or "custom"
+    name = prices if isinstance(prices, str) else (model or DEFAULT_MODEL)
+    return prices_for(name, table), name
+
+
+def _problem_key(p: ProtocolProblem, messages: Sequence[Message]) -> tuple[Any, ...]:
+    at = messages[p.message_index] if 0 <= p.message_index < len(messages) else None
+    return (p.provider, p.kind, p.call_id, at)
+
+
+def analyze(
+    original: Any,
+    result: Any,
+    *,
+    triggers: Trigger | Iterable[Trigger] | Mapping[str, Any] | Any = None,
+    context_window: int | None = None,
+    prices: ModelPrices | str | None = None,
+    further_turns: int = 10,
+    growth_per_turn: float | Growth | None = None,
+    judge: Summarizer | None = None,
+    tokenizer: Tokenizer | None = None,
+    model: str | None = None,
+    price_table: Mapping[str, ModelPrices] = DEFAULT_PRICES,
+    providers: Iterable[str] = PROVIDERS,
+    max_fraction: float = DEFAULT_MAX_FRACTION,
+    horizon: int = DEFAULT_HORIZON,
+) -> CompactionReport:
+    """Measure one compaction of ``original`` (wire dicts, messages or a transcript).
+
+    ``triggers``: the configured triggers (a :class:`Trigger`, several, a strategy or
+    its ``to_dict()``); default: none for engine results, ``tokens > target_tokens``
+    for ``compact()`` results. ``prices``: :class:`ModelPrices` or a model name looked
+    up in ``price_table`` (default ``model`` or ``gpt-4o``). ``growth_per_turn``: tokens
+    one turn adds (or a :class:`Growth`); default: measured on ``original``. ``judge``:
+    an optional summarizer asked for a graded, clearly labelled score.
+    """
+    caller = _original_caller(original)
+    outcome = _adapt(result, caller)
+    tok = tokenizer if tokenizer is not None else _tokenizer_for(outcome.tokenizer)
+    original_msgs = caller.messages
+    projection = outcome.projection
+    original_index = MessageIndex.build(original_msgs, tok)
+    compacted_index = MessageIndex.build(projection, tok)
+
+    judge_score = None
+    if judge is not None and outcome.affected:
+        removed = [original_msgs[i] for i in outcome.affected]
+        judge_score = judge_survival(judge, removed, projection)
+    facts = fact_survival(original_msgs, projection, outcome.affected, judge=judge_score)
+
+    growth = _growth(growth_per_turn, original_index)
+    chosen_prices, model_name = _prices(prices, model, price_table)
+    usage = outcome.usage
+    compaction_cost = 0.0
+    if usage is not None and hasattr(usage, "input_tokens"):
+        compaction_cost = summarizer_cost(
+            int(usage.input_tokens), int(usage.output_tokens), chosen_prices
+        )
+    cache = cache_impact(
+        original_msgs,
+        projection,
+        original_counts=original_index.message_tokens,
+        compacted_counts=compacted_index.message_tokens,
+        prices=chosen_prices,
+        model=model_name,
+        further_turns=further_turns,
+        growth_tokens=max(0, round(growth.tokens)),
+        compaction_cost=compaction_cost,
+    )
+
+    tokens_before = (
+        outcome.tokens_before if outcome.tokens_before is not None else original_index.total_tokens
+    )
+    tokens_after = (
+        outcome.tokens_after if outcome.tokens_after is not None else compacted_index.total_tokens
+    )
+    chosen_triggers = _triggers(
+        triggers, outcome.default_trigger, tokenizer_given=outcome.tokenizer != "estimate"
+    )
+    retrigger = estimate_retrigger(
+        HistoryMetrics.of(compacted_index, tokens=tokens_after),
+        chosen_triggers,
+        growth,
+        context_window=context_window,
+        max_fraction=max_fraction,
+        horizon=horizon,
+    )
+
+    chosen_providers = tuple(providers)
+    problems = check_protocol(projection, chosen_providers)
+    before = {
+        _problem_key(p, original_msgs) for p in check_protocol(original_msgs, chosen_providers)
+    }
+    introduced = tuple(p for p in problems if _problem_key(p, projection) not in before)
+
+    warnings: list[str] = []
+    if facts.latest_request_lost:
+        warnings.append("the latest user request does not survive verbatim")
+    lost = len(facts.lost)
+    if lost:
+        warnings.append(
+            f"{lost} of {facts.extracted} facts from affected messages were lost "
+            f"(recall {facts.recall:.0%})"
+        )
+    warnings.extend(retrigger.warnings)
+    introduced_errors = [p for p in introduced if p.severity == "error"]
+    if introduced_errors:
+        kinds = sorted({f"{p.provider}:{p.kind}" for p in introduced_errors})
+        warnings.append(
+            f"compaction introduced {len(introduced_errors)} protocol errors ({', '.join(kinds)})"
+        )
+    if cache.cost is not None and cache.cost.break_even_turn is None and outcome.affected:
+        warnings.append("at these prices the compaction never pays for its cache rewrite")
+
+    return CompactionReport(
+        status=outcome.status,
+        reason=outcome.reason,
+        strategy=outcome.strategy,
+        tokenizer=original_index.tokenizer_name,
+        messages_before=len(original_msgs),
+        messages_after=len(projection),
+        tokens_before=tokens_before,
+        tokens_after=tokens_after,
+        facts=facts,
+        cache=cache,
+        retrigger=retrigger,
+        problems=problems,
+        introduced=introduced,
+        providers=chosen_providers,
+        warnings=tuple(warnings),
+    )

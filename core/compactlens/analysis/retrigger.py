@@ -1,0 +1,271 @@
+"""Re-trigger guard: how many turns until compaction fires again on the compacted history.
+
+A compaction that leaves the history just under its trigger fires again on the very
+next turn, and then on every turn: a compaction loop. Given the configured triggers
+and a per-turn growth (measured on the transcript itself, or given), the compacted
+history's metrics are projected turn by turn::
+
+    metrics(k) = metrics(0) + k · growth      (tokens, messages, groups, tool-call groups)
+    turns(k)   = turns(0) + k
+
+and ``turns_until_trigger`` is the first ``k`` at which any trigger is true (``0`` when
+the compacted history already triggers; ``None`` when none fires within ``horizon``
+turns). The measured growth is the median, over the transcript's user turns, of what
+one turn added: robust to a single huge tool output.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from compactlens.index import GroupKind, MessageIndex
+from compactlens.triggers import Trigger
+
+GrowthSource = Literal["transcript", "given", "none"]
+
+#: How far ahead the projection looks by default.
+DEFAULT_HORIZON = 1000
+
+#: Warn when the compacted history uses more than this share of the context window.
+DEFAULT_MAX_FRACTION = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Growth:
+    """What one user turn adds, on average (tokens, messages, non-system groups...)."""
+
+    tokens: float
+    messages: float = 0.0
+    groups: float = 0.0
+    tool_call_groups: float = 0.0
+    source: GrowthSource = "given"
+    turns_measured: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tokens": self.tokens,
+            "messages": self.messages,
+            "groups": self.groups,
+            "tool_call_groups": self.tool_call_groups,
+            "source": self.source,
+            "turns_measured": self.turns_measured,
+        }
+
+
+NO_GROWTH = Growth(0.0, source="none")
+
+
+def growth_from_index(index: MessageIndex) -> Growth:
+    """The median per-turn growth of a transcript (``source="none"`` without user turns)."""
+    per_turn: dict[int, list[int]] = {}
+    for g in index.groups:
+        if g.turn is None or g.turn < 1:
+            continue
+        slot = per_turn.setdefault(g.turn, [0, 0, 0, 0])
+        slot[0] += g.tokens
+        slot[1] += g.message_count
+        slot[2] += 1
+        slot[3] += int(g.kind is GroupKind.TOOL_CALL)
+    if not per_turn:
+        return NO_GROWTH
+    rows = list(per_turn.values())
+    return Growth(
+        tokens=float(statistics.median(r[0] for r in rows)),
+        messages=float(statistics.median(r[1] for r in rows)),
+        groups=float(statistics.median(r[2] for r in rows)),
+        tool_call_groups=float(statistics.median(r[3] for r in rows)),
+        source="transcript",
+        turns_measured=len(rows),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryMetrics:
+    """The metrics a trigger reads (the :class:`compactlens.triggers.Metrics` protocol)."""
+
+    tokens: int
+    messages: int
+    groups: int
+    turns: int
+    tool_call_groups: int
+
+    @classmethod
+    def of(cls, index: MessageIndex, *, tokens: int | None = None) -> HistoryMetrics:
+        """Metrics of a whole transcript (``tokens`` overrides the index's count)."""
+        return cls(
+            tokens=index.total_tokens if tokens is None else tokens,
+            messages=index.total_messages,
+            groups=index.non_system_groups,
+            turns=index.total_turns,
+            tool_call_groups=sum(1 for g in index.groups if g.kind is GroupKind.TOOL_CALL),
+        )
+
+    def after(self, turns: int, growth: Growth) -> HistoryMetrics:
+        """The projected metrics ``turns`` turns later."""
+        return HistoryMetrics(
+            tokens=self.tokens + round(turns * growth.tokens),
+            messages=self.messages + round(turns * growth.messages),
+            groups=self.groups + round(turns * growth.groups),
+            turns=self.turns + turns,
+            tool_call_groups=self.tool_call_groups + round(turns * growth.tool_call_groups),
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "tokens": self.tokens,
+            "messages": self.messages,
+            "groups": self.groups,
+            "turns": self.turns,
+            "tool_call_groups": self.tool_call_groups,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RetriggerEstimate:
+    """When compaction would fire again, and the warnings that follow from it."""
+
+    triggers: tuple[str, ...]
+    growth: Growth
+    start: HistoryMetrics
+    turns_until_trigger: int | None
+    firing_trigger: str | None
+    horizon: int
+    context_window: int | None = None
+    max_fraction: float = DEFAULT_MAX_FRACTION
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def window_fraction(self) -> float | None:
+        """Share of the context window the compacted history uses (None without a window)."""
+        if not self.context_window:
+            return None
+        return self.start.tokens / self.context_window
+
+    @property
+    def loops(self) -> bool:
+        """True when compaction would fire again now or on the very next turn."""
+        return self.turns_until_trigger is not None and self.turns_until_trigger <= 1
+
+    def to_dict(self) -> dict[str, Any]:
+        fraction = self.window_fraction
+        return {
+            "triggers": list(self.triggers),
+            "growth": self.growth.to_dict(),
+            "start": self.start.to_dict(),
+            "turns_until_trigger": self.turns_until_trigger,
+            "firing_trigger": self.firing_trigger,
+            "horizon": self.horizon,
+            "context_window": self.context_window,
+            "window_fraction": round(fraction, 6) if fraction is not None else None,
+            "max_fraction": self.max_fraction,
+            "loops": self.loops,
+            "warnings": list(self.warnings),
+        }
+
+
+def estimate_retrigger(
+    start: HistoryMetrics,
+    triggers: Sequence[Trigger],
+    growth: Growth,
+    *,
+    context_window: int | None = None,
+    max_fraction: float = DEFAULT_MAX_FRACTION,
+    horizon: int = DEFAULT_HORIZON,
+) -> RetriggerEstimate:
+    """Project ``start`` turn by turn and find the first turn at which a trigger fires."""
+    if context_window is not None and (
+        isinstance(context_window, bool)
+        or not isinstance(context_window, int)
+        or context_window < 1
+    ):
+        raise ValueError(f"context_window must be a positive integer, got {context_window!r}")
+    if not 0 < max_fraction <= 1:
+        raise ValueError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
+    if horizon < 0:
+        raise ValueError("horizon must be >= 0")
+    until: int | None = None
+    firing: str | None = None
+    if triggers:
+        for k in range(horizon + 1):
+            metrics = start.after(k, growth)
+            fired = next((t for t in triggers if t(metrics)), None)
+            if fired is not None:
+                until, firing = k, fired.describe()
+                break
+    warnings: list[str] = []
+    if until == 0:
+        warnings.append(
+            f"the compacted history already triggers compaction ({firing}): "
+            "it would compact again before the next request"
+        )
+    elif until == 1:
+        warnings.append(
+            f"compaction would fire again on the very next turn ({firing}); "
+            "leave more room between the trigger and the target"
+        )
+    if triggers and growth.source == "none" and until is None:
+        warnings.append("no per-turn growth could be measured; the estimate assumes none")
+    if context_window:
+        fraction = start.tokens / context_window
+        if fraction > max_fraction:
+            warnings.append(
+                f"the compacted history uses {fraction:.0%} of the {context_window:,}-token "
+                f"context window (more than {max_fraction:.0%})"
+            )
+    return RetriggerEstimate(
+        triggers=tuple(t.describe() for t in triggers),
+        growth=growth,
+        start=start,
+        turns_until_trigger=until,
+        firing_trigger=firing,
+        horizon=horizon,
+        context_window=context_window,
+        max_fraction=max_fraction,
+        warnings=tuple(warnings),
+    )
+
+
+# ----------------------------------------------------------------------------- triggers
+
+
+def _walk(config: Mapping[str, Any], tokenizer_given: bool) -> Iterable[Trigger]:
+    kind = config.get("type")
+    trigger = config.get("trigger")
+    if isinstance(trigger, Mapping):
+        yield Trigger.from_dict(dict(trigger))
+    if kind == "truncation" and config.get("max_n") is not None and trigger is None:
+        metric = "tokens" if tokenizer_given else "messages"
+        yield Trigger("exceed", metric, int(config["max_n"]))
+    if kind == "sliding_window":
+        if config.get("keep_last_turns") is not None:
+            yield Trigger("exceed", "turns", int(config["keep_last_turns"]))
+        if config.get("keep_last_groups") is not None:
+            yield Trigger("exceed", "groups", int(config["keep_last_groups"]))
+    if kind == "summarization" and config.get("target_count") is not None:
+        limit = int(config["target_count"]) + int(config.get("threshold") or 0)
+        yield Trigger("exceed", "messages", limit)
+    if kind == "token_budget" and config.get("token_budget") is not None:
+        yield Trigger("exceed", "tokens", int(config["token_budget"]))
+    if kind in ("pipeline", "token_budget"):
+        for child in config.get("strategies") or ():
+            if isinstance(child, Mapping):
+                yield from _walk(child, tokenizer_given)
+
+
+def strategy_triggers(strategy: Any, *, tokenizer_given: bool = True) -> tuple[Trigger, ...]:
+    """The triggers that start a strategy (or a ``to_dict()`` config), any one of which fires.
+
+    Reads explicit ``trigger`` values and the shorthand keywords (``max_n``,
+    ``keep_last_turns``, ``keep_last_groups``, ``target_count``/``threshold``,
+    ``token_budget``), through pipelines. ``max_n`` counts tokens when a tokenizer is
+    given and messages otherwise, as the engine does. Duplicates are dropped.
+    """
+    config = strategy if isinstance(strategy, Mapping) else strategy.to_dict()
+    out: list[Trigger] = []
+    for t in _walk(config, tokenizer_given):
+        if t not in out:
+            out.append(t)
+    return tuple(out)

@@ -1,0 +1,145 @@
+"""Pairing and role-order checks per provider, with the message index of each problem."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analysis_helpers import assistant, call, result, small_transcript, system, user
+from compactlens import (
+    ToolResultCompactionStrategy,
+    TruncationStrategy,
+    apply_compaction,
+    tokens_exceed,
+)
+from compactlens.analysis import analyze, check_protocol
+
+
+def kinds(messages: list[Any], provider: str | None = None) -> set[tuple[str, str, int]]:
+    return {
+        (p.provider, p.kind, p.message_index)
+        for p in check_protocol(messages)
+        if provider is None or p.provider == provider
+    }
+
+
+def test_a_valid_conversation_has_no_problems() -> None:
+    assert check_protocol(small_transcript()) == ()
+
+
+def test_parallel_results_and_reasoning_merge_into_their_turns() -> None:
+    convo = [
+        system(),
+        user("Compare both."),
+        {"role": "assistant", "content": None, "reasoning_content": "Need both prices."},
+        assistant(None, [call("a", "price", {"sku": "X1"}), call("b", "price", {"sku": "Y2"})]),
+        result("a", "10"),
+        result("b", "12"),
+        assistant("Y2 costs 2 more."),
+    ]
+    assert check_protocol(convo) == ()
+
+
+def test_a_result_after_an_unrelated_message_breaks_pairing_everywhere() -> None:
+    convo = [
+        user("Find a flight."),
+        assistant(None, [call("c1", "search")]),
+        user("Make it Tuesday."),
+        result("c1", "3 flights"),
+        assistant("Found 3."),
+    ]
+    found = kinds(convo)
+    assert ("any", "split_pair", 3) in found
+    assert ("anthropic", "tool_result_not_next", 1) in found
+    assert ("anthropic", "consecutive_roles", 3) in found  # user, then the tool result (user)
+
+
+def test_an_orphan_result_is_reported_at_its_message() -> None:
+    convo = [user("hi"), result("ghost", "boo"), assistant("hello")]
+    assert ("any", "orphan_result", 1) in kinds(convo)
+
+
+def test_a_second_answer_to_an_answered_call_is_an_orphan() -> None:
+    convo = [
+        user("go"),
+        assistant(None, [call("c1", "a")]),
+        result("c1", "done"),
+        assistant("now the second"),
+        result("c1", "again"),
+    ]
+    assert ("any", "orphan_result", 4) in kinds(convo)
+
+
+def test_a_user_message_after_tool_results_joins_their_anthropic_turn() -> None:
+    convo = [
+        user("go"),
+        assistant(None, [call("c1", "a"), call("c2", "b")]),
+        result("c1", "done"),
+        result("c2", "done"),
+        user("and?"),
+        assistant("Both done."),
+    ]
+    assert check_protocol(convo) == ()
+    convo.insert(5, user("hello?"))
+    assert ("anthropic", "consecutive_roles", 5) in kinds(convo)
+
+
+def test_empty_assistant_messages() -> None:
+    convo = [user("hi"), assistant(None), user("hello?"), assistant("")]
+    found = kinds(convo)
+    assert ("openai-chat", "empty_assistant", 1) in found
+    assert ("anthropic", "empty_content", 1) in found
+    assert ("anthropic", "empty_content", 3) not in found  # a final assistant may be empty
+
+
+def test_anthropic_needs_a_user_message_first_and_alternating_roles() -> None:
+    convo = [system(), assistant("Hello!"), assistant("How can I help?"), user("Hi")]
+    found = kinds(convo, "anthropic")
+    assert ("anthropic", "first_not_user", 1) in found
+    assert ("anthropic", "consecutive_roles", 2) in found
+    assert kinds(convo, "openai-chat") == set()
+
+
+def test_a_late_system_message_is_a_warning_for_anthropic() -> None:
+    convo = [system(), user("hi"), assistant("hello"), system("Be brief."), user("ok")]
+    problems = [p for p in check_protocol(convo) if p.kind == "system_not_leading"]
+    assert [(p.provider, p.message_index, p.severity) for p in problems] == [
+        ("anthropic", 3, "warning")
+    ]
+
+
+def test_providers_can_be_chosen() -> None:
+    convo = [assistant("Hello!")]
+    assert {p.provider for p in check_protocol(convo, ["openai-chat"])} <= {"any", "openai-chat"}
+    assert ("anthropic", "first_not_user", 0) in kinds(convo)
+
+
+def test_truncation_that_drops_the_first_user_message_is_flagged_as_introduced() -> None:
+    wire = small_transcript()
+    wire.insert(2, assistant("Let me check."))  # two assistant groups after the first user
+    total = apply_compaction(wire, TruncationStrategy(trigger=tokens_exceed(10**6))).tokens_after
+    strategy = TruncationStrategy(trigger=tokens_exceed(total - 1), minimum_preserved=6)
+    res = apply_compaction(wire, strategy)
+    assert res.status == "compacted"
+    assert [d.position for d in res.decisions if d.action == "excluded"] == [1]
+    report = analyze(wire, res)
+    introduced = {(p.provider, p.kind, p.message_index) for p in report.introduced}
+    assert ("anthropic", "first_not_user", 1) in introduced
+    assert any("introduced" in w for w in report.warnings)
+
+
+def test_problems_the_original_already_had_are_not_counted_as_introduced() -> None:
+    wire = [
+        system(),
+        user("Look it up."),
+        assistant(None, [call("c1", "lookup")]),
+        result("c1", "found ABC-12345"),
+        assistant("Found it."),
+        user("Finish."),
+        assistant(None, [call("c2", "finish")]),  # a dangling final call
+    ]
+    res = apply_compaction(wire, ToolResultCompactionStrategy(keep_last_tool_call_groups=1))
+    report = analyze(wire, res)
+    assert ("any", "unresolved_call") in {(p.provider, p.kind) for p in report.problems}
+    assert "unresolved_call" not in {p.kind for p in report.introduced}
+    # collapsing the first call turns it into assistant text next to another assistant message
+    assert ("anthropic", "consecutive_roles") in {(p.provider, p.kind) for p in report.introduced}
