@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from compactlens.errors import TranscriptError
-from compactlens.formats.base import META_PART_BLOCKS
+from compactlens.formats.base import META_ORIGINAL, META_PART_BLOCKS
 from compactlens.messages import Message, Part, Role, ToolResultPart
 
 ROLE_OF: dict[str, Role] = {
@@ -100,6 +100,7 @@ def make_message(
 ) -> Message:
     """A message with ``part_blocks`` in its meta (when any part has a block)."""
     full: dict[str, Any] = dict(meta or {})
+    full[META_ORIGINAL] = wire
     if any(b is not None for b in blocks):
         full[META_PART_BLOCKS] = tuple(blocks)
     return Message(role=role, parts=tuple(parts), name=name, wire=wire, wire_format=fmt, meta=full)
@@ -144,3 +145,15 @@ def author_name(message: Message) -> str | None:
     if results and all(r.name == message.name for r in results):
         return None
     return message.name
+
+
+def original_of(message: Message) -> Any:
+    """The wire object a message was read from, even after ``wire`` was cleared.
+
+    A strategy that changes a message drops ``wire`` (so it is not re-emitted
+    as is); ``meta["original"]`` still holds it, and rebuilding keeps the keys
+    of it that no part carries.
+    """
+    if message.wire is not None:
+        return message.wire
+    return message.meta.get(META_ORIGINAL) if message.meta else None

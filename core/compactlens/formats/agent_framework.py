@@ -28,6 +28,7 @@ from compactlens.formats._common import (
     loads_or_none,
     make_message,
     opt_str,
+    original_of,
     unknown,
 )
 from compactlens.formats.base import Encoded, WireFormat
@@ -322,7 +323,7 @@ def encode(message: Message) -> Encoded:
     item: dict[str, Any] = {"type": "chat_message", "role": role, "contents": contents}
     if message.name:
         item["author_name"] = message.name
-    wire = message.wire
+    wire = original_of(message)
     if message.wire_format == NAME and isinstance(wire, Mapping):
         if isinstance(wire.get("role"), Mapping):
             item["role"] = dict(wire["role"]) | {"value": role}

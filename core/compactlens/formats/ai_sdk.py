@@ -31,6 +31,7 @@ from compactlens.formats._common import (
     loads_or_none,
     make_message,
     opt_str,
+    original_of,
     unknown,
 )
 from compactlens.formats.base import Encoded, WireFormat
@@ -399,7 +400,7 @@ def encode(message: Message) -> Encoded:
     elif not content and role in ("user", "assistant"):
         body = ""
     item: dict[str, Any] = {"role": role, "content": body}
-    wire = message.wire
+    wire = original_of(message)
     if message.wire_format == NAME and isinstance(wire, Mapping):
         for key, val in wire.items():
             if key not in MESSAGE_KEYS:

@@ -27,6 +27,7 @@ from compactlens.formats._common import (
     loads_or_none,
     make_message,
     opt_str,
+    original_of,
     unknown,
 )
 from compactlens.formats.base import META_CONTAINER_KEY, Encoded, WireFormat
@@ -418,7 +419,7 @@ def encode(message: Message) -> Encoded:
     elif not blocks:
         content = ""
     out: dict[str, Any] = {"role": role, "content": content}
-    wire = message.wire
+    wire = original_of(message)
     if message.wire_format == NAME and isinstance(wire, Mapping):
         for key, value in wire.items():
             if key not in MESSAGE_KEYS:

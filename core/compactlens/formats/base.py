@@ -15,6 +15,10 @@ reports what it cannot carry):
       one block. :func:`WireFormat.encode` uses them for messages that changed:
       an opaque part is re-emitted as its block, and keys of a block that no part
       field carries (``cache_control``, ``signature``, ``citations``...) are kept.
+  ``original``
+      the wire object the message was read from (the same object as ``wire``).
+      It survives ``dataclasses.replace(message, wire=None)``, so a changed
+      message is rebuilt with the keys we do not read (ids, metadata).
   ``positions``
       the indices, in the container's item list, of the wire items of this message
       (several for a merged message). Used to put items back in their order.
@@ -34,6 +38,7 @@ from compactlens.messages import Message
 
 #: meta keys shared by the format modules.
 META_PART_BLOCKS = "part_blocks"
+META_ORIGINAL = "original"
 META_POSITIONS = "positions"
 META_CONTAINER_KEY = "container_key"
 

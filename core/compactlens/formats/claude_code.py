@@ -21,6 +21,7 @@ from compactlens.formats._common import (
     expect_map,
     fail,
     make_message,
+    original_of,
     unknown,
 )
 from compactlens.formats.base import (
@@ -112,6 +113,8 @@ def split(items: Sequence[Any], source: str = "<input>") -> Split:
         target.blocks.extend(blocks)
         target.events.append(event)
         target.positions.append(i)
+    if items and not builders:
+        fail("no user or assistant events with a 'message'", source, "messages[0]")
     return Split([b.build() for b in builders], passthrough)
 
 
@@ -122,7 +125,7 @@ def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
 
 def _envelope(message: Message) -> tuple[dict[str, Any], dict[str, Any]]:
     """Envelope keys and message keys of the (first) original event, if any."""
-    wire = message.wire
+    wire = original_of(message)
     first = wire[0] if isinstance(wire, tuple) and wire else wire
     if message.wire_format != NAME or not isinstance(first, Mapping):
         return {}, {}
@@ -153,7 +156,7 @@ def encode(message: Message) -> Encoded:
     msg["role"] = kind
     msg["content"] = body["content"]
     event["message"] = msg
-    if isinstance(message.wire, tuple) and len(message.wire) > 1:
+    if isinstance(original_of(message), tuple) and len(original_of(message)) > 1:
         notes.append(("approximated", "a changed merged assistant message is written as one event"))
     return Encoded((event,), tuple(notes))
 

@@ -128,6 +128,8 @@ def marks_of(items: Sequence[Any]) -> dict[str, set[str]]:
         for key in ("tool_calls", "tool_call_id", "function_call", "reasoning_content"):
             if key in item:
                 marks["openai-chat"].add(f"'{key}'")
+        if "stop_reason" in item and kind == "message":
+            marks["anthropic"].add("a message object with 'stop_reason'")
         if role == "function":
             marks["openai-chat"].add("'function' role")
         if kind in _RESPONSES_ITEMS:

@@ -29,6 +29,7 @@ from compactlens.formats._common import (
     loads_or_none,
     make_message,
     opt_str,
+    original_of,
     unknown,
 )
 from compactlens.formats.base import Encoded, WireFormat
@@ -347,7 +348,7 @@ def encode(message: Message) -> Encoded:
             role, "human"
         )
     old_data: Mapping[str, Any] = {}
-    wire = message.wire
+    wire = original_of(message)
     if message.wire_format == NAME and isinstance(wire, Mapping):
         old = wire.get("data")
         if isinstance(old, Mapping) and TYPES.get(str(wire.get("type"))) == kind:

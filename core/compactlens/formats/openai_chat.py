@@ -25,6 +25,7 @@ from compactlens.formats._common import (
     keep_extra_keys,
     make_message,
     opt_str,
+    original_of,
     unknown,
 )
 from compactlens.formats.base import Encoded, WireFormat
@@ -272,7 +273,7 @@ def _approx_text(part: Part) -> str | None:
 
 
 def _message_extras(message: Message, built: dict[str, Any]) -> dict[str, Any]:
-    wire = message.wire
+    wire = original_of(message)
     if message.wire_format == NAME and isinstance(wire, Mapping):
         for key, value in wire.items():
             if key not in MESSAGE_KEYS and key not in built:

@@ -29,6 +29,7 @@ from compactlens.formats._common import (
     keep_extra_keys,
     make_message,
     opt_str,
+    original_of,
     unknown,
 )
 from compactlens.formats.base import META_CONTAINER_KEY, Encoded, WireFormat
@@ -433,7 +434,7 @@ def encode(message: Message) -> Encoded:
 
 def _message_item(message: Message, role: str, content: list[dict[str, Any]]) -> dict[str, Any]:
     msg: dict[str, Any] = {"type": "message", "role": role, "content": content}
-    wire = message.wire
+    wire = original_of(message)
     if (
         message.wire_format == NAME
         and isinstance(wire, Mapping)
