@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from compactlens.messages import Message, ReasoningPart
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

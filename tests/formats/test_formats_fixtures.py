@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from formats_support import FIXTURE_FORMATS, FIXTURES, parse_dump, read_json_or_lines
+
 from compactlens.formats import FORMATS, get_format
 from compactlens.formats.base import META_CONTAINER_KEY, META_POSITIONS
 from compactlens.messages import (
@@ -23,7 +25,6 @@ from compactlens.messages import (
 )
 from compactlens.transcript import Transcript, dump_transcript, load_transcript
 from compactlens.wire import from_caller
-from formats_support import FIXTURE_FORMATS, FIXTURES, parse_dump, read_json_or_lines
 
 FIXTURE_NAMES = sorted(FIXTURE_FORMATS)
 

@@ -325,16 +325,27 @@ def _media_block(part: MediaPart) -> dict[str, Any]:
 def encode(message: Message) -> Encoded:
     """A ``messages_to_dict`` entry for a message (one per tool result)."""
     results = [p for p in message.parts if isinstance(p, ToolResultPart)]
-    if len(results) > 1 and message.role != "assistant":
+    mixed = any(not isinstance(p, ToolResultPart | MediaPart) for p in message.parts)
+    if results and message.role != "assistant" and (len(results) > 1 or mixed):
+        # One tool message per result (with the media that follows it); the rest as human.
         items: list[Any] = []
         notes_all: list[tuple[str, str]] = []
-        for r in results:
-            one = encode(Message(role="tool", parts=(r,), name=message.name))
+        groups: list[list[Part]] = []
+        rest: list[Part] = []
+        for p in message.parts:
+            if isinstance(p, ToolResultPart):
+                groups.append([p])
+            elif isinstance(p, MediaPart) and groups:
+                groups[-1].append(p)
+            else:
+                rest.append(p)
+        for group in groups:
+            one = encode(Message(role="tool", parts=tuple(group), name=message.name))
             items.extend(one.items)
             notes_all.extend(one.notes)
-        rest = tuple(p for p in message.parts if not isinstance(p, ToolResultPart))
         if rest:
-            more = encode(Message(role="user", parts=rest, name=message.name))
+            notes_all.append(("approximated", "text beside tool results sent as a human message"))
+            more = encode(Message(role="user", parts=tuple(rest), name=message.name))
             items.extend(more.items)
             notes_all.extend(more.notes)
         return Encoded(tuple(items), tuple(notes_all))
