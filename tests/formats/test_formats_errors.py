@@ -63,24 +63,20 @@ def test_a_json_lines_message_error_names_its_line() -> None:
 
 
 def test_unknown_role_has_message_index() -> None:
-    messages = chat(12) + [{"role": "wizard", "content": "hi"}]
+    messages = [*chat(12), {"role": "wizard", "content": "hi"}]
     err = error_of({"messages": messages})
     assert err.location == "messages[12].role"
     assert "unknown role 'wizard'" in err.message
 
 
 def test_unknown_part_type_has_full_path() -> None:
-    messages = chat(12) + [
-        {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": "a"},
-                {"type": "text", "text": "b"},
-                {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
-                {"type": "hologram", "data": "..."},
-            ],
-        }
+    parts = [
+        {"type": "text", "text": "a"},
+        {"type": "text", "text": "b"},
+        {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+        {"type": "hologram", "data": "..."},
     ]
+    messages = [*chat(12), {"role": "user", "content": parts}]
     err = error_of({"messages": messages})
     assert err.location == "messages[12].content[3].type"
     assert "unknown content part type 'hologram'" in err.message
