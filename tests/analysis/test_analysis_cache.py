@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from analysis_helpers import estimate, small_transcript
+
 from compactlens import (
     SelectiveToolCallCompactionStrategy,
     SlidingWindowStrategy,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from analysis_helpers import assistant, call, result, small_transcript, system, user
+
 from compactlens import (
     SummarizationStrategy,
     ToolResultCompactionStrategy,

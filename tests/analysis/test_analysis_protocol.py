@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysis_helpers import assistant, call, result, small_transcript, system, user
+
 from compactlens import (
     ToolResultCompactionStrategy,
     TruncationStrategy,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from analysis_helpers import small_transcript
+
 from compactlens import (
     PipelineStrategy,
     ToolResultCompactionStrategy,

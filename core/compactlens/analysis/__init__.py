@@ -1,6 +1,7 @@
 """Compaction analysis: fact survival, prompt-cache impact, re-trigger guard, protocol checks.
 
-:func:`analyze` measures one compaction result.
+:func:`analyze` measures one compaction result; :func:`run_corpus_report` runs one
+configuration over a folder of transcripts and writes a table.
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from compactlens.analysis.cache import (
     estimate_cost,
     price_table,
     prices_for,
+)
+from compactlens.analysis.corpus import (
+    CorpusConfig,
+    CorpusReport,
+    CorpusRow,
+    read_rows,
+    run_corpus_report,
+    write_rows,
 )
 from compactlens.analysis.facts import (
     FACT_KINDS,
@@ -45,6 +54,9 @@ __all__ = [
     "PROVIDERS",
     "CacheImpact",
     "CompactionReport",
+    "CorpusConfig",
+    "CorpusReport",
+    "CorpusRow",
     "CostEstimate",
     "Fact",
     "FactCheck",
@@ -67,5 +79,8 @@ __all__ = [
     "judge_survival",
     "price_table",
     "prices_for",
+    "read_rows",
+    "run_corpus_report",
     "strategy_triggers",
+    "write_rows",
 ]
