@@ -1,0 +1,1 @@
+"""Reusable Streamlit pieces: badges, group list, budget bar, diff view, strategy builder."""

@@ -1,0 +1,74 @@
+"""Coloured badges for kinds, decisions, statuses and token counts (Streamlit Markdown).
+
+Only our own labels and numbers go into a badge; any transcript string is escaped
+with :func:`~compactlens_inspector.safety.md_escape` first.
+"""
+
+from __future__ import annotations
+
+from compactlens_inspector.safety import md_escape
+
+KIND_BADGE = {
+    "system": "gray",
+    "user": "blue",
+    "assistant_text": "green",
+    "tool_call": "orange",
+    "summary": "violet",
+}
+DECISION_BADGE = {
+    "kept": "gray",
+    "excluded": "red",
+    "collapsed": "orange",
+    "summarized": "violet",
+    "inserted": "green",
+}
+STATUS_BADGE = {
+    "unchanged": "gray",
+    "compacted": "green",
+    "cannot-fit": "red",
+    "error": "red",
+}
+FLAG_BADGE = {
+    "orphan": "red",
+    "unresolved": "red",
+    "approval_pending": "orange",
+    "reasoning": "violet",
+    "media": "blue",
+    "opaque": "gray",
+}
+KIND_TEXT = {
+    "system": "system",
+    "user": "user",
+    "assistant_text": "assistant",
+    "tool_call": "tool call",
+    "summary": "summary",
+}
+
+
+def badge(label: str, color: str) -> str:
+    """``:color-badge[label]`` with the label escaped."""
+    return f":{color}-badge[{md_escape(label)}]"
+
+
+def kind(value: str) -> str:
+    return badge(KIND_TEXT.get(value, value), KIND_BADGE.get(value, "gray"))
+
+
+def decision(action: str) -> str:
+    return badge(action, DECISION_BADGE.get(action, "gray"))
+
+
+def status(value: str) -> str:
+    return badge(value, STATUS_BADGE.get(value, "gray"))
+
+
+def tokens(n: int, label: str = "tokens") -> str:
+    return badge(f"{n:,} {label}", "blue")
+
+
+def flag(name: str) -> str:
+    return badge(name.replace("_", " "), FLAG_BADGE.get(name, "gray"))
+
+
+def turn(value: int | None) -> str:
+    return badge("no turn" if value is None else f"turn {value}", "gray")

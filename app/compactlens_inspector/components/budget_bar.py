@@ -1,0 +1,70 @@
+"""Metric cards and the budget bar of a run."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens.result import CompactionResult
+from compactlens_inspector import figures
+from compactlens_inspector.components import badges
+from compactlens_inspector.config import LabConfig
+from compactlens_inspector.runs import RunOutcome, groups_kept
+from compactlens_inspector.safety import md_escape
+
+STATUS_ICON = {
+    "unchanged": ":material/remove:",
+    "compacted": ":material/check_circle:",
+    "cannot-fit": ":material/block:",
+    "error": ":material/error:",
+}
+
+
+def metric_cards(result: CompactionResult, config: LabConfig) -> None:
+    """Status, tokens before / after, saved, messages and target as metric cards."""
+    cols = st.columns(6)
+    cols[0].metric("Status", result.status, border=True)
+    cols[1].metric("Tokens before", f"{result.tokens_before:,}", border=True)
+    saved = result.tokens_saved
+    pct = f"{-saved / result.tokens_before:.0%}" if result.tokens_before else "0%"
+    cols[2].metric(
+        "Tokens after",
+        f"{result.tokens_after:,}",
+        delta=f"{-saved:,} ({pct})" if saved else None,
+        delta_color="inverse",
+        border=True,
+    )
+    cols[3].metric(
+        "Messages after",
+        f"{result.messages_after:,}",
+        border=True,
+        help=f"{result.messages_before:,} before",
+    )
+    cols[4].metric("Groups kept", f"{groups_kept(result):,}", border=True)
+    target = config.target_tokens
+    cols[5].metric("Target", f"{target:,}" if target is not None else "—", border=True)
+
+
+def status_line(outcome: RunOutcome) -> None:
+    """The status with its reason in words."""
+    r = outcome.result
+    if r is None:
+        st.error(
+            f"**Configuration error:** {md_escape(outcome.error or '')}", icon=":material/error:"
+        )
+        return
+    text = f"{badges.status(r.status)} {md_escape(r.explanation.summary)}"
+    if r.status == "cannot-fit":
+        st.error(text, icon=STATUS_ICON["cannot-fit"])
+    elif r.status == "compacted":
+        st.success(text, icon=STATUS_ICON["compacted"])
+    else:
+        st.info(text, icon=STATUS_ICON["unchanged"])
+
+
+def budget_bar(outcome: RunOutcome, *, key: str) -> None:
+    r = outcome.result
+    if r is None:
+        return
+    cfg = outcome.config
+    fig = figures.budget_bar(r.tokens_before, r.tokens_after, cfg.target_tokens, cfg.trigger_tokens)
+    st.plotly_chart(fig, key=key, config={"displaylogo": False})

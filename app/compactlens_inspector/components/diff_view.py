@@ -1,0 +1,91 @@
+"""Original vs compacted, side by side at group level, and a text diff of one summary."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+import streamlit as st
+
+from compactlens.index import MessageIndex
+from compactlens.result import CompactionResult
+from compactlens_inspector.components import badges
+from compactlens_inspector.runs import DecisionView, SummaryRange, render_message
+from compactlens_inspector.safety import clip, md_escape
+
+PREVIEW = 600
+DIFF_LIMIT = 12000
+
+_RIGHT = {
+    "excluded": "dropped",
+    "summarized": "folded into the summary above",
+}
+
+
+def _preview(text: str, limit: int = PREVIEW) -> None:
+    shown, cut = clip(text, limit)
+    st.code(shown + (" …" if cut else ""), language=None, wrap_lines=True)
+    if cut:
+        with st.popover(f"Show all ({len(text):,} characters)"):
+            st.code(text, language=None, wrap_lines=True)
+
+
+def side_by_side(
+    index: MessageIndex, result: CompactionResult, views: Sequence[DecisionView]
+) -> None:
+    """One row per decision: the original group on the left, what it became on the right."""
+    head = st.columns([5, 2, 5])
+    head[0].markdown("**Original**")
+    head[1].markdown("**Decision**")
+    head[2].markdown("**Compacted**")
+    for view in views:
+        d = view.decision
+        with st.container(border=True):
+            left, mid, right = st.columns([5, 2, 5])
+            with left:
+                if d.group_id is None:
+                    st.caption("(new: not in the original)")
+                else:
+                    span = (
+                        f"#{d.message_indices[0]}"
+                        if len(d.message_indices) == 1
+                        else f"#{d.message_indices[0]}–{d.message_indices[-1]}"
+                    )
+                    st.markdown(
+                        f"{badges.kind(d.kind)} {badges.tokens(d.tokens_before)} "
+                        f"group {d.group_id} · {span}"
+                    )
+                    _preview(
+                        "\n\n".join(render_message(index.messages[k], k) for k in d.message_indices)
+                    )
+            with mid:
+                st.markdown(badges.decision(d.action))
+                st.caption(
+                    md_escape(d.reason) + (f" · {md_escape(d.strategy)}" if d.strategy else "")
+                )
+            with right:
+                if d.action == "kept":
+                    st.caption("kept verbatim")
+                elif d.action in _RIGHT:
+                    st.caption(_RIGHT[d.action])
+                else:
+                    st.markdown(f"{badges.kind(d.kind)} {badges.tokens(d.tokens_after)}")
+                    _preview(
+                        "\n\n".join(render_message(result.projection[k]) for k in view.projection)
+                    )
+
+
+def text_diff(rng: SummaryRange) -> None:
+    """A unified diff of the replaced range's text against its summary, cut when long."""
+    original = rng.original_text.splitlines()
+    summary = rng.summary_text.splitlines()
+    span = rng.message_range
+    where = f"messages {span[0]}–{span[1]}" if span else "the replaced range"
+    diff = "\n".join(
+        difflib.unified_diff(original, summary, fromfile=where, tofile="summary", lineterm="", n=1)
+    )
+    shown, cut = clip(diff, DIFF_LIMIT)
+    st.code(shown, language="diff", wrap_lines=True)
+    if cut:
+        with st.expander(f"Show the whole diff ({len(diff):,} characters)"):
+            st.code(diff, language="diff", wrap_lines=True)

@@ -1,0 +1,30 @@
+"""A clear error box: which file, where in it, and what is wrong. Never a traceback."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens.errors import TranscriptError
+from compactlens_inspector.safety import md_escape
+
+
+def transcript_error(source: str, location: str, message: str) -> None:
+    """Show a loader error (file, location such as ``messages[3].role``, message)."""
+    lines = [f"**Could not read** `{source.replace('`', '')}`"]
+    if location:
+        lines.append(f"**Where:** `{location.replace('`', '')}`")
+    lines.append(f"**Problem:** {md_escape(message)}")
+    st.error("  \n".join(lines), icon=":material/error:")
+
+
+def show_exception(exc: BaseException, *, what: str = "This view failed") -> None:
+    """A friendly box for any error caught at a page boundary."""
+    if isinstance(exc, TranscriptError):
+        transcript_error(exc.source, exc.location, exc.message)
+        return
+    from compactlens_inspector.runs import redact
+
+    st.error(
+        f"**{md_escape(what)}:** {md_escape(type(exc).__name__)}: {md_escape(redact(str(exc)))}",
+        icon=":material/error:",
+    )

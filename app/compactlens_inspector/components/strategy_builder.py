@@ -1,0 +1,339 @@
+"""The strategy builder in the sidebar: presets, stages (add, remove, reorder), triggers,
+targets and parameters, the ``compact()`` one-shot mode, and the summarizer.
+
+Every widget has a stable key starting with ``sb_`` (listed in ``app/README.md``).
+Stage widgets are keyed by position (``sb_stage0_type``, ``sb_stage0_trigger``...);
+adding, removing, moving a stage or applying a preset re-seeds them from the stored
+configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from compactlens_inspector import state
+from compactlens_inspector.config import (
+    CUSTOM,
+    EXTRACTIVE_LABEL,
+    PRESETS,
+    STAGE_TYPES,
+    TARGET_CHOICES,
+    TRIGGER_CHOICES,
+    CompactSettings,
+    LabConfig,
+    SummarizerSettings,
+    default_stage,
+    describe_trigger,
+    nice_budget,
+    preset,
+    stage_summary,
+    trigger_choice,
+    trigger_dict,
+)
+from compactlens_inspector.runs import compact_available
+from compactlens_inspector.safety import md_escape
+
+PREFIX = "sb_"
+STAGE_PREFIX = "sb_stage"
+DEFAULT_N = {"messages": 50, "turns": 10, "groups": 20}
+MODE_LABELS = {"pipeline": "Strategy / pipeline", "compact": "compact() one-shot"}
+SUMMARIZER_LABELS = {"extractive": EXTRACTIVE_LABEL, "openai": "OpenAI-compatible endpoint"}
+
+
+def _budget_default() -> int:
+    ix = state.index()
+    return nice_budget(ix.total_tokens) if ix is not None else 8000
+
+
+# -- callbacks (run before the script, so the widgets re-seed from the store) ------------------
+
+
+def _reseed() -> None:
+    state.forget(STAGE_PREFIX)
+    state.forget("sb_target")
+    state.forget("sb_compact_")
+    state.forget("sb_mode")
+
+
+def _apply_preset() -> None:
+    name = st.session_state.get("sb_preset", "reference")
+    budget = int(st.session_state.get("sb_budget") or _budget_default())
+    state.set_lab(preset(name, budget, compact_available=compact_available()))
+    _reseed()
+
+
+def _with_stages(stages: list[dict[str, Any]]) -> None:
+    cfg = state.lab()
+    state.set_lab(LabConfig(tuple(stages), cfg.target, cfg.mode, cfg.compact))
+    _reseed()
+
+
+def _add_stage() -> None:
+    kind = st.session_state.get("sb_add_type", "truncation")
+    cfg = state.lab()
+    budget = cfg.trigger_tokens or _budget_default()
+    _with_stages([*map(dict, cfg.stages), default_stage(kind, budget)])
+
+
+def _remove_stage(i: int) -> None:
+    stages = [dict(s) for s in state.lab().stages]
+    if 0 <= i < len(stages):
+        stages.pop(i)
+    _with_stages(stages)
+
+
+def _move_stage(i: int, step: int) -> None:
+    stages = [dict(s) for s in state.lab().stages]
+    j = i + step
+    if 0 <= i < len(stages) and 0 <= j < len(stages):
+        stages[i], stages[j] = stages[j], stages[i]
+    _with_stages(stages)
+
+
+def _change_type(i: int) -> None:
+    stages = [dict(s) for s in state.lab().stages]
+    kind = st.session_state.get(f"{STAGE_PREFIX}{i}_type")
+    if 0 <= i < len(stages) and kind in STAGE_TYPES:
+        budget = state.lab().trigger_tokens or _budget_default()
+        fresh = default_stage(str(kind), budget)
+        if "trigger" in stages[i] and STAGE_TYPES[str(kind)].has_trigger:
+            fresh["trigger"] = stages[i]["trigger"]
+        stages[i] = fresh
+    _with_stages(stages)
+
+
+# -- widgets -----------------------------------------------------------------------------------
+
+
+def _trigger_widgets(
+    key: str, label: str, value: Mapping[str, Any] | None, choices: Mapping[str, tuple[str, str]]
+) -> Mapping[str, Any] | None:
+    choice, n = trigger_choice(value, choices)
+    options = list(choices) + ([CUSTOM] if choice == CUSTOM else [])
+    state.widget(key, choice)
+    picked = st.selectbox(label, options, key=key)
+    if picked == CUSTOM:
+        st.caption(md_escape(describe_trigger(value)))
+        return value
+    op, metric = choices[str(picked)]
+    if not op:
+        return None
+    if not metric:
+        return trigger_dict(op)
+    default = n if n is not None and value is not None and value.get("metric") == metric else None
+    if default is None:
+        default = DEFAULT_N.get(metric) or _budget_default()
+    n_key = f"{key}_n_{metric}"
+    state.widget(n_key, int(default))
+    threshold = st.number_input(
+        f"{label} threshold ({metric})",
+        min_value=1,
+        step=1000 if metric == "tokens" else 1,
+        key=n_key,
+    )
+    return trigger_dict(op, metric, int(threshold))
+
+
+def _param_widget(key: str, param: Any, value: Any) -> Any:
+    if param.kind == "bool":
+        state.widget(key, bool(value))
+        return st.checkbox(param.label, key=key, help=param.help or None)
+    if param.kind == "choice":
+        state.widget(key, value if value in param.choices else param.default)
+        return st.selectbox(param.label, list(param.choices), key=key, help=param.help or None)
+    if param.kind == "optional_int":
+        state.widget(key, int(value or 0))
+        n = st.number_input(
+            param.label + " (0 = off)", min_value=0, step=1, key=key, help=param.help or None
+        )
+        return int(n) or None
+    state.widget(key, int(value if isinstance(value, int) else param.default))
+    return int(
+        st.number_input(
+            param.label,
+            min_value=param.minimum,
+            step=1000 if "tokens" in param.name or param.name == "token_budget" else 1,
+            key=key,
+            help=param.help or None,
+        )
+    )
+
+
+def _stage_widgets(i: int, stage: Mapping[str, Any], count: int) -> dict[str, Any]:
+    key = f"{STAGE_PREFIX}{i}_"
+    kind = str(stage.get("type"))
+    spec = STAGE_TYPES[kind]
+    new: dict[str, Any] = {"type": kind}
+    with st.expander(f"{i + 1}. {spec.label}", expanded=count <= 2):
+        st.caption(md_escape(stage_summary(stage)))
+        cols = st.columns(3)
+        cols[0].button(
+            "↑",
+            key=key + "up",
+            on_click=_move_stage,
+            args=(i, -1),
+            disabled=i == 0,
+            help="Move this stage up",
+            width="stretch",
+        )
+        cols[1].button(
+            "↓",
+            key=key + "down",
+            on_click=_move_stage,
+            args=(i, 1),
+            disabled=i == count - 1,
+            help="Move this stage down",
+            width="stretch",
+        )
+        cols[2].button(
+            "✕",
+            key=key + "remove",
+            on_click=_remove_stage,
+            args=(i,),
+            help="Remove this stage",
+            width="stretch",
+        )
+        state.widget(key + "type", kind)
+        st.selectbox(
+            "Strategy",
+            list(STAGE_TYPES),
+            format_func=lambda t: STAGE_TYPES[t].label,
+            key=key + "type",
+            on_change=_change_type,
+            args=(i,),
+            help=spec.description,
+        )
+        if spec.has_trigger:
+            new["trigger"] = _trigger_widgets(
+                key + "trigger", "Trigger", stage.get("trigger"), TRIGGER_CHOICES
+            )
+            new["target"] = _trigger_widgets(
+                key + "target", "Target", stage.get("target"), TARGET_CHOICES
+            )
+        for p in spec.params:
+            new[p.name] = _param_widget(key + p.name, p, stage.get(p.name, p.default))
+        for extra in ("instructions", "label", "max_chars", "target_count", "threshold"):
+            if extra in stage and stage[extra] is not None:
+                new[extra] = stage[extra]
+    return new
+
+
+def _summarizer_widgets() -> SummarizerSettings:
+    current = state.summarizer_settings()
+    with st.expander("Summarizer", expanded=False):
+        state.widget("sb_summarizer", current.kind)
+        kind = st.radio(
+            "Summarizer",
+            list(SUMMARIZER_LABELS),
+            format_func=SUMMARIZER_LABELS.get,
+            key="sb_summarizer",
+            help="The extractive summarizer quotes the conversation offline; no key needed.",
+        )
+        if kind != "openai":
+            st.caption("Offline and deterministic: no model, no network, no key.")
+            return SummarizerSettings()
+        state.widget("sb_base_url", current.base_url)
+        state.widget("sb_model", current.model)
+        base = st.text_input(
+            "Base URL", key="sb_base_url", placeholder="https://api.openai.com/v1 (default)"
+        )
+        model = st.text_input("Model", key="sb_model")
+        st.caption(
+            f"API key: {state.api_key_source()}. The key is read from `OPENAI_API_KEY` or "
+            "Streamlit secrets and is never shown, logged, put in the URL or exported."
+        )
+        st.button(
+            "Ask the model again",
+            key="sb_rerun",
+            on_click=state.bump_nonce,
+            help="Runs are cached; this plans them again (cached summaries are reused).",
+        )
+        return SummarizerSettings("openai", base.strip(), model.strip() or "gpt-4o-mini")
+
+
+def _compact_widgets(cfg: LabConfig) -> CompactSettings:
+    c = cfg.compact
+    state.widget("sb_compact_target", c.target_tokens)
+    state.widget("sb_compact_keep", c.keep_last_messages)
+    state.widget("sb_compact_trigger", c.trigger_tokens or 0)
+    st.caption(
+        "Replace the largest safe older range with one summary so the history fits the target."
+    )
+    trig = st.number_input(
+        "Trigger: compact when tokens exceed (0 = always)",
+        min_value=0,
+        step=1000,
+        key="sb_compact_trigger",
+    )
+    target = st.number_input("target_tokens", min_value=1, step=1000, key="sb_compact_target")
+    keep = st.number_input("keep_last_messages", min_value=1, step=1, key="sb_compact_keep")
+    return CompactSettings(int(target), int(keep), int(trig) or None)
+
+
+def strategy_builder() -> LabConfig:
+    """Render the builder in the sidebar and return the (stored) configuration."""
+    cfg = state.lab()
+    has_compact = compact_available()
+    with st.sidebar:
+        st.subheader("Strategy", anchor=False)
+        modes = ["pipeline", "compact"] if has_compact else ["pipeline"]
+        state.widget("sb_mode", cfg.mode if cfg.mode in modes else "pipeline")
+        mode = st.segmented_control(
+            "Mode", modes, format_func=MODE_LABELS.get, key="sb_mode", required=True
+        )
+        with st.expander("Presets", expanded=False):
+            state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")
+            st.selectbox("Preset", list(PRESETS), format_func=PRESETS.get, key="sb_preset")
+            state.widget("sb_budget", cfg.trigger_tokens or _budget_default())
+            st.number_input(
+                "Token budget (the window, for the context-window preset)",
+                min_value=1,
+                step=1000,
+                key="sb_budget",
+            )
+            st.button("Apply preset", key="sb_apply", on_click=_apply_preset, type="primary")
+        stages = cfg.stages
+        target = cfg.target
+        compact = cfg.compact
+        if mode == "compact":
+            compact = _compact_widgets(cfg)
+        else:
+            st.caption("One stage is a single strategy; two or more run as a pipeline in order.")
+            stages = tuple(_stage_widgets(i, s, len(cfg.stages)) for i, s in enumerate(cfg.stages))
+            cols = st.columns([3, 2], vertical_alignment="bottom")
+            state.widget("sb_add_type", "truncation")
+            cols[0].selectbox(
+                "New stage",
+                list(STAGE_TYPES),
+                format_func=lambda t: STAGE_TYPES[t].label,
+                key="sb_add_type",
+            )
+            cols[1].button("Add stage", key="sb_add", on_click=_add_stage, width="stretch")
+            if len(stages) > 1 or target is not None:
+                target = _trigger_widgets(
+                    "sb_target",
+                    "Pipeline target",
+                    target,
+                    {
+                        "none (the last stage's target)": ("", ""),
+                        **{k: v for k, v in TARGET_CHOICES.items() if v[0]},
+                    },
+                )
+        summarizer = _summarizer_widgets()
+    if summarizer != state.summarizer_settings():
+        state.set_summarizer(summarizer)
+    new = LabConfig(
+        tuple(stages),
+        target,
+        "compact" if mode == "compact" else "pipeline",
+        compact,
+        cfg.label,
+    )
+    if new != cfg:
+        if new.stages != cfg.stages or new.target != cfg.target or new.compact != cfg.compact:
+            new = LabConfig(new.stages, new.target, new.mode, new.compact, "")
+        state.set_lab(new)
+    return state.lab()

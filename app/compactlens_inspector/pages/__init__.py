@@ -1,0 +1,1 @@
+"""One module per page. Each is run by ``st.navigation`` as a script (``render()``)."""

@@ -1,0 +1,88 @@
+"""Diff: original vs compacted side by side at group level (what was dropped, collapsed,
+summarized, inserted and where), and on demand a text diff of a replaced range against
+its summary."""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from compactlens_inspector import state
+from compactlens_inspector.components import badges, budget_bar
+from compactlens_inspector.components.diff_view import side_by_side, text_diff
+from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.config import ACTIONS
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.runs import decision_views, summary_ranges
+
+PAGE_SIZE = 30
+
+
+def render() -> None:
+    header("Diff", "Original and compacted, group by group.")
+    current, _config = analysis_sidebar()
+    if current is None:
+        need_transcript()
+        return
+    outcome = state.run()
+    ix = state.index()
+    if outcome is None or ix is None:
+        return
+    if outcome.result is None:
+        budget_bar.status_line(outcome)
+        return
+    r = outcome.result
+    counts = {a: 0 for a in ACTIONS}
+    for d in r.decisions:
+        counts[d.action] += 1
+    cols = st.columns(len(ACTIONS) + 1)
+    for col, action in zip(cols, ACTIONS, strict=False):
+        col.metric(action.capitalize(), f"{counts[action]:,}", border=True)
+    cols[-1].metric("Tokens", f"{r.tokens_before:,} → {r.tokens_after:,}", border=True)
+    ranges = summary_ranges(r, ix)
+    if ranges:
+        st.subheader("Summaries", anchor=False)
+        labels = []
+        for n, rng in enumerate(ranges, start=1):
+            span = rng.message_range
+            where = f"messages {span[0]}–{span[1]}" if span else "no messages"
+            labels.append(f"Summary {n}: {len(rng.replaced)} groups ({where})")
+        pick = st.selectbox(
+            "Replaced range",
+            range(len(ranges)),
+            format_func=lambda i: labels[i],
+            key="diff_summary",
+        )
+        rng = ranges[int(pick or 0)]
+        st.markdown(f"{badges.decision('inserted')} the summary text:")
+        st.code(rng.summary_text, language=None, wrap_lines=True)
+        if st.toggle(
+            "Show the text diff of the replaced range against its summary", key="diff_show"
+        ):
+            text_diff(rng)
+    st.subheader("Groups", anchor=False)
+    state.widget("diff_changed_only", True)
+    changed_only = st.toggle("Only changed groups", key="diff_changed_only")
+    views = decision_views(r)
+    if changed_only:
+        views = [v for v in views if v.decision.action != "kept"]
+    if not views:
+        st.info("Nothing changed: every group was kept.", icon=":material/check:")
+        return
+    pages = max(1, math.ceil(len(views) / PAGE_SIZE))
+    current_page = int(st.session_state.get("diff_page", 1) or 1)
+    if current_page > pages:
+        st.session_state["diff_page"] = 1
+        current_page = 1
+    start = (current_page - 1) * PAGE_SIZE
+    st.caption(
+        f"{len(views):,} rows · showing {start + 1:,}–{min(start + PAGE_SIZE, len(views)):,}"
+    )
+    side_by_side(ix, r, views[start : start + PAGE_SIZE])
+    if pages > 1:
+        st.pagination(pages, key="diff_page")
+
+
+if __name__ == "__main__":
+    page(render, "diff")

@@ -1,0 +1,115 @@
+"""Export: the compacted transcript in its original format, the events as JSONL, the
+configuration as JSON and as a Python snippet that reproduces it, and a self-contained
+HTML report (charts, diff, events) for people without the app."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens_inspector import exports, state
+from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.config import config_title
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.safety import md_escape
+
+PREVIEW_LINES = 40
+
+
+def render() -> None:
+    header("Export", "Take the result with you: files for people and for code.")
+    current, config = analysis_sidebar()
+    if current is None:
+        need_transcript()
+        return
+    outcome = state.run()
+    ix = state.index()
+    if outcome is None or ix is None:
+        return
+    budget_bar.status_line(outcome)
+    if outcome.result is None:
+        return
+    r = outcome.result
+    settings = state.summarizer_settings()
+    tok = state.tokenizer()
+    stem = exports.stem(current.name)
+    st.markdown(
+        f"**{md_escape(current.name)}** · {md_escape(config_title(config))} · "
+        f"{r.tokens_before:,} → {r.tokens_after:,} tokens ({r.status})"
+    )
+    transcript = exports.compacted_transcript(current, outcome)
+    events = exports.events_jsonl(outcome)
+    config_json = exports.config_json(config, tokenizer=tok, summarizer=settings)
+    snippet = exports.snippet(
+        config, tokenizer=tok, summarizer=settings, transcript_name=current.name
+    )
+    ext = ".jsonl" if current.jsonl else ".json"
+    cols = st.columns(5)
+    cols[0].download_button(
+        "Compacted transcript",
+        transcript,
+        file_name=f"{stem}.compacted{ext}",
+        mime="application/json",
+        key="export_transcript",
+        icon=":material/description:",
+        width="stretch",
+    )
+    cols[1].download_button(
+        "Events (JSONL)",
+        events,
+        file_name=f"{stem}.events.jsonl",
+        mime="application/x-ndjson",
+        key="export_events",
+        icon=":material/timeline:",
+        width="stretch",
+    )
+    cols[2].download_button(
+        "Configuration (JSON)",
+        config_json,
+        file_name=f"{stem}.config.json",
+        mime="application/json",
+        key="export_config",
+        icon=":material/settings:",
+        width="stretch",
+    )
+    cols[3].download_button(
+        "Python snippet",
+        snippet,
+        file_name=f"{stem}_compact.py",
+        mime="text/x-python",
+        key="export_snippet",
+        icon=":material/code:",
+        width="stretch",
+    )
+    cols[4].download_button(
+        "HTML report",
+        lambda: exports.report_html(current, ix, outcome, summarizer=settings),
+        file_name=f"{stem}.report.html",
+        mime="text/html",
+        key="export_report",
+        icon=":material/article:",
+        type="primary",
+        width="stretch",
+    )
+    st.caption(
+        f"Compacted transcript: {len(transcript) / 1024:,.1f} KB, {r.messages_after:,} "
+        f"messages in `{current.format}` · events: {events.count(chr(10))} lines · the report "
+        "embeds plotly.js, so it works offline"
+    )
+    left, right = st.columns(2)
+    with left:
+        st.markdown("##### Configuration (JSON)")
+        st.code(config_json, language="json")
+        st.markdown("##### Events (JSONL)")
+        lines = events.splitlines()
+        st.code("\n".join(lines[:PREVIEW_LINES]), language="json", wrap_lines=True)
+    with right:
+        st.markdown("##### Python snippet")
+        st.code(snippet, language="python")
+        st.markdown("##### Compacted transcript (start)")
+        text = transcript.decode("utf-8", errors="replace")
+        st.code("\n".join(text.splitlines()[:PREVIEW_LINES]), language="json", wrap_lines=True)
+
+
+if __name__ == "__main__":
+    page(render, "export")

@@ -1,0 +1,107 @@
+"""Strategy lab: build a strategy or a pipeline in the sidebar and see the result live:
+tokens before and after, the budget bar, every group coloured by its decision, the status."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens_inspector import figures, state
+from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.config import config_title
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.runs import RunOutcome
+from compactlens_inspector.safety import md_escape
+
+
+def _usage(outcome: RunOutcome) -> None:
+    settings = state.summarizer_settings()
+    calls = outcome.summaries
+    if not calls and not outcome.config.uses_summarizer:
+        return
+    usage = outcome.usage
+    parts = [f"**Summarizer:** {md_escape(settings.label)}"]
+    if calls:
+        cached = sum(1 for c in calls if c.cached)
+        parts.append(f"{len(calls)} summary call{'s' if len(calls) != 1 else ''}")
+        if cached:
+            parts.append(f"{cached} answered from the cache")
+    else:
+        parts.append("not called")
+    if usage is not None:
+        parts.append(
+            f"usage: {usage.input_tokens:,} in + {usage.output_tokens:,} out = "
+            f"{usage.total_tokens:,} tokens"
+        )
+    elif calls:
+        parts.append("no model usage (offline)")
+    st.caption(" · ".join(parts))
+
+
+def _events_table(outcome: RunOutcome) -> None:
+    r = outcome.result
+    if r is None:
+        return
+    st.dataframe(
+        [
+            {
+                "stage": "  " * e.depth + e.strategy,
+                "event": e.event,
+                "trigger": e.trigger,
+                "target": e.target,
+                "tokens before": e.tokens_before,
+                "tokens after": e.tokens_after,
+                "groups changed": e.groups_changed,
+                "detail": e.detail,
+            }
+            for e in r.events
+        ],
+        hide_index=True,
+        width="stretch",
+        key="lab_events",
+    )
+
+
+def render() -> None:
+    header("Strategy lab", "Tune a strategy or a pipeline; the preview updates live.")
+    current, config = analysis_sidebar()
+    if current is None:
+        need_transcript()
+        return
+    st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
+    outcome = state.run()
+    if outcome is None:
+        return
+    if outcome.result is None:
+        budget_bar.status_line(outcome)
+        return
+    r = outcome.result
+    budget_bar.metric_cards(r, config)
+    budget_bar.status_line(outcome)
+    _usage(outcome)
+    budget_bar.budget_bar(outcome, key="lab_budget_bar")
+    st.plotly_chart(figures.decision_map(r), key="lab_decision_map", config={"displaylogo": False})
+    st.caption(
+        "Each bar is a group (height: its tokens before), coloured by its decision: "
+        "**kept**, **excluded**, **collapsed**, **summarized**, **inserted**. Hover for the reason."
+    )
+    if r.status == "cannot-fit":
+        st.page_link(
+            "compactlens_inspector/pages/cannot_fit.py",
+            label="Why does it not fit? Open the cannot-fit debugger",
+            icon=":material/troubleshoot:",
+        )
+    if outcome.boundary is not None:
+        with st.expander("compact() boundary analysis", expanded=r.status == "cannot-fit"):
+            for line in outcome.boundary.explain():
+                st.markdown(f"- {md_escape(line)}")
+    st.subheader("Stages", anchor=False)
+    _events_table(outcome)
+    counts: dict[str, int] = {}
+    for d in r.decisions:
+        counts[d.action] = counts.get(d.action, 0) + 1
+    st.caption(" · ".join(f"{n:,} {a}" for a, n in counts.items()))
+
+
+if __name__ == "__main__":
+    page(render, "lab")

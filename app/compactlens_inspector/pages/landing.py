@@ -1,0 +1,142 @@
+"""Landing page: the story in one screen. A bundled transcript, its budget, one click to
+compact, before and after."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens_inspector import figures, state
+from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.sidebar import source_and_tokenizer
+from compactlens_inspector.config import nice_budget, preset
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.runs import compact_available
+from compactlens_inspector.safety import md_escape
+
+DONE = "landing_done"
+
+
+def _pick_sample() -> None:
+    name = st.session_state.get("landing_sample")
+    if isinstance(name, str):
+        state.load_sample(name)
+        st.session_state.pop(DONE, None)
+        state.forget("landing_budget")
+
+
+def _compact() -> None:
+    budget = int(st.session_state.get("landing_budget") or 0)
+    if budget > 0:
+        state.set_lab(preset("reference", budget, compact_available=compact_available()))
+        state.forget("sb_")
+        st.session_state[DONE] = True
+
+
+def render() -> None:
+    header(
+        "compactlens inspector",
+        "See exactly what compaction keeps, collapses, summarizes and drops, and why.",
+    )
+    current = source_and_tokenizer()
+    if current is None:
+        need_transcript()
+        return
+    ix = state.index()
+    assert ix is not None
+    st.markdown(
+        "Long-running agents outgrow their context window. **Compaction** shrinks the "
+        "history (collapses old tool results, summarizes, drops old turns) **without "
+        "breaking a tool call from its result**. Pick a transcript, set a budget, compact."
+    )
+    samples = state.samples()
+    ref = state.active_ref()
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        if samples:
+            names = [s.name for s in samples]
+            active = ref.sample if ref is not None and ref.sample in names else None
+            st.session_state["landing_sample"] = active
+            st.selectbox(
+                "Bundled transcript",
+                names,
+                format_func=lambda n: next(s.title for s in samples if s.name == n),
+                key="landing_sample",
+                on_change=_pick_sample,
+                placeholder="Choose a sample",
+            )
+        st.caption(md_escape(current.description or current.title or current.name))
+        cols = st.columns(3)
+        cols[0].metric("Messages", f"{ix.total_messages:,}", border=True)
+        cols[1].metric("Turns", f"{ix.total_turns:,}", border=True)
+        cols[2].metric("Tokens", f"{ix.total_tokens:,}", border=True)
+        top = max(200, ix.total_tokens)
+        state.widget("landing_budget", nice_budget(ix.total_tokens))
+        st.slider(
+            "Token budget (the history must fit in it)",
+            min_value=100,
+            max_value=top,
+            step=max(10, top // 200),
+            key="landing_budget",
+        )
+        st.button(
+            "Compact",
+            key="landing_compact",
+            type="primary",
+            icon=":material/compress:",
+            on_click=_compact,
+            width="stretch",
+        )
+        st.caption(
+            "Uses the reference pipeline (tool-result collapse, summarization, sliding "
+            "window, truncation) with the extractive (offline) summarizer; no API key."
+        )
+    with right:
+        done = bool(st.session_state.get(DONE))
+        outcome = state.run() if done else None
+        budget = int(st.session_state.get("landing_budget") or 0)
+        if outcome is None or outcome.result is None:
+            st.plotly_chart(
+                figures.cumulative_tokens(ix, target_tokens=budget),
+                key="landing_before_chart",
+                config={"displaylogo": False},
+            )
+            st.caption("Before: the history grows with every turn. Press **Compact**.")
+        else:
+            r = outcome.result
+            budget_bar.status_line(outcome)
+            c = st.columns(3)
+            c[0].metric("Before", f"{r.tokens_before:,}", border=True)
+            c[1].metric(
+                "After",
+                f"{r.tokens_after:,}",
+                delta=f"{-r.tokens_saved:,}" if r.tokens_saved else None,
+                delta_color="inverse",
+                border=True,
+            )
+            c[2].metric("Status", r.status, border=True)
+            st.plotly_chart(
+                figures.decision_map(r), key="landing_decision_map", config={"displaylogo": False}
+            )
+            budget_bar.budget_bar(outcome, key="landing_budget_bar")
+    st.divider()
+    links = st.columns(4)
+    links[0].page_link(
+        "compactlens_inspector/pages/lab.py",
+        label="Tune it in the Strategy lab",
+        icon=":material/tune:",
+    )
+    links[1].page_link(
+        "compactlens_inspector/pages/diff.py", label="See the diff", icon=":material/difference:"
+    )
+    links[2].page_link(
+        "compactlens_inspector/pages/cannot_fit.py", label="Why cannot-fit?", icon=":material/help:"
+    )
+    links[3].page_link(
+        "compactlens_inspector/pages/load.py",
+        label="Load your own transcript",
+        icon=":material/upload_file:",
+    )
+
+
+if __name__ == "__main__":
+    page(render, "landing")

@@ -1,0 +1,182 @@
+"""Load: upload files (drag and drop), pick a bundled sample or paste JSON; see the format,
+the counts, the tokens (estimate and exact) and the pairing problems."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens.errors import TranscriptError
+from compactlens_inspector import state
+from compactlens_inspector.components.error_box import transcript_error
+from compactlens_inspector.components.sidebar import source_and_tokenizer
+from compactlens_inspector.loader import max_upload_bytes
+from compactlens_inspector.pages._common import header, page
+from compactlens_inspector.safety import md_escape
+
+UPLOADED = "cl_uploaded_ids"
+EXACT = {"o200k_base": "o200k_base", "cl100k_base": "cl100k_base"}
+
+
+def _load_sample() -> None:
+    name = st.session_state.get("load_sample")
+    state.clear_errors()
+    if not isinstance(name, str):
+        return
+    try:
+        state.load_sample(name)
+    except TranscriptError as exc:
+        state.record_error(exc)
+
+
+def _load_paste() -> None:
+    text = str(st.session_state.get("load_paste") or "")
+    state.clear_errors()
+    if not text.strip():
+        state.record_error(TranscriptError("nothing was pasted", source="pasted JSON"))
+        return
+    try:
+        state.add_source("pasted.json", text.encode("utf-8"), "paste")
+    except TranscriptError as exc:
+        state.record_error(exc)
+    except Exception as exc:  # anything else is still shown as a clear error
+        state.record_error(exc, "pasted JSON")
+
+
+def _remove(digest: str) -> None:
+    state.remove_source(digest)
+
+
+def _uploads() -> None:
+    files = st.file_uploader(
+        "Drop transcript files here (JSON or JSON Lines)",
+        type=["json", "jsonl", "ndjson"],
+        accept_multiple_files=True,
+        key="load_upload",
+        help=f"Up to {max_upload_bytes() / 1048576:.0f} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
+    )
+    seen: list[str] = list(st.session_state.get(UPLOADED, []))
+    fresh = [f for f in files or [] if f.file_id not in seen]
+    if fresh:
+        state.clear_errors()
+    for f in fresh:
+        seen.append(f.file_id)
+        try:
+            state.add_source(f.name, f.getvalue(), "upload")
+        except TranscriptError as exc:
+            state.record_error(exc)
+        except Exception as exc:
+            state.record_error(exc, f.name)
+    st.session_state[UPLOADED] = seen[-200:]
+
+
+def _summary() -> None:
+    current = state.loaded()
+    ix = state.index()
+    if current is None or ix is None:
+        return
+    st.subheader(current.title or current.name, anchor=False)
+    st.markdown(
+        f"**Format:** `{current.format}` · detected as {md_escape(current.detection)} · "
+        f"{current.size_bytes / 1024:,.1f} KB"
+    )
+    if current.description:
+        st.caption(md_escape(current.description))
+    cols = st.columns(5)
+    cols[0].metric("Messages", f"{ix.total_messages:,}", border=True)
+    cols[1].metric("Groups", f"{ix.total_groups:,}", border=True)
+    cols[2].metric("Turns", f"{ix.total_turns:,}", border=True)
+    est = state.index("estimate")
+    assert est is not None
+    cols[3].metric(
+        "Tokens (estimate)",
+        f"{est.total_tokens:,}",
+        border=True,
+        help="characters / 4, no per-message overhead",
+    )
+    with cols[4]:
+        state.widget("load_encoding", "o200k_base")
+        encoding = st.segmented_control(
+            "Exact encoding", list(EXACT), key="load_encoding", required=True
+        )
+    with st.spinner("Counting exact tokens with tiktoken…"):
+        exact = state.index(str(encoding or "o200k_base"))
+    assert exact is not None
+    cols[4].metric(
+        f"Tokens ({encoding})",
+        f"{exact.total_tokens:,}",
+        border=True,
+        help="tiktoken, offline, +3 framing tokens per message",
+    )
+    problems = ix.problems
+    if problems:
+        st.warning(
+            f"**{len(problems)} pairing problem{'s' if len(problems) != 1 else ''}** "
+            "(compaction keeps these groups intact and reports them)",
+            icon=":material/link_off:",
+        )
+        st.dataframe(
+            [
+                {
+                    "kind": p.kind,
+                    "message": p.message_index,
+                    "call id": p.call_id,
+                    "detail": p.detail,
+                }
+                for p in problems[:500]
+            ],
+            hide_index=True,
+            width="stretch",
+            key="load_problems",
+        )
+    else:
+        st.success("No pairing problems: every tool call has its result.", icon=":material/link:")
+
+
+def render() -> None:
+    header("Load", "Upload transcripts, pick a bundled sample or paste JSON.")
+    source_and_tokenizer()
+    up, sample, paste = st.columns(3, gap="large")
+    with up:
+        st.markdown("##### Upload")
+        _uploads()
+    with sample:
+        st.markdown("##### Bundled sample")
+        samples = state.samples()
+        if samples:
+            st.selectbox(
+                "Sample",
+                [s.name for s in samples],
+                format_func=lambda n: next(s.title for s in samples if s.name == n),
+                key="load_sample",
+            )
+            st.button("Load sample", key="load_sample_button", on_click=_load_sample)
+        else:
+            st.caption("No bundled samples were found.")
+    with paste:
+        st.markdown("##### Paste JSON")
+        st.text_area(
+            "A list of messages, or an object with 'messages'",
+            key="load_paste",
+            height=110,
+            placeholder='[{"role": "user", "content": "hi"}]',
+        )
+        st.button("Load pasted JSON", key="load_paste_button", on_click=_load_paste)
+    for source, location, message in state.load_errors():
+        transcript_error(source, location, message)
+    refs = state.sources()
+    if refs:
+        with st.expander(f"Loaded in this session ({len(refs)})", expanded=len(refs) > 1):
+            for digest, ref in refs.items():
+                c = st.columns([6, 2, 1], vertical_alignment="center")
+                active = " · **active**" if digest == st.session_state.get(state.ACTIVE) else ""
+                c[0].markdown(f"`{ref.name.replace('`', '')}` ({ref.origin}){active}")
+                c[1].caption(f"{len(ref.data) / 1024:,.1f} KB")
+                c[2].button(
+                    "Remove", key=f"load_remove_{digest[:12]}", on_click=_remove, args=(digest,)
+                )
+    st.divider()
+    _summary()
+
+
+if __name__ == "__main__":
+    page(render, "load")

@@ -1,0 +1,168 @@
+"""Sweep and compare: vary one parameter over a range and chart tokens after, groups kept
+and status against it; run several configurations side by side on the same transcript."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens_inspector import figures, state
+from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.config import (
+    PRESETS,
+    config_title,
+    get_path,
+    nice_budget,
+    preset,
+    sweepable_parameters,
+    with_value,
+)
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.runs import (
+    RunOutcome,
+    compact_available,
+    groups_kept,
+    sweep_point,
+    sweep_values,
+)
+
+CURRENT = "current"
+
+
+def _sweep() -> None:
+    config = state.lab()
+    params = sweepable_parameters(config)
+    if not params:
+        st.info("This configuration has no numeric parameter to sweep.", icon=":material/info:")
+        return
+    labels = dict(params)
+    paths = [p for p, _ in params]
+    if st.session_state.get("sweep_param") not in paths:
+        st.session_state["sweep_param"] = paths[0]
+        state.forget("sweep_from")
+        state.forget("sweep_to")
+    cols = st.columns([4, 2, 2, 2])
+    path = cols[0].selectbox("Parameter", paths, format_func=labels.get, key="sweep_param")
+    value = get_path(config, str(path))
+    base = int(value) if isinstance(value, int) else 1
+    state.widget("sweep_from", max(1, base // 4) if base > 8 else 0)
+    state.widget("sweep_to", max(base * 2, 8))
+    state.widget("sweep_steps", 12)
+    lo = cols[1].number_input("From", min_value=0, key="sweep_from")
+    hi = cols[2].number_input("To", min_value=0, key="sweep_to")
+    steps = cols[3].number_input("Steps", min_value=2, max_value=60, key="sweep_steps")
+    values = [v for v in sweep_values(int(lo), int(hi), int(steps)) if v >= 0]
+    settings = state.summarizer_settings()
+    live = settings.kind == "extractive" or not config.uses_summarizer
+    if not live and not st.button("Run the sweep (calls the model)", key="sweep_run"):
+        st.info("Sweeping a summarization stage with a model runs it once per value.")
+        return
+    points = []
+    errors = 0
+    with st.spinner(f"Running {len(values)} configurations…"):
+        for v in values:
+            try:
+                variant = with_value(config, str(path), v)
+            except ValueError as exc:
+                errors += 1
+                points.append(sweep_point(v, RunOutcome(config, None, error=str(exc))))
+                continue
+            outcome = state.run(variant, find_fixes=False)
+            if outcome is not None:
+                points.append(sweep_point(v, outcome))
+    label = labels.get(str(path), str(path))
+    st.plotly_chart(
+        figures.sweep_chart(points, label, target_tokens=config.target_tokens),
+        key="sweep_chart",
+        config={"displaylogo": False},
+    )
+    st.dataframe(
+        [
+            {
+                "value": p.value,
+                "status": p.status,
+                "tokens after": p.tokens_after,
+                "groups kept": p.groups_kept,
+                "messages after": p.messages_after,
+                "error": p.error or "",
+            }
+            for p in points
+        ],
+        hide_index=True,
+        width="stretch",
+        key="sweep_table",
+    )
+
+
+def _compare() -> None:
+    ix = state.index()
+    if ix is None:
+        return
+    options = [CURRENT, *PRESETS]
+    names = {CURRENT: "Current lab configuration", **PRESETS}
+    state.widget("compare_configs", [CURRENT, "truncation", "sliding_window"])
+    picked = st.multiselect(
+        "Configurations",
+        options,
+        format_func=names.get,
+        key="compare_configs",
+        max_selections=6,
+    )
+    state.widget("compare_budget", state.lab().trigger_tokens or nice_budget(ix.total_tokens))
+    budget = st.number_input(
+        "Token budget for the presets", min_value=1, step=1000, key="compare_budget"
+    )
+    if len(picked) < 1:
+        st.info("Pick at least one configuration.")
+        return
+    outcomes: dict[str, RunOutcome] = {}
+    for name in picked:
+        config = (
+            state.lab()
+            if name == CURRENT
+            else preset(name, int(budget), compact_available=compact_available())
+        )
+        outcome = state.run(config, find_fixes=False)
+        if outcome is not None:
+            outcomes[names[name].split(":")[0]] = outcome
+    st.plotly_chart(
+        figures.compare_chart(outcomes), key="compare_chart", config={"displaylogo": False}
+    )
+    cols = st.columns(len(outcomes))
+    for col, (name, outcome) in zip(cols, outcomes.items(), strict=True):
+        with col.container(border=True):
+            st.markdown(f"**{name}**")
+            st.caption(config_title(outcome.config))
+            r = outcome.result
+            if r is None:
+                st.error(outcome.error or "configuration error")
+                continue
+            st.metric("Status", r.status)
+            st.metric("Tokens after", f"{r.tokens_after:,}")
+            st.metric("Groups kept", f"{groups_kept(r):,}")
+            st.metric("Messages after", f"{r.messages_after:,}")
+
+
+def render() -> None:
+    header(
+        "Sweep & compare",
+        "How the result moves with one parameter, and configurations side by side.",
+    )
+    current, _config = analysis_sidebar()
+    if current is None:
+        need_transcript()
+        return
+    state.widget("sweep_mode", "Sweep one parameter")
+    mode = st.segmented_control(
+        "Mode",
+        ["Sweep one parameter", "Compare configurations"],
+        key="sweep_mode",
+        required=True,
+    )
+    if mode == "Compare configurations":
+        _compare()
+    else:
+        _sweep()
+
+
+if __name__ == "__main__":
+    page(render, "sweep")

@@ -1,0 +1,181 @@
+"""Event timeline: the lifecycle (started, completed or failed) and every stage event of the
+run, with tokens before and after, the trigger and its values, the replaced range and the
+reason. Click an event to see the messages it affected. "Run as a session" replays the
+transcript turn by turn to show when each trigger fires over the conversation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from compactlens_inspector import figures, state
+from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.group_list import show_groups
+from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.runs import decisions_by_group, timeline_events
+from compactlens_inspector.safety import md_escape
+
+MAX_AFFECTED = 20
+LAST_CLICK = "timeline_last_click"
+
+
+def _clicked(selection: Any) -> int | None:
+    try:
+        points = selection["selection"]["points"]
+    except (KeyError, TypeError):
+        return None
+    for p in points or []:
+        data = p.get("customdata")
+        if isinstance(data, list):
+            data = data[0] if data else None
+        if isinstance(data, int | float):
+            return int(data)
+    return None
+
+
+def _replay() -> None:
+    ix = state.index()
+    config = state.lab()
+    settings = state.summarizer_settings()
+    if ix is None:
+        return
+    if settings.kind != "extractive":
+        st.info(
+            "The replay uses the extractive (offline) summarizer so that it never calls a "
+            "model dozens of times.",
+            icon=":material/info:",
+        )
+    state.widget("timeline_steps", 30)
+    steps_max = st.number_input(
+        "Evaluation points (turn ends, evenly spread)",
+        min_value=2,
+        max_value=200,
+        key="timeline_steps",
+    )
+    with st.spinner("Replaying the conversation turn by turn…"):
+        steps = state.replay(int(steps_max))
+    fired = [s for s in steps if s.fired]
+    cols = st.columns(3)
+    cols[0].metric("Evaluations", f"{len(steps):,}", border=True)
+    cols[1].metric("Trigger fired", f"{len(fired):,}", border=True)
+    cols[2].metric(
+        "Compactions", f"{sum(1 for s in fired if s.status == 'compacted'):,}", border=True
+    )
+    st.plotly_chart(
+        figures.replay_chart(
+            steps, trigger_tokens=config.trigger_tokens, target_tokens=config.target_tokens
+        ),
+        key="timeline_replay_chart",
+        config={"displaylogo": False},
+    )
+    st.dataframe(
+        [
+            {
+                "evaluation": s.turn,
+                "messages in": s.messages_in,
+                "tokens in": s.tokens_in,
+                "fired": s.fired,
+                "status": s.status,
+                "tokens sent": s.tokens_out,
+                "messages sent": s.messages_out,
+                "stages": ", ".join(f"{e.strategy}:{e.event}" for e in s.events),
+                "detail": s.detail,
+            }
+            for s in steps
+        ],
+        hide_index=True,
+        width="stretch",
+        key="timeline_replay_table",
+    )
+
+
+def render() -> None:
+    header("Event timeline", "What each stage did, in order, and which messages it touched.")
+    current, config = analysis_sidebar()
+    if current is None:
+        need_transcript()
+        return
+    state.widget("timeline_session", False)
+    session = st.toggle(
+        "Run as a session (replay the transcript turn by turn)", key="timeline_session"
+    )
+    if session:
+        _replay()
+        return
+    outcome = state.run()
+    ix = state.index()
+    if outcome is None or ix is None:
+        return
+    if outcome.result is None:
+        budget_bar.status_line(outcome)
+        return
+    r = outcome.result
+    budget_bar.status_line(outcome)
+    events = timeline_events(r)
+    selection = st.plotly_chart(
+        figures.event_timeline(events, target_tokens=config.target_tokens),
+        key="timeline_chart",
+        on_select="rerun",
+        selection_mode="points",
+        config={"displaylogo": False},
+    )
+    clicked = _clicked(selection)
+    if clicked is not None and clicked != st.session_state.get(LAST_CLICK):
+        st.session_state[LAST_CLICK] = clicked
+        st.session_state["timeline_event"] = clicked
+    labels = {e.seq: f"{e.seq}. {e.label}" for e in events}
+    default = next((e.seq for e in events if e.group_ids), events[0].seq)
+    state.widget("timeline_event", default)
+    seq = st.selectbox(
+        "Event (or click a bar above)", list(labels), format_func=labels.get, key="timeline_event"
+    )
+    event = next(e for e in events if e.seq == seq)
+    with st.container(border=True):
+        cols = st.columns(4)
+        cols[0].metric("Event", event.kind, border=True)
+        cols[1].metric("Tokens before", f"{event.tokens_before:,}", border=True)
+        cols[2].metric("Tokens after", f"{event.tokens_after:,}", border=True)
+        rng = event.message_range
+        cols[3].metric("Replaced range", f"{rng[0]}–{rng[1]}" if rng else "—", border=True)
+        lines = []
+        if event.trigger:
+            values = ", ".join(f"{k} = {v:,}" for k, v in event.trigger_values.items())
+            lines.append(f"**Trigger:** `{event.trigger}`" + (f" (at {values})" if values else ""))
+        if event.target:
+            lines.append(f"**Target:** `{event.target}`")
+        if event.detail:
+            lines.append(f"**Reason:** {md_escape(event.detail)}")
+        if lines:
+            st.markdown("  \n".join(lines))
+    if event.group_ids:
+        st.subheader(f"Affected groups ({len(event.group_ids):,})", anchor=False)
+        shown = list(event.group_ids[:MAX_AFFECTED])
+        if len(event.group_ids) > MAX_AFFECTED:
+            st.caption(f"Showing the first {MAX_AFFECTED} of {len(event.group_ids):,}.")
+        show_groups(ix, shown, decisions=decisions_by_group(r), expanded=False)
+    st.subheader("All events", anchor=False)
+    st.dataframe(
+        [
+            {
+                "#": e.seq,
+                "event": e.kind,
+                "strategy": "  " * e.depth + e.strategy,
+                "tokens before": e.tokens_before,
+                "tokens after": e.tokens_after,
+                "trigger": e.trigger,
+                "target": e.target,
+                "range": f"{e.message_range[0]}–{e.message_range[1]}" if e.message_range else "",
+                "detail": e.detail,
+            }
+            for e in events
+        ],
+        hide_index=True,
+        width="stretch",
+        key="timeline_events_table",
+    )
+
+
+if __name__ == "__main__":
+    page(render, "timeline")

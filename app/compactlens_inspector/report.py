@@ -1,0 +1,209 @@
+"""A self-contained HTML report of one run: charts, group diff, events, explanation.
+
+The file works offline: plotly.js is inlined once, every figure is embedded as data,
+and every piece of transcript text is HTML-escaped (nothing from a transcript is ever
+markup). No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from html import escape
+
+import plotly.graph_objects as go
+
+from compactlens.index import MessageIndex
+from compactlens_inspector import figures
+from compactlens_inspector.config import LabConfig, SummarizerSettings, config_title
+from compactlens_inspector.loader import LoadedTranscript
+from compactlens_inspector.runs import (
+    RunOutcome,
+    budget_parts,
+    decision_views,
+    render_message,
+    summary_ranges,
+    timeline_events,
+)
+
+PREVIEW_CHARS = 400
+
+_CSS = """
+body{font-family:Inter,Segoe UI,Helvetica,Arial,sans-serif;margin:0;background:#f6f7f9;
+color:#1f2933}
+main{max-width:1200px;margin:0 auto;padding:24px}
+h1{font-size:26px;margin:0 0 4px} h2{font-size:19px;margin:28px 0 8px}
+.sub{color:#5c677d;margin-bottom:16px}
+.cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}
+.card{background:#fff;border:1px solid #e1e5ea;border-radius:10px;padding:12px 16px;min-width:150px}
+.card .k{font-size:12px;color:#5c677d;text-transform:uppercase;letter-spacing:.04em}
+.card .v{font-size:22px;font-weight:600}
+.status-compacted{color:#2BB673}.status-cannot-fit{color:#E4572E}.status-unchanged{color:#6C757D}
+section{background:#fff;border:1px solid #e1e5ea;border-radius:10px;padding:16px;margin:16px 0}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{border-bottom:1px solid #eef0f3;padding:6px 8px;text-align:left;vertical-align:top}
+th{background:#f1f3f6;position:sticky;top:0}
+td pre{white-space:pre-wrap;word-break:break-word;margin:0;font-size:12px;max-height:12em;
+overflow:auto}
+.badge{display:inline-block;border-radius:8px;padding:1px 8px;font-size:12px;color:#fff}
+pre.code{background:#f1f3f6;padding:12px;border-radius:8px;overflow:auto;font-size:12px}
+.muted{color:#8a94a6}
+"""
+
+
+def _badge(action: str) -> str:
+    color = figures.DECISION_COLORS.get(action, "#6C757D")
+    return f'<span class="badge" style="background:{color}">{escape(action)}</span>'
+
+
+def _preview(text: str) -> str:
+    cut = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"
+    return f"<pre>{escape(cut)}</pre>"
+
+
+def _figure_html(fig: go.Figure, first: bool) -> str:
+    return str(
+        fig.to_html(
+            full_html=False,
+            include_plotlyjs=bool(first),
+            config={"displaylogo": False, "responsive": True},
+        )
+    )
+
+
+def build_report(
+    loaded: LoadedTranscript,
+    index: MessageIndex,
+    outcome: RunOutcome,
+    *,
+    summarizer: SummarizerSettings | None = None,
+    max_rows: int = 2000,
+) -> str:
+    """The whole report as one HTML document (UTF-8 text)."""
+    config: LabConfig = outcome.config
+    result = outcome.result
+    title = loaded.title or loaded.name
+    summarizer = summarizer or SummarizerSettings()
+    parts: list[str] = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>compactlens report: {escape(title)}</title>",
+        f"<style>{_CSS}</style></head><body><main>",
+        f"<h1>compactlens report: {escape(title)}</h1>",
+        f"<div class='sub'>{escape(loaded.name)} · {escape(loaded.format)} · "
+        f"{index.total_messages:,} messages · {index.total_groups:,} groups · tokenizer "
+        f"{escape(index.tokenizer_name)} · summarizer {escape(summarizer.label)} · generated "
+        f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}</div>",
+        f"<div class='sub'>Configuration: {escape(config_title(config))}</div>",
+    ]
+    if result is None:
+        parts.append(
+            f"<section><b>Configuration error:</b> {escape(outcome.error or '')}</section>"
+        )
+        parts.append("</main></body></html>")
+        return "".join(parts)
+    target = config.target_tokens
+    parts.append("<div class='cards'>")
+    for key, value, cls in (
+        ("status", result.status, f"status-{result.status}"),
+        ("tokens before", f"{result.tokens_before:,}", ""),
+        ("tokens after", f"{result.tokens_after:,}", ""),
+        ("saved", f"{result.tokens_saved:,}", ""),
+        ("messages", f"{result.messages_before:,} → {result.messages_after:,}", ""),
+        ("target", f"{target:,}" if target is not None else "—", ""),
+    ):
+        parts.append(
+            f"<div class='card'><div class='k'>{escape(key)}</div>"
+            f"<div class='v {cls}'>{escape(str(value))}</div></div>"
+        )
+    parts.append("</div>")
+    expl = result.explanation
+    parts.append("<section><h2>Explanation</h2>")
+    parts.append(f"<p>{escape(expl.summary)}</p>")
+    if expl.smallest_target is not None:
+        parts.append(f"<p>Smallest target that fits: <b>{expl.smallest_target:,}</b> tokens</p>")
+    if expl.suggestions:
+        parts.append("<ul>")
+        parts.extend(f"<li>{escape(s.change)}</li>" for s in expl.suggestions)
+        parts.append("</ul>")
+    if expl.protected:
+        parts.append("<table><tr><th>protected</th><th>groups</th><th>tokens</th><th>why</th></tr>")
+        for p in expl.protected:
+            parts.append(
+                f"<tr><td>{escape(p.why)}</td><td>{len(p.group_ids)}</td>"
+                f"<td>{p.tokens:,}</td><td>{escape(p.detail)}</td></tr>"
+            )
+        parts.append("</table>")
+    parts.append("</section>")
+
+    figs = [
+        figures.decision_map(result),
+        figures.cumulative_tokens(
+            index,
+            trigger_tokens=config.trigger_tokens,
+            target_tokens=target,
+            result=result,
+        ),
+        figures.budget_waterfall(budget_parts(outcome, index), target),
+        figures.event_timeline(timeline_events(result), target_tokens=target),
+        figures.tokens_per_group(index),
+    ]
+    parts.append("<section><h2>Charts</h2>")
+    for i, fig in enumerate(figs):
+        parts.append(_figure_html(fig, i == 0))
+    parts.append("</section>")
+
+    parts.append("<section><h2>Events</h2><table><tr><th>#</th><th>strategy</th><th>event</th>")
+    parts.append("<th>trigger</th><th>target</th><th>tokens</th><th>detail</th></tr>")
+    for e in result.events:
+        indent = "&nbsp;&nbsp;" * e.depth
+        parts.append(
+            f"<tr><td>{e.stage}</td><td>{indent}{escape(e.strategy)}</td>"
+            f"<td>{escape(e.event)}</td><td>{escape(e.trigger)}</td><td>{escape(e.target)}</td>"
+            f"<td>{e.tokens_before:,} → {e.tokens_after:,}</td><td>{escape(e.detail)}</td></tr>"
+        )
+    parts.append("</table></section>")
+
+    parts.append("<section><h2>Group diff</h2>")
+    parts.append(
+        "<table><tr><th>group</th><th>kind</th><th>decision</th><th>tokens</th>"
+        "<th>reason</th><th>original</th><th>compacted</th></tr>"
+    )
+    views = decision_views(result)
+    for n, view in enumerate(views):
+        if n >= max_rows:
+            parts.append(
+                f"<tr><td colspan='7' class='muted'>{len(views) - max_rows:,} more rows "
+                "not shown</td></tr>"
+            )
+            break
+        d = view.decision
+        original = "\n\n".join(render_message(index.messages[k], k) for k in d.message_indices)
+        compacted = "\n\n".join(render_message(result.projection[k]) for k in view.projection)
+        if d.action == "kept":
+            compacted = "(unchanged)"
+        gid = "new" if d.group_id is None else str(d.group_id)
+        parts.append(
+            f"<tr><td>{gid}</td><td>{escape(d.kind)}</td><td>{_badge(d.action)}</td>"
+            f"<td>{d.tokens_before:,} → {d.tokens_after:,}</td><td>{escape(d.reason)}</td>"
+            f"<td>{_preview(original) if original else ''}</td>"
+            f"<td>{_preview(compacted) if compacted else ''}</td></tr>"
+        )
+    parts.append("</table></section>")
+
+    ranges = summary_ranges(result, index)
+    if ranges:
+        parts.append("<section><h2>Summaries</h2>")
+        for r in ranges:
+            span = r.message_range
+            where = f"messages {span[0]}–{span[1]}" if span else "no messages"
+            parts.append(f"<h3>Summary of {len(r.replaced)} groups ({where})</h3>")
+            parts.append(f"<pre class='code'>{escape(r.summary_text)}</pre>")
+        parts.append("</section>")
+
+    parts.append("<section><h2>Configuration</h2>")
+    parts.append(
+        f"<pre class='code'>{escape(json.dumps(config.to_dict(), indent=2))}</pre></section>"
+    )
+    parts.append("</main></body></html>")
+    return "".join(parts)

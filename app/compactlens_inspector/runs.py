@@ -1,0 +1,1065 @@
+"""Runs of a lab configuration over a prebuilt index, and the views the pages read from them.
+
+Everything is a plain function over compactlens values: an index is built once per
+(transcript, tokenizer), a configuration is planned over it, and the result is read by
+the figures, the diff, the timeline, the cannot-fit debugger, the sweep and the export.
+No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from compactlens.engine import run_strategy
+from compactlens.index import GroupKind, MessageIndex
+from compactlens.messages import SUMMARY_PREFIX, Message, message_text
+from compactlens.result import (
+    CompactionResult,
+    Explanation,
+    GroupDecision,
+    ProtectedItem,
+    StageEvent,
+    Suggestion,
+)
+from compactlens.strategies.config import strategy_from_config
+from compactlens.summarizers.base import Summarizer, SummaryRequest, SummaryResponse, Usage
+from compactlens.tokens import CharEstimator, TiktokenTokenizer, Tokenizer, count_messages
+from compactlens_inspector.config import LabConfig, SummarizerSettings
+
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-*]{4,}|Bearer\s+[A-Za-z0-9._\-*]+)")
+
+
+def redact(text: str, secrets: Sequence[str] = ()) -> str:
+    """``text`` with API keys (given ones, and anything shaped like ``sk-...``) removed."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return _SECRET.sub("[redacted]", text)
+
+
+def make_tokenizer(name: str) -> Tokenizer:
+    """``estimate`` (characters / 4) or a tiktoken encoding (offline)."""
+    if name == "estimate":
+        return CharEstimator()
+    return TiktokenTokenizer(name)
+
+
+def build_index(messages: Sequence[Message], tokenizer: str) -> MessageIndex:
+    return MessageIndex.build(messages, make_tokenizer(tokenizer))
+
+
+# -- summarizers -------------------------------------------------------------------------------
+
+
+def make_summarizer(
+    settings: SummarizerSettings,
+    *,
+    api_key: str | None = None,
+    cache: MutableMapping[str, SummaryResponse] | None = None,
+) -> Summarizer:
+    """The summarizer for ``settings``, answering repeated requests from ``cache``.
+
+    The extractive summarizer is offline and deterministic. The OpenAI-compatible one
+    is built with the key given here (never stored in settings, never shown).
+    """
+    from compactlens.summarizers.caching import CachingSummarizer
+
+    inner: Summarizer
+    if settings.kind == "openai":
+        from compactlens.summarizers.openai import OpenAISummarizer
+
+        inner = OpenAISummarizer(
+            settings.model or "gpt-4o-mini",
+            base_url=settings.base_url or None,
+            api_key=api_key or None,
+            timeout=60.0,
+        )
+    else:
+        from compactlens.summarizers.extractive import ExtractiveSummarizer
+
+        inner = ExtractiveSummarizer()
+    return CachingSummarizer(inner, cache)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryCall:
+    """One summarizer answer used by a run (for the usage display)."""
+
+    model: str | None
+    usage: Usage | None
+    cached: bool
+    finish_reason: str
+    chars: int
+
+
+class _Recorder:
+    """Records the answers of a summarizer during one run (a private, per-run object)."""
+
+    def __init__(self, inner: Summarizer) -> None:
+        self.inner = inner
+        self.calls: list[SummaryCall] = []
+
+    def summarize(self, request: SummaryRequest) -> SummaryResponse:
+        response = self.inner.summarize(request)
+        self.calls.append(
+            SummaryCall(
+                response.model,
+                response.usage,
+                response.cached,
+                response.finish_reason,
+                len(response.text),
+            )
+        )
+        return response
+
+
+# -- one run -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """A configuration planned over an index: the result, or the configuration error."""
+
+    config: LabConfig
+    result: CompactionResult | None
+    error: str | None = None
+    summaries: tuple[SummaryCall, ...] = ()
+    compact: Any = None
+    boundary: Any = None
+    duration_ms: float = 0.0
+
+    @property
+    def status(self) -> str:
+        return self.result.status if self.result is not None else "error"
+
+    @property
+    def usage(self) -> Usage | None:
+        """Total usage of the summarizer calls that were not answered from the cache."""
+        fresh = [c.usage for c in self.summaries if c.usage is not None and not c.cached]
+        if not fresh:
+            return None
+        return Usage(
+            sum(u.input_tokens for u in fresh),
+            sum(u.output_tokens for u in fresh),
+            sum(u.total_tokens for u in fresh),
+        )
+
+
+def compact_available() -> bool:
+    """True when the installed compactlens has ``compact()`` and its boundary analysis."""
+    try:
+        import compactlens.boundary
+        import compactlens.compact  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_config(
+    index: MessageIndex,
+    config: LabConfig,
+    summarizer: Summarizer,
+    *,
+    secrets: Sequence[str] = (),
+    find_fixes: bool = True,
+) -> RunOutcome:
+    """Plan ``config`` over ``index`` (engine strategies, or ``compact()`` in compact mode)."""
+    start = time.perf_counter()
+    recorder = _Recorder(summarizer)
+    if config.mode == "compact":
+        outcome = run_compact(index, config, recorder, secrets=secrets, find_fixes=find_fixes)
+    else:
+        try:
+            strategy = strategy_from_config(config.strategy_config(), summarizer=recorder)
+        except ValueError as exc:
+            return RunOutcome(config, None, error=redact(str(exc), secrets))
+        result = run_strategy(index, strategy)
+        outcome = RunOutcome(config, result)
+    return replace(
+        outcome,
+        summaries=tuple(recorder.calls),
+        duration_ms=(time.perf_counter() - start) * 1000.0,
+    )
+
+
+# -- compact() one-shot mode -------------------------------------------------------------------
+
+
+def message_counter(index: MessageIndex) -> Callable[[Sequence[Any]], int]:
+    """Count a message list with the index's tokenizer, reusing the index's per-message counts.
+
+    Unchanged messages are the index's own objects, so only new ones (the summary) are
+    tokenized.
+    """
+    known = {id(m): t for m, t in zip(index.messages, index.message_tokens, strict=True)}
+    tokenizer = index.tokenizer
+
+    def count(messages: Sequence[Any]) -> int:
+        total = 0
+        fresh: list[Message] = []
+        for m in messages:
+            cached = known.get(id(m))
+            if cached is None:
+                fresh.append(m)
+            else:
+                total += cached
+        if fresh:
+            total += sum(count_messages(fresh, tokenizer))
+        return total
+
+    return count
+
+
+_PROTECTION_WORDS = {
+    "leading-system": "leading system messages",
+    "keep-last": "keep_last_messages",
+    "later-system": "a later system message",
+    "media": "media",
+    "opaque": "opaque provider content",
+    "unresolved-call": "an unresolved tool call",
+    "pending-approval": "a pending approval",
+    "tool-pair": "a tool call/result pair",
+    "approval-pair": "an approval pair",
+}
+
+
+def protection_label(kind: str) -> str:
+    return _PROTECTION_WORDS.get(kind, kind)
+
+
+def _unchanged_result(
+    index: MessageIndex, name: str, trigger: str, target: str, detail: str
+) -> CompactionResult:
+    decisions = tuple(
+        GroupDecision(
+            g.id,
+            g.kind.value,
+            "kept",
+            "",
+            "no trigger fired",
+            g.tokens,
+            g.tokens,
+            g.first,
+            g.indices,
+            g.turn,
+        )
+        for g in index.groups
+    )
+    event = StageEvent(
+        0,
+        name,
+        "skipped",
+        trigger,
+        {"tokens": index.total_tokens},
+        target,
+        index.total_tokens,
+        index.total_tokens,
+        index.total_messages,
+        index.total_messages,
+        0,
+        True,
+        0.0,
+        detail,
+    )
+    return CompactionResult(
+        status="unchanged",
+        messages=list(index.messages),
+        projection=index.messages,
+        tokens_before=index.total_tokens,
+        tokens_after=index.total_tokens,
+        messages_before=index.total_messages,
+        messages_after=index.total_messages,
+        decisions=decisions,
+        events=(event,),
+        explanation=Explanation("No trigger fired: the transcript was left as it is."),
+        strategy=name,
+        tokenizer=index.tokenizer_name,
+        problems=index.problems,
+    )
+
+
+def run_compact(
+    index: MessageIndex,
+    config: LabConfig,
+    summarizer: Summarizer,
+    *,
+    secrets: Sequence[str] = (),
+    find_fixes: bool = True,
+) -> RunOutcome:
+    """``compact()`` over the index's messages, shown as an engine-style result."""
+    from compactlens.boundary import analyze_boundary
+    from compactlens.compact import compact
+
+    settings = config.compact
+    name = "compact()"
+    trigger = f"tokens > {settings.trigger_tokens}" if settings.trigger_tokens else "(none)"
+    target = f"tokens <= {settings.target_tokens}"
+    if settings.trigger_tokens is not None and index.total_tokens <= settings.trigger_tokens:
+        detail = f"{index.total_tokens:,} tokens is not over {settings.trigger_tokens:,}"
+        return RunOutcome(config, _unchanged_result(index, name, trigger, target, detail))
+    counter = message_counter(index)
+    boundary = analyze_boundary(index.messages, settings.keep_last_messages)
+    start = time.perf_counter()
+    try:
+        cres = compact(
+            list(index.messages),
+            summarizer=summarizer,
+            target_tokens=settings.target_tokens,
+            keep_last_messages=settings.keep_last_messages,
+            count_tokens=counter,
+        )
+    except ValueError as exc:
+        return RunOutcome(config, None, error=redact(str(exc), secrets), boundary=boundary)
+    except Exception as exc:  # a summarizer error: shown as a failed stage
+        detail = redact(f"summarizer failed: {type(exc).__name__}: {exc}", secrets)
+        result = _compact_failed(index, name, trigger, target, detail, boundary)
+        return RunOutcome(config, result, boundary=boundary)
+    elapsed = (time.perf_counter() - start) * 1000.0
+    result = compact_as_result(index, cres, boundary, counter, name, trigger, target, elapsed)
+    if result.status == "cannot-fit" and find_fixes:
+        fixes = compact_suggestions(index, settings, summarizer, counter)
+        result = replace(
+            result,
+            explanation=replace(
+                result.explanation,
+                suggestions=(*fixes, *result.explanation.suggestions),
+            ),
+        )
+    return RunOutcome(config, result, compact=cres, boundary=boundary)
+
+
+def _compact_failed(
+    index: MessageIndex,
+    name: str,
+    trigger: str,
+    target: str,
+    detail: str,
+    boundary: Any,
+) -> CompactionResult:
+    base = _unchanged_result(index, name, trigger, target, detail)
+    event = replace(base.events[0], event="failed", target_met=False, detail=detail)
+    return replace(
+        base,
+        status="cannot-fit",
+        reason=detail,
+        events=(event,),
+        decisions=tuple(replace(d, reason="kept: the compaction failed") for d in base.decisions),
+        explanation=Explanation(detail, _boundary_protections(index, boundary, None)),
+    )
+
+
+def _boundary_protections(
+    index: MessageIndex, boundary: Any, replaced: tuple[int, int] | None
+) -> tuple[ProtectedItem, ...]:
+    """Kept messages grouped by their first protection reason, as protected items."""
+    by_kind: dict[str, tuple[set[int], int, str]] = {}
+    for row in boundary.messages:
+        if row.state == "summarized" and replaced is not None:
+            continue
+        if row.state == "summarized":
+            kind, detail = "summary_range", "in the range that would be summarized"
+        elif row.reasons:
+            kind, detail = row.reasons[0].kind, row.reasons[0].detail
+        else:
+            kind, detail = "kept", "after the replaced range"
+        groups, tokens, first_detail = by_kind.get(kind, (set(), 0, detail))
+        groups.add(index.group_of[row.index])
+        by_kind[kind] = (groups, tokens + index.message_tokens[row.index], first_detail)
+    return tuple(
+        ProtectedItem(kind, tuple(sorted(groups)), tokens, detail)
+        for kind, (groups, tokens, detail) in by_kind.items()
+    )
+
+
+def compact_as_result(
+    index: MessageIndex,
+    cres: Any,
+    boundary: Any,
+    counter: Callable[[Sequence[Any]], int],
+    name: str,
+    trigger: str,
+    target: str,
+    duration_ms: float,
+) -> CompactionResult:
+    """A ``CompactResult`` as an engine :class:`CompactionResult` (decisions per group, one
+    stage event, an explanation with protected content), so every page reads one shape."""
+    from compactlens.compact import summary_message
+
+    projection = tuple(cres.messages)
+    replaced = cres.replaced_range if cres.status == "compacted" else None
+    reinserted = cres.reinserted_index
+    decisions: list[GroupDecision] = []
+    summary_tokens = 0
+    if replaced is not None and cres.summary_index is not None:
+        summary_tokens = counter([projection[cres.summary_index]])
+    inserted_done = False
+    for g in index.groups:
+        in_range = replaced is not None and all(replaced[0] <= k < replaced[1] for k in g.indices)
+        if replaced is not None and not inserted_done and g.first >= replaced[0]:
+            decisions.append(
+                GroupDecision(
+                    None,
+                    GroupKind.SUMMARY.value,
+                    "inserted",
+                    name,
+                    f"summary of messages {replaced[0]}–{replaced[1] - 1}",
+                    0,
+                    summary_tokens,
+                    replaced[0],
+                )
+            )
+            inserted_done = True
+        if in_range and reinserted is not None and reinserted in g.indices:
+            action, reason, after = (
+                "kept",
+                "latest user message: summarized and re-inserted verbatim after the summary",
+                g.tokens,
+            )
+        elif in_range:
+            action, reason, after = "summarized", "summarized", 0
+        else:
+            row = boundary.messages[g.first]
+            if row.reasons:
+                reason = "protected: " + row.reasons[0].detail
+            elif row.state == "summarized":
+                reason = f"in the range; not replaced ({cres.reason})"
+            else:
+                reason = "kept"
+            action, after = "kept", g.tokens
+        decisions.append(
+            GroupDecision(
+                g.id,
+                g.kind.value,
+                action,  # type: ignore[arg-type]
+                name if action != "kept" else "",
+                reason,
+                g.tokens,
+                after,
+                g.first,
+                g.indices,
+                g.turn,
+            )
+        )
+    status = "compacted" if cres.status == "compacted" else "cannot-fit"
+    before = index.total_tokens
+    after = cres.tokens.after if status == "compacted" else before
+    changed = sum(1 for d in decisions if d.action not in ("kept",))
+    detail = cres.detail or (cres.reason or "")
+    event = StageEvent(
+        0,
+        name,
+        "applied" if status == "compacted" else "target-missed",
+        trigger,
+        {"tokens": before},
+        target,
+        before,
+        after,
+        index.total_messages,
+        len(projection),
+        changed,
+        status == "compacted",
+        duration_ms,
+        detail,
+    )
+    protected = _boundary_protections(index, boundary, replaced)
+    if status == "compacted":
+        explanation = Explanation(
+            f"Target met: {before:,} -> {after:,} tokens.",
+            protected,
+            target_tokens=cres.target_tokens,
+        )
+        reason = None
+    else:
+        wrapper = counter([summary_message("")])
+        protected = (
+            *protected,
+            ProtectedItem(
+                "summary_wrapper",
+                (),
+                wrapper,
+                "the summary message's prefix and framing, before any summary text",
+            ),
+        )
+        smallest = cres.candidate_tokens
+        if smallest is not None and cres.reason == "protected-history":
+            smallest += 1
+        suggestions: tuple[Suggestion, ...] = ()
+        if smallest is not None:
+            suggestions = (
+                Suggestion(
+                    f"a target of at least {smallest:,} tokens fits with these parameters",
+                    "target_tokens",
+                    smallest,
+                    smallest,
+                    0,
+                ),
+            )
+        reason = f"{cres.reason}: {cres.detail}" if cres.detail else str(cres.reason)
+        explanation = Explanation(
+            reason,
+            protected,
+            target_tokens=cres.target_tokens,
+            smallest_target=smallest,
+            suggestions=suggestions,
+        )
+    from compactlens.index import _scan
+
+    return CompactionResult(
+        status=status,  # type: ignore[arg-type]
+        messages=list(projection),
+        projection=projection,
+        tokens_before=before,
+        tokens_after=after,
+        messages_before=index.total_messages,
+        messages_after=len(projection),
+        decisions=tuple(decisions),
+        events=(event,),
+        explanation=explanation,
+        strategy=name,
+        tokenizer=index.tokenizer_name,
+        reason=reason,
+        problems=_scan(projection).problems,
+        duration_ms=duration_ms,
+    )
+
+
+def compact_suggestions(
+    index: MessageIndex,
+    settings: Any,
+    summarizer: Summarizer,
+    counter: Callable[[Sequence[Any]], int],
+) -> tuple[Suggestion, ...]:
+    """Re-run ``compact()`` with smaller ``keep_last_messages`` and keep the first that fits."""
+    from compactlens.compact import compact
+
+    for keep in range(settings.keep_last_messages - 1, 0, -1):
+        try:
+            cres = compact(
+                list(index.messages),
+                summarizer=summarizer,
+                target_tokens=settings.target_tokens,
+                keep_last_messages=keep,
+                count_tokens=counter,
+            )
+        except Exception:  # a failing variant is simply not a fix
+            return ()
+        if cres.status == "compacted":
+            spare = settings.target_tokens - cres.tokens.after
+            return (
+                Suggestion(
+                    f"keep_last_messages={keep} fits with {spare:,} tokens to spare "
+                    f"({cres.tokens.after:,} tokens)",
+                    "keep_last_messages",
+                    keep,
+                    cres.tokens.after,
+                    spare,
+                ),
+            )
+    return ()
+
+
+# -- reading a result --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionView:
+    """A decision and the projection messages it became (empty for dropped groups)."""
+
+    decision: GroupDecision
+    projection: tuple[int, ...]
+
+
+def decision_views(result: CompactionResult) -> list[DecisionView]:
+    """Decisions in order with the projection indices each one produced.
+
+    Kept groups map to their messages, a collapsed group to its one replacement line,
+    an inserted group to its new message; excluded and summarized groups to nothing.
+    """
+    out: list[DecisionView] = []
+    cursor = 0
+    total = len(result.projection)
+    for d in result.decisions:
+        if d.action == "kept":
+            n = len(d.message_indices)
+        elif d.action in ("collapsed", "inserted"):
+            n = 1
+        else:
+            n = 0
+        n = max(0, min(n, total - cursor))
+        out.append(DecisionView(d, tuple(range(cursor, cursor + n))))
+        cursor += n
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRange:
+    """An inserted summary and the groups it replaced."""
+
+    inserted: GroupDecision
+    replaced: tuple[GroupDecision, ...]
+    summary_text: str
+    original_text: str
+
+    @property
+    def message_range(self) -> tuple[int, int] | None:
+        idx = [k for d in self.replaced for k in d.message_indices]
+        return (min(idx), max(idx)) if idx else None
+
+
+def summary_ranges(result: CompactionResult, index: MessageIndex) -> list[SummaryRange]:
+    """Every inserted summary with the summarized groups that follow it in decision order."""
+    views = decision_views(result)
+    out: list[SummaryRange] = []
+    for i, view in enumerate(views):
+        d = view.decision
+        if d.action != "inserted":
+            continue
+        replaced: list[GroupDecision] = []
+        for later in views[i + 1 :]:
+            if later.decision.action == "inserted":
+                break
+            if later.decision.action == "summarized":
+                replaced.append(later.decision)
+        text = ""
+        if view.projection:
+            msg = result.projection[view.projection[0]]
+            text = msg.text
+            if text.startswith(SUMMARY_PREFIX):
+                text = text[len(SUMMARY_PREFIX) :]
+        original = "\n\n".join(
+            render_message(index.messages[k], k) for rd in replaced for k in rd.message_indices
+        )
+        out.append(SummaryRange(d, tuple(replaced), text, original))
+    return out
+
+
+def render_message(message: Message, index: int | None = None) -> str:
+    """A message as plain text for diffs and reports: a header line, then its content."""
+    head = f"[{index}] {message.role}" if index is not None else message.role
+    if message.name:
+        head += f" ({message.name})"
+    lines = [head]
+    for part in message.parts:
+        kind = part.kind
+        if kind == "text":
+            lines.append(part.text)  # type: ignore[union-attr]
+        elif kind == "reasoning":
+            lines.append("(reasoning) " + part.text)  # type: ignore[union-attr]
+        elif kind == "tool_call":
+            lines.append(f"-> {part.name}({part.arguments})")  # type: ignore[union-attr]
+        elif kind == "tool_result":
+            lines.append(f"<- {part.call_id}: {part.output}")  # type: ignore[union-attr]
+        else:
+            lines.append(f"({kind})")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetPart:
+    """One bar of the budget waterfall."""
+
+    label: str
+    tokens: int
+    detail: str
+    group_ids: tuple[int, ...] = ()
+
+
+def budget_breakdown(result: CompactionResult, index: MessageIndex) -> list[BudgetPart]:
+    """What the compacted history still costs, by reason, summing to ``tokens_after``.
+
+    Each kept group is attributed to the first protection that names it (system, the
+    newest groups kept by ``minimum_preserved`` / ``keep_last_messages``, an unresolved
+    call...), collapsed lines and inserted summaries get their own bars, and what is
+    left is "other kept content" (kept because the target was met before reaching it,
+    or because no stage could touch it).
+    """
+    after = {d.group_id: d.tokens_after for d in result.decisions if d.group_id is not None}
+    claimed: dict[int, str] = {}
+    details: dict[str, str] = {}
+    order: list[str] = []
+    for item in result.explanation.protected:
+        if item.why in ("replacement_text", "summary_wrapper", "summary_range"):
+            continue
+        label = protection_label(item.why)
+        for gid in item.group_ids:
+            if gid in after and gid not in claimed and after[gid] > 0:
+                claimed[gid] = label
+        if label not in details:
+            details[label] = item.detail
+            order.append(label)
+    leading = [g.id for g in index.groups if g.is_system and after.get(g.id, 0) > 0]
+    for gid in leading:
+        claimed.setdefault(gid, "system messages")
+    if leading and "system messages" not in order:
+        order.insert(0, "system messages")
+        details["system messages"] = "system and developer instructions"
+    parts: list[BudgetPart] = []
+    sums: dict[str, tuple[int, list[int]]] = {}
+    other_tokens = 0
+    other_ids: list[int] = []
+    collapsed_tokens = 0
+    collapsed_ids: list[int] = []
+    inserted_tokens = 0
+    for d in result.decisions:
+        if d.action == "inserted":
+            inserted_tokens += d.tokens_after
+            continue
+        if d.group_id is None or d.tokens_after <= 0:
+            continue
+        if d.action == "collapsed":
+            collapsed_tokens += d.tokens_after
+            collapsed_ids.append(d.group_id)
+            continue
+        label = claimed.get(d.group_id)
+        if label is None:
+            other_tokens += d.tokens_after
+            other_ids.append(d.group_id)
+        else:
+            tokens, ids = sums.get(label, (0, []))
+            ids.append(d.group_id)
+            sums[label] = (tokens + d.tokens_after, ids)
+    for label in order:
+        if label in sums:
+            tokens, ids = sums[label]
+            parts.append(BudgetPart(label, tokens, details.get(label, ""), tuple(ids)))
+    if collapsed_tokens:
+        parts.append(
+            BudgetPart(
+                "collapsed lines",
+                collapsed_tokens,
+                "one-line replacements of collapsed tool-call groups",
+                tuple(collapsed_ids),
+            )
+        )
+    if inserted_tokens:
+        parts.append(BudgetPart("summaries", inserted_tokens, "inserted summary messages"))
+    if other_tokens:
+        parts.append(
+            BudgetPart(
+                "other kept content",
+                other_tokens,
+                "kept because no stage removed it before the run ended",
+                tuple(other_ids),
+            )
+        )
+    wrapper = next((p for p in result.explanation.protected if p.why == "summary_wrapper"), None)
+    if wrapper is not None and not inserted_tokens:
+        parts.append(BudgetPart("summary wrapper", wrapper.tokens, wrapper.detail))
+    return parts
+
+
+# -- timeline ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvent:
+    """A lifecycle or stage event of a run, with the messages it affected."""
+
+    seq: int
+    kind: str
+    strategy: str
+    label: str
+    tokens_before: int
+    tokens_after: int
+    trigger: str = ""
+    trigger_values: Mapping[str, int] = field(default_factory=dict)
+    target: str = ""
+    detail: str = ""
+    depth: int = 0
+    group_ids: tuple[int, ...] = ()
+    message_range: tuple[int, int] | None = None
+    duration_ms: float = 0.0
+
+
+def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
+    """``started``, one event per stage (skipped / applied / target-missed / failed), then
+    ``completed`` or ``failed``; each stage carries the groups it changed."""
+    affected: dict[str, list[GroupDecision]] = {}
+    for d in result.decisions:
+        if d.action != "kept" and d.strategy:
+            affected.setdefault(d.strategy, []).append(d)
+    out = [
+        TimelineEvent(
+            0,
+            "started",
+            result.strategy,
+            "started",
+            result.tokens_before,
+            result.tokens_before,
+            detail=f"{result.messages_before:,} messages, {result.tokens_before:,} tokens",
+        )
+    ]
+    for e in result.events:
+        ds = affected.get(e.strategy, []) if e.event != "skipped" else []
+        gids = tuple(d.group_id for d in ds if d.group_id is not None)
+        idx = [k for d in ds for k in d.message_indices] or [d.position for d in ds]
+        out.append(
+            TimelineEvent(
+                len(out),
+                e.event,
+                e.strategy,
+                f"{e.strategy}: {e.event}",
+                e.tokens_before,
+                e.tokens_after,
+                e.trigger,
+                dict(e.trigger_values),
+                e.target,
+                e.detail,
+                e.depth,
+                gids,
+                (min(idx), max(idx)) if idx else None,
+                e.duration_ms,
+            )
+        )
+    final = {"unchanged": "completed", "compacted": "completed"}.get(result.status, "failed")
+    detail = result.reason or result.explanation.summary
+    out.append(
+        TimelineEvent(
+            len(out),
+            final,
+            result.strategy,
+            f"{final} ({result.status})",
+            result.tokens_before,
+            result.tokens_after,
+            detail=detail,
+        )
+    )
+    return out
+
+
+# -- sweep and compare -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SweepPoint:
+    """One value of a swept parameter and what the run gave."""
+
+    value: int
+    status: str
+    tokens_after: int | None
+    groups_kept: int | None
+    messages_after: int | None
+    error: str | None = None
+
+
+def groups_kept(result: CompactionResult) -> int:
+    return sum(1 for d in result.decisions if d.action in ("kept", "collapsed", "inserted"))
+
+
+def sweep_values(start: int, stop: int, steps: int) -> list[int]:
+    """Up to ``steps`` distinct integers from ``start`` to ``stop`` (inclusive), evenly spread."""
+    steps = max(2, min(int(steps), 60))
+    if stop < start:
+        start, stop = stop, start
+    if stop == start:
+        return [start]
+    values = sorted({round(start + (stop - start) * i / (steps - 1)) for i in range(steps)})
+    return [int(v) for v in values]
+
+
+def sweep_point(value: int, outcome: RunOutcome) -> SweepPoint:
+    r = outcome.result
+    if r is None:
+        return SweepPoint(value, "error", None, None, None, outcome.error)
+    return SweepPoint(value, r.status, r.tokens_after, groups_kept(r), r.messages_after)
+
+
+# -- filters for the transcript page -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GroupFilter:
+    """Filters of the transcript view (empty means no filter)."""
+
+    roles: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    text: str = ""
+    flags: tuple[str, ...] = ()
+
+
+def filter_groups(index: MessageIndex, flt: GroupFilter) -> list[int]:
+    """Ids of the groups that pass every filter (text is case-insensitive)."""
+    needle = flt.text.strip().lower()
+    roles = set(flt.roles)
+    kinds = set(flt.kinds)
+    tools = set(flt.tools)
+    flags = set(flt.flags)
+    out: list[int] = []
+    for g in index.groups:
+        if kinds and g.kind.value not in kinds:
+            continue
+        if tools and not tools.intersection(g.tool_names):
+            continue
+        if flags and not flags.intersection(g.flags):
+            continue
+        if roles and not any(index.messages[k].role in roles for k in g.indices):
+            continue
+        if needle and not any(needle in message_text(index.messages[k]).lower() for k in g.indices):
+            continue
+        out.append(g.id)
+    return out
+
+
+def tool_names(index: MessageIndex) -> list[str]:
+    return sorted({name for g in index.groups for name in g.tool_names})
+
+
+def decisions_by_group(result: CompactionResult | None) -> dict[int, GroupDecision]:
+    if result is None:
+        return {}
+    return {d.group_id: d for d in result.decisions if d.group_id is not None}
+
+
+# -- session replay ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One turn of a replay: the history the agent would send, and whether it compacted."""
+
+    turn: int
+    messages_in: int
+    tokens_in: int
+    fired: bool
+    status: str
+    tokens_out: int
+    messages_out: int
+    events: tuple[StageEvent, ...] = ()
+    detail: str = ""
+
+
+def turn_ends(index: MessageIndex) -> list[int]:
+    """Message counts at the end of each turn (the history before each next user message)."""
+    starts = [g.first for g in index.groups if g.kind is GroupKind.USER]
+    ends = [s for s in starts if s > 0]
+    ends.append(index.total_messages)
+    return sorted(set(ends))
+
+
+def replay_session(
+    index: MessageIndex,
+    config: LabConfig,
+    summarizer: Summarizer,
+    *,
+    max_steps: int = 60,
+) -> list[ReplayStep]:
+    """Replay the transcript turn by turn like an agent loop would.
+
+    Before each model request (at the end of each turn) the history so far, with the
+    earlier compacted prefix in place of what it replaced, is run through the
+    configuration. When it compacts, the compacted history becomes the new prefix.
+    At most ``max_steps`` evaluation points are used, evenly spread.
+    """
+    ends = turn_ends(index)
+    if len(ends) > max_steps:
+        picked = {ends[round(i * (len(ends) - 1) / (max_steps - 1))] for i in range(max_steps)}
+        ends = sorted(picked)
+    tokenizer = index.tokenizer
+    prefix: list[Message] = []
+    consumed = 0
+    steps: list[ReplayStep] = []
+    for turn, end in enumerate(ends, start=1):
+        history = prefix + list(index.messages[consumed:end])
+        sub = MessageIndex.build(history, tokenizer)
+        outcome = run_config(sub, config, summarizer, find_fixes=False)
+        r = outcome.result
+        if r is None:
+            steps.append(
+                ReplayStep(
+                    turn,
+                    len(history),
+                    sub.total_tokens,
+                    False,
+                    "error",
+                    0,
+                    0,
+                    detail=outcome.error or "",
+                )
+            )
+            break
+        fired = r.status != "unchanged"
+        steps.append(
+            ReplayStep(
+                turn,
+                len(history),
+                sub.total_tokens,
+                fired,
+                r.status,
+                r.tokens_after,
+                r.messages_after,
+                r.events,
+                r.reason or "",
+            )
+        )
+        prefix = list(r.projection) if r.status == "compacted" else history
+        consumed = end
+    return steps
+
+
+def compact_budget(outcome: RunOutcome, index: MessageIndex) -> list[BudgetPart]:
+    """The ``compact()`` candidate's budget: what stays besides the summary, by reason.
+
+    Leading system messages, every kept message by its first protection reason, the
+    re-inserted latest user message and the summary wrapper (its prefix and framing).
+    What is left under the target is the room for the summary text.
+    """
+    from compactlens.compact import summary_message
+
+    boundary = outcome.boundary
+    if boundary is None:
+        return []
+    counter = message_counter(index)
+    sums: dict[str, tuple[int, set[int], str]] = {}
+    order: list[str] = []
+
+    def add(label: str, tokens: int, gid: int, detail: str) -> None:
+        if label not in sums:
+            sums[label] = (0, set(), detail)
+            order.append(label)
+        total, ids, first_detail = sums[label]
+        ids.add(gid)
+        sums[label] = (total + tokens, ids, first_detail)
+
+    for row in boundary.messages:
+        tokens = index.message_tokens[row.index]
+        gid = index.group_of[row.index]
+        if row.state == "leading-system":
+            add("leading system messages", tokens, gid, "system messages before the range")
+        elif row.state == "summarized":
+            if row.reinserted:
+                add(
+                    "re-inserted latest user message",
+                    tokens,
+                    gid,
+                    "the latest user message is summarized and also kept verbatim",
+                )
+        else:
+            reason = row.reasons[0] if row.reasons else None
+            label = protection_label(reason.kind) if reason is not None else "after the range"
+            add(label, tokens, gid, reason.detail if reason is not None else "")
+    parts = [
+        BudgetPart(label, sums[label][0], sums[label][2], tuple(sorted(sums[label][1])))
+        for label in order
+    ]
+    parts.append(
+        BudgetPart(
+            "summary wrapper",
+            counter([summary_message("")]),
+            "the summary message's prefix and framing, before any summary text",
+        )
+    )
+    return parts
+
+
+def budget_parts(outcome: RunOutcome, index: MessageIndex) -> list[BudgetPart]:
+    """The waterfall parts of a run: the compact() candidate, or the engine projection."""
+    if outcome.config.mode == "compact" and outcome.boundary is not None:
+        return compact_budget(outcome, index)
+    if outcome.result is None:
+        return []
+    return budget_breakdown(outcome.result, index)

@@ -1,0 +1,453 @@
+"""App state in one place: session keys, cached loaders, indexes, runs and the URL.
+
+Caching (``st.cache_resource``: the values are immutable, so sessions share them
+without copies):
+
+* a transcript is parsed once per content hash;
+* its :class:`MessageIndex` is built once per (content hash, tokenizer);
+* a run is planned once per (content hash, tokenizer, configuration, summarizer);
+* summaries are cached by the SHA-256 of their exact request, so a preview, a sweep
+  and an export agree and a model is never asked twice for the same summary.
+
+Changing a parameter therefore never re-reads or re-tokenizes anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from compactlens.errors import TranscriptError
+from compactlens.index import MessageIndex
+from compactlens.summarizers.base import SummaryResponse
+from compactlens_inspector.config import (
+    PRESETS,
+    TOKENIZERS,
+    LabConfig,
+    SummarizerSettings,
+    decode_config,
+    encode_config,
+    nice_budget,
+    preset,
+)
+from compactlens_inspector.loader import (
+    LoadedTranscript,
+    Sample,
+    check_size,
+    content_hash,
+    list_samples,
+    parse_transcript,
+)
+from compactlens_inspector.runs import (
+    ReplayStep,
+    RunOutcome,
+    build_index,
+    compact_available,
+    make_summarizer,
+    replay_session,
+    run_config,
+)
+
+# -- session-state keys (the only ones the app stores outside widgets) -------------------------
+SOURCES = "cl_sources"
+ACTIVE = "cl_active"
+TOKENIZER = "cl_tokenizer"
+LAB = "cl_lab"
+SUMMARIZER = "cl_summarizer"
+LOAD_ERRORS = "cl_load_errors"
+NONCE = "cl_nonce"
+INITIALIZED = "cl_initialized"
+URL_NOTICE = "cl_url_notice"
+
+#: Query parameters that make a link reproduce a view.
+QP_SAMPLE = "sample"
+QP_TOKENIZER = "tok"
+QP_CONFIG = "cfg"
+QP_PRESET = "preset"
+QP_BUDGET = "budget"
+QP_SUMMARIZER = "summ"
+
+DEFAULT_PRESET = "reference"
+PREFERRED_SAMPLES = ("coding_agent", "demo", "support_agent")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """A transcript the user loaded in this session (bytes kept for re-parsing on demand)."""
+
+    name: str
+    digest: str
+    origin: str  # "sample", "upload" or "paste"
+    data: bytes
+    sample: str = ""
+
+
+# -- cached computations -----------------------------------------------------------------------
+
+
+@st.cache_resource(max_entries=12, show_spinner=False)
+def _parsed(digest: str, name: str, _data: bytes) -> LoadedTranscript:
+    return parse_transcript(_data, name)
+
+
+@st.cache_resource(max_entries=24, show_spinner=False)
+def _index(digest: str, tokenizer: str, _loaded: LoadedTranscript) -> MessageIndex:
+    return build_index(_loaded.messages, tokenizer)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _summary_cache(summarizer_key: str) -> MutableMapping[str, SummaryResponse]:
+    """Summaries by request hash, per summarizer settings (content-addressed, so shareable)."""
+    return {}
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _run(
+    digest: str,
+    tokenizer: str,
+    config_key: str,
+    summarizer_key: str,
+    nonce: int,
+    find_fixes: bool,
+    _index: MessageIndex,
+    _config: LabConfig,
+    _settings: SummarizerSettings,
+) -> RunOutcome:
+    key = api_key() if _settings.kind == "openai" else None
+    summarizer = make_summarizer(_settings, api_key=key, cache=_summary_cache(summarizer_key))
+    return run_config(
+        _index, _config, summarizer, secrets=(key,) if key else (), find_fixes=find_fixes
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _replay(
+    digest: str,
+    tokenizer: str,
+    config_key: str,
+    steps: int,
+    _index: MessageIndex,
+    _config: LabConfig,
+) -> list[ReplayStep]:
+    summarizer = make_summarizer(SummarizerSettings(), cache=_summary_cache("replay"))
+    return replay_session(_index, _config, summarizer, max_steps=steps)
+
+
+def replay(steps: int) -> list[ReplayStep]:
+    """The lab configuration replayed turn by turn (extractive summarizer), cached."""
+    current = loaded()
+    ix = index()
+    if current is None or ix is None:
+        return []
+    cfg = lab()
+    return _replay(current.content_hash, tokenizer(), cfg.key(), steps, ix, cfg)
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def samples() -> list[Sample]:
+    return list_samples()
+
+
+# -- API key: read at use, never stored in state, never shown ----------------------------------
+
+
+def api_key() -> str | None:
+    """``OPENAI_API_KEY`` from the environment, else from Streamlit secrets."""
+    key = os.environ.get("OPENAI_API_KEY")
+    if key:
+        return key
+    try:
+        value = st.secrets.get("OPENAI_API_KEY")
+    except Exception:  # no secrets file
+        return None
+    return str(value) if value else None
+
+
+def api_key_source() -> str:
+    """Where the key would come from (for display), never the key itself."""
+    if os.environ.get("OPENAI_API_KEY"):
+        return "environment (OPENAI_API_KEY)"
+    try:
+        if st.secrets.get("OPENAI_API_KEY"):
+            return "Streamlit secrets"
+    except Exception:
+        pass
+    return "not set"
+
+
+# -- sources -----------------------------------------------------------------------------------
+
+
+def sources() -> dict[str, SourceRef]:
+    value = st.session_state.get(SOURCES)
+    if not isinstance(value, dict):
+        value = {}
+        st.session_state[SOURCES] = value
+    return value
+
+
+def add_source(name: str, data: bytes, origin: str, sample: str = "") -> LoadedTranscript:
+    """Parse and remember a transcript; make it the active one. Raises TranscriptError."""
+    check_size(name, len(data))
+    digest = content_hash(data)
+    loaded = _parsed(digest, name, data)
+    refs = dict(sources())
+    refs[digest] = SourceRef(name, digest, origin, data, sample)
+    st.session_state[SOURCES] = refs
+    st.session_state[ACTIVE] = digest
+    return loaded
+
+
+def load_sample(name: str) -> LoadedTranscript | None:
+    """Load a bundled sample by name (its file stem); None when there is no such sample."""
+    for s in samples():
+        if s.name == name:
+            return add_source(s.path.name, s.path.read_bytes(), "sample", s.name)
+    return None
+
+
+def remove_source(digest: str) -> None:
+    refs = dict(sources())
+    refs.pop(digest, None)
+    st.session_state[SOURCES] = refs
+    if st.session_state.get(ACTIVE) == digest:
+        st.session_state[ACTIVE] = next(iter(refs), None)
+
+
+def active_ref() -> SourceRef | None:
+    digest = st.session_state.get(ACTIVE)
+    return sources().get(digest) if isinstance(digest, str) else None
+
+
+def loaded(ref: SourceRef | None = None) -> LoadedTranscript | None:
+    ref = ref or active_ref()
+    if ref is None:
+        return None
+    return _parsed(ref.digest, ref.name, ref.data)
+
+
+def ensure_source() -> LoadedTranscript | None:
+    """The active transcript; loads the sample named in the URL (or the first one) if none."""
+    init_from_url()
+    current = loaded()
+    if current is not None:
+        return current
+    names = [s.name for s in samples()]
+    wanted = st.query_params.get(QP_SAMPLE)
+    candidates = [wanted] if wanted in names else []
+    candidates += [n for n in PREFERRED_SAMPLES if n in names] + names
+    for name in candidates:
+        if name is None:
+            continue
+        try:
+            result = load_sample(name)
+        except TranscriptError as exc:
+            record_error(exc)
+            continue
+        if result is not None:
+            ensure_lab(result)
+            return result
+    return None
+
+
+# -- errors shown on the Load page -------------------------------------------------------------
+
+
+def record_error(exc: Exception, source: str = "") -> None:
+    errors = list(st.session_state.get(LOAD_ERRORS, []))
+    if isinstance(exc, TranscriptError):
+        errors.append((exc.source, exc.location, exc.message))
+    else:
+        errors.append((source or "<input>", "", f"{type(exc).__name__}: {exc}"))
+    st.session_state[LOAD_ERRORS] = errors[-10:]
+
+
+def clear_errors() -> None:
+    st.session_state[LOAD_ERRORS] = []
+
+
+def load_errors() -> list[tuple[str, str, str]]:
+    return list(st.session_state.get(LOAD_ERRORS, []))
+
+
+# -- tokenizer, configuration, summarizer ------------------------------------------------------
+
+
+def tokenizer() -> str:
+    value = st.session_state.get(TOKENIZER, "estimate")
+    return value if value in TOKENIZERS else "estimate"
+
+
+def set_tokenizer(name: str) -> None:
+    if name in TOKENIZERS:
+        st.session_state[TOKENIZER] = name
+
+
+def index(tok: str | None = None, source: LoadedTranscript | None = None) -> MessageIndex | None:
+    """The index of the active transcript for ``tok`` (built once, then cached)."""
+    current = source or loaded()
+    if current is None:
+        return None
+    name = tok or tokenizer()
+    return _index(current.content_hash, name, current)
+
+
+def lab() -> LabConfig:
+    value = st.session_state.get(LAB)
+    if isinstance(value, LabConfig):
+        return value
+    return preset(DEFAULT_PRESET, 8000, compact_available=compact_available())
+
+
+def set_lab(config: LabConfig) -> None:
+    st.session_state[LAB] = config
+
+
+def ensure_lab(source: LoadedTranscript | None) -> LabConfig:
+    """The lab configuration, created from the URL or the default preset the first time."""
+    value = st.session_state.get(LAB)
+    if isinstance(value, LabConfig):
+        return value
+    ix = index(source=source) if source is not None else None
+    total = ix.total_tokens if ix is not None else 16000
+    budget = nice_budget(total)
+    config = preset(DEFAULT_PRESET, budget, compact_available=compact_available())
+    set_lab(config)
+    return config
+
+
+def summarizer_settings() -> SummarizerSettings:
+    value = st.session_state.get(SUMMARIZER)
+    return value if isinstance(value, SummarizerSettings) else SummarizerSettings()
+
+
+def set_summarizer(settings: SummarizerSettings) -> None:
+    st.session_state[SUMMARIZER] = settings
+
+
+def nonce() -> int:
+    return int(st.session_state.get(NONCE, 0))
+
+
+def bump_nonce() -> None:
+    """Force the next run to be planned again (for example after a failed model call)."""
+    st.session_state[NONCE] = nonce() + 1
+
+
+def run(
+    config: LabConfig | None = None,
+    *,
+    tok: str | None = None,
+    find_fixes: bool | None = None,
+    settings: SummarizerSettings | None = None,
+) -> RunOutcome | None:
+    """The (cached) run of ``config`` (default: the lab's) over the active transcript."""
+    current = loaded()
+    if current is None:
+        return None
+    name = tok or tokenizer()
+    ix = _index(current.content_hash, name, current)
+    cfg = config or lab()
+    summ = settings or summarizer_settings()
+    fixes = find_fixes if find_fixes is not None else summ.kind == "extractive"
+    return _run(
+        current.content_hash,
+        name,
+        cfg.key(),
+        summ.key(),
+        nonce(),
+        fixes,
+        ix,
+        cfg,
+        summ,
+    )
+
+
+# -- the URL -----------------------------------------------------------------------------------
+
+
+def init_from_url() -> None:
+    """Read the query parameters once per session: sample, tokenizer, configuration."""
+    if st.session_state.get(INITIALIZED):
+        return
+    st.session_state[INITIALIZED] = True
+    qp = st.query_params
+    tok = qp.get(QP_TOKENIZER)
+    if tok in TOKENIZERS:
+        set_tokenizer(tok)
+    sample = qp.get(QP_SAMPLE)
+    if sample:
+        try:
+            if load_sample(sample) is None:
+                st.session_state[URL_NOTICE] = (
+                    f"The link names a sample that does not exist: {sample}"
+                )
+        except TranscriptError as exc:
+            record_error(exc)
+    cfg = qp.get(QP_CONFIG)
+    name = qp.get(QP_PRESET)
+    if cfg:
+        try:
+            set_lab(decode_config(cfg))
+        except ValueError as exc:
+            st.session_state[URL_NOTICE] = str(exc)
+    elif name:
+        if name in PRESETS:
+            budget_raw = qp.get(QP_BUDGET)
+            if budget_raw and budget_raw.isdigit():
+                budget = int(budget_raw)
+            else:
+                ix = index()
+                budget = nice_budget(ix.total_tokens) if ix is not None else 8000
+            set_lab(preset(name, budget, compact_available=compact_available()))
+        else:
+            st.session_state[URL_NOTICE] = f"The link names a preset that does not exist: {name}"
+    if qp.get(QP_SUMMARIZER) == "openai":
+        set_summarizer(SummarizerSettings(kind="openai"))
+
+
+def sync_url() -> None:
+    """Write the current view into the query parameters (never the API key)."""
+    wanted: dict[str, str] = {}
+    ref = active_ref()
+    if ref is not None and ref.origin == "sample" and ref.sample:
+        wanted[QP_SAMPLE] = ref.sample
+    if tokenizer() != "estimate":
+        wanted[QP_TOKENIZER] = tokenizer()
+    if isinstance(st.session_state.get(LAB), LabConfig):
+        wanted[QP_CONFIG] = encode_config(lab())
+    if summarizer_settings().kind != "extractive":
+        wanted[QP_SUMMARIZER] = summarizer_settings().kind
+    qp = st.query_params
+    for key in (QP_SAMPLE, QP_TOKENIZER, QP_CONFIG, QP_SUMMARIZER, QP_PRESET, QP_BUDGET):
+        if key in wanted:
+            if qp.get(key) != wanted[key]:
+                qp[key] = wanted[key]
+        elif key in qp:
+            del qp[key]
+
+
+def url_notice() -> str | None:
+    value = st.session_state.pop(URL_NOTICE, None)
+    return str(value) if value else None
+
+
+def widget(key: str, value: Any) -> None:
+    """Seed a widget's session-state value from the store when the widget is new.
+
+    Widgets lose their state when a page does not render them; the store keeps the
+    value and this puts it back, so a widget can have a stable ``key`` and no
+    ``value=`` argument.
+    """
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def forget(prefix: str) -> None:
+    """Drop every widget value whose key starts with ``prefix`` (to re-seed from the store)."""
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix)]:
+        del st.session_state[key]

@@ -1,0 +1,59 @@
+"""compactlens inspector: navigation only. Run with ``streamlit run app/streamlit_app.py``."""
+
+import streamlit as st
+
+st.set_page_config(
+    page_title="compactlens inspector",
+    page_icon=":material/compress:",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
+
+PAGES = "compactlens_inspector/pages/"
+
+navigation = st.navigation(
+    {
+        "compactlens": [
+            st.Page(PAGES + "landing.py", title="Overview", icon=":material/home:", default=True),
+        ],
+        "Explore": [
+            st.Page(
+                PAGES + "load.py", title="Load", icon=":material/upload_file:", url_path="load"
+            ),
+            st.Page(
+                PAGES + "transcript.py",
+                title="Transcript",
+                icon=":material/forum:",
+                url_path="transcript",
+            ),
+        ],
+        "Compact": [
+            st.Page(PAGES + "lab.py", title="Strategy lab", icon=":material/tune:", url_path="lab"),
+            st.Page(PAGES + "diff.py", title="Diff", icon=":material/difference:", url_path="diff"),
+            st.Page(
+                PAGES + "timeline.py",
+                title="Event timeline",
+                icon=":material/timeline:",
+                url_path="timeline",
+            ),
+            st.Page(
+                PAGES + "cannot_fit.py",
+                title="Cannot-fit debugger",
+                icon=":material/troubleshoot:",
+                url_path="cannot-fit",
+            ),
+            st.Page(
+                PAGES + "sweep.py",
+                title="Sweep & compare",
+                icon=":material/ssid_chart:",
+                url_path="sweep",
+            ),
+        ],
+        "Share": [
+            st.Page(
+                PAGES + "export.py", title="Export", icon=":material/download:", url_path="export"
+            ),
+        ],
+    }
+)
+navigation.run()
