@@ -186,6 +186,24 @@ def test_report_over_the_shared_corpus(corpus_files: list[Path], tmp_path: Path)
         assert row.messages_before == len(from_caller(wire).messages)
 
 
+def test_a_worker_process_that_dies_fails_only_its_own_file(
+    samples_dir: Path, sample_files: list[Path]
+) -> None:
+    from analysis_crash_worker import crash_on_poison
+
+    from compactlens.analysis.corpus import _run_processes
+
+    tasks = [(str(f), f.name) for f in sample_files[:3]]
+    tasks.insert(1, (str(sample_files[0]), "poison.json"))
+    rows: list[CorpusRow] = []
+    _run_processes(tasks, dict(COMPACT_CONFIG), 2, rows.append, worker=crash_on_poison)
+    by_file = {r.file: r for r in rows}
+    assert set(by_file) == {key for _, key in tasks}
+    assert by_file["poison.json"].failed
+    assert "died" in (by_file["poison.json"].error or "")
+    assert not any(by_file[f.name].failed for f in sample_files[:3])
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [

@@ -663,14 +663,22 @@ def _run_inline(tasks: Sequence[tuple[str, str]], config: dict[str, Any], emit: 
         emit(process_file(path, key, config))
 
 
+Worker = Callable[[str, str, dict[str, Any]], CorpusRow]
+
+
 def _run_processes(
-    tasks: Sequence[tuple[str, str]], config: dict[str, Any], jobs: int, emit: Any
+    tasks: Sequence[tuple[str, str]],
+    config: dict[str, Any],
+    jobs: int,
+    emit: Any,
+    worker: Worker = process_file,
 ) -> None:
+    """Run ``worker`` (a module-level function) over ``tasks`` in a spawn process pool."""
     ctx = multiprocessing.get_context("spawn")
     crashed: list[tuple[str, str]] = []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         pending: dict[Future[CorpusRow], tuple[str, str]] = {
-            pool.submit(process_file, path, key, config): (path, key) for path, key in tasks
+            pool.submit(worker, path, key, config): (path, key) for path, key in tasks
         }
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -682,15 +690,24 @@ def _run_processes(
                     crashed.append((path, key))
                 except Exception as exc:
                     emit(failed_row(key, exc))
-    # A crashed worker takes every in-flight file with it: retry each alone.
-    for path, key in crashed:
-        try:
-            with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-                emit(pool.submit(process_file, path, key, config).result())
-        except BrokenProcessPool:
-            emit(failed_row(key, "the worker process died while processing this file"))
-        except Exception as exc:
-            emit(failed_row(key, exc))
+    # A crashed worker takes every in-flight file with it: retry them one at a time in a
+    # single-worker pool, started again only after a file really kills it.
+    retry: ProcessPoolExecutor | None = None
+    try:
+        for path, key in crashed:
+            if retry is None:
+                retry = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+            try:
+                emit(retry.submit(worker, path, key, config).result())
+            except BrokenProcessPool:
+                emit(failed_row(key, "the worker process died while processing this file"))
+                retry.shutdown(wait=True)
+                retry = None
+            except Exception as exc:
+                emit(failed_row(key, exc))
+    finally:
+        if retry is not None:
+            retry.shutdown(wait=True)
 
 
 #: Environment defaults for a local Ray instance: no usage reporting, loopback only.
