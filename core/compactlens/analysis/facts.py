@@ -21,10 +21,11 @@ payloads, where every JSON key is quoted.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from compactlens.analysis.judge import JudgeScore
 from compactlens.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -349,7 +350,7 @@ class FactReport:
 
     checks: tuple[FactCheck, ...]
     affected_messages: tuple[int, ...]
-    judge: Any = None
+    judge: JudgeScore | None = None
 
     @property
     def extracted(self) -> int:
@@ -463,7 +464,9 @@ def _structured(text: str) -> list[tuple[FactKind, str]]:
     found: list[tuple[int, FactKind, str]] = []
     mask = bytearray(len(text))
 
-    def take(pattern: re.Pattern[str], kind: FactKind, check: Any = None) -> None:
+    def take(
+        pattern: re.Pattern[str], kind: FactKind, check: Callable[[str], bool] | None = None
+    ) -> None:
         for m in pattern.finditer(text):
             start, end = m.span()
             value = _strip_trailing(m.group(0))
@@ -607,7 +610,7 @@ def fact_survival(
     compacted: Sequence[Message],
     affected: Iterable[int],
     *,
-    judge: Any = None,
+    judge: JudgeScore | None = None,
 ) -> FactReport:
     """Extract facts from the ``affected`` original messages and check them in ``compacted``.
 
