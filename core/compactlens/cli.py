@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from compactlens import triggers as _triggers
+from compactlens.analysis.cli_report import add_report_parser, run_report
 from compactlens.engine import run_strategy
 from compactlens.errors import TranscriptError
 from compactlens.formats import FORMATS
@@ -515,6 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_convert.add_argument(
         "-o", "--output", metavar="OUT", help="write here instead of stdout ('-': stdout)"
     )
+    add_report_parser(sub)
     return parser
 
 
@@ -528,6 +530,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_inspect(args, out)
         if args.command == "convert":
             return cmd_convert(args, out, err)
+        if args.command == "report":
+            return run_report(args)
         return cmd_compact(args, out, err)
     except SystemExit as exc:  # --help and --version exit through argparse
         return exc.code if isinstance(exc.code, int) else EXIT_OK
