@@ -24,6 +24,7 @@ from compactlens.result import (
     Suggestion,
 )
 from compactlens.strategies.base import RunContext, StageOutcome, Strategy
+from compactlens.summarizers.base import SummaryResponse
 from compactlens.tokens import Tokenizer
 from compactlens.wire import CallerMessages, from_caller
 
@@ -32,10 +33,18 @@ MAX_VARIANTS = 64
 
 
 def _plan(
-    index: MessageIndex, strategy: Strategy, tokenizer_given: bool
+    index: MessageIndex,
+    strategy: Strategy,
+    tokenizer_given: bool,
+    replay: dict[str, SummaryResponse] | None = None,
 ) -> tuple[Plan, RunContext, StageOutcome]:
+    """Run ``strategy`` on a fresh plan. With ``replay`` (a finished run's summaries) the
+    run may reuse those answers but makes no new summarizer call."""
     plan = Plan(index)
     ctx = RunContext(tokenizer=index.tokenizer, tokenizer_given=tokenizer_given)
+    if replay is not None:
+        ctx.summaries = dict(replay)
+        ctx.replay_only = True
     outcome = strategy.run(plan, ctx)
     return plan, ctx, outcome
 
@@ -82,14 +91,22 @@ def _decisions(plan: Plan) -> tuple[GroupDecision, ...]:
 
 
 def _suggestions(
-    index: MessageIndex, strategy: Strategy, tokenizer_given: bool, limit: int | None
+    index: MessageIndex,
+    strategy: Strategy,
+    tokenizer_given: bool,
+    limit: int | None,
+    summaries: dict[str, SummaryResponse],
 ) -> tuple[Suggestion, ...]:
-    """Re-run single-parameter variants and keep the first that fits per parameter."""
+    """Re-run single-parameter variants and keep the first that fits per parameter.
+
+    Re-runs replay the summaries of the original run and never call a summarizer:
+    a variant that would need a new summary is not suggested.
+    """
     found: dict[str, Suggestion] = {}
     for variant in strategy.variants()[:MAX_VARIANTS]:
         if variant.parameter in found:
             continue
-        plan, _ctx, outcome = _plan(index, variant.strategy, tokenizer_given)
+        plan, _ctx, outcome = _plan(index, variant.strategy, tokenizer_given, summaries)
         if outcome.fired and outcome.target_met:
             spare = None if limit is None else limit - plan.tokens
             spare_text = f" with {spare:,} tokens to spare" if spare is not None else ""
@@ -154,7 +171,7 @@ def _explain(
     for item in protected:
         parts.append(f"{item.why}: {item.tokens:,} tokens in {len(item.group_ids)} groups")
     smallest = plan.tokens
-    suggestions = list(_suggestions(index, strategy, tokenizer_given, limit))
+    suggestions = list(_suggestions(index, strategy, tokenizer_given, limit, ctx.summaries))
     if limit is not None:
         suggestions.append(
             Suggestion(

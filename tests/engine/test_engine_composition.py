@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
+from strategies_helpers import (
+    assistant,
+    check_all,
+    index_of,
+    long_chat,
+    system,
+    tool_chat,
+    user,
+)
+
 from compactlens import (
     PipelineStrategy,
     SelectiveToolCallCompactionStrategy,
@@ -16,15 +28,6 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.summarizers.testing import FakeSummarizer
-from strategies_helpers import (
-    assistant,
-    check_all,
-    index_of,
-    long_chat,
-    system,
-    tool_chat,
-    user,
-)
 
 # --------------------------------------------------------------------------- pipeline
 
@@ -211,3 +214,36 @@ def test_budget_under_the_limit_is_unchanged() -> None:
 def test_budget_invalid_parameters(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         TokenBudgetComposedStrategy(**kwargs)  # type: ignore[arg-type]
+
+
+def test_explanations_never_call_the_summarizer_again() -> None:
+    """Cannot-fit suggestions re-run variants; they replay the summary instead of re-asking."""
+    convo = long_chat(10)
+    fake = FakeSummarizer(text="s")
+    summarize = SummarizationStrategy(fake, trigger=tokens_exceed(50), minimum_preserved=6)
+    truncate = TruncationStrategy(trigger=tokens_exceed(150), minimum_preserved=5)
+    res = apply_compaction(convo, PipelineStrategy(summarize, truncate))
+    assert res.status == "cannot-fit"
+    assert fake.call_count == 1
+    fix = {s.parameter: s for s in res.explanation.suggestions}["truncation.minimum_preserved"]
+    # The replayed suggestion is what a real re-run gives.
+    again = FakeSummarizer(text="s")
+    rerun = apply_compaction(
+        convo,
+        PipelineStrategy(
+            dataclasses.replace(summarize, summarizer=again),
+            dataclasses.replace(truncate, minimum_preserved=fix.value),
+        ),
+    )
+    assert rerun.status == "compacted"
+    assert rerun.tokens_after == fix.tokens_after <= 150
+
+    # The token budget's variants replay the summary as well.
+    fake = FakeSummarizer(text="s")
+    budget = TokenBudgetComposedStrategy(
+        5, strategies=(SummarizationStrategy(fake, trigger=tokens_exceed(50)),)
+    )
+    res = apply_compaction(convo, budget)
+    assert res.status == "cannot-fit"
+    assert fake.call_count == 1
+

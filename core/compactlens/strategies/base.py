@@ -10,18 +10,31 @@ from typing import Any, Protocol, runtime_checkable
 from compactlens.messages import Message
 from compactlens.plan import Plan, newest_non_system
 from compactlens.result import ProtectedItem, StageEvent
+from compactlens.summarizers.base import SummaryRequest, SummaryResponse
 from compactlens.tokens import Tokenizer, count_messages
 from compactlens.triggers import Trigger
 
 
 @dataclass(slots=True)
 class RunContext:
-    """Shared by the stages of one run: the tokenizer and the stage log."""
+    """Shared by the stages of one run: the tokenizer and the stage log.
+
+    ``summaries`` holds the summarizer answers of the run by request (see
+    :meth:`summary_key`); ``replay_only`` marks the re-runs that explanations make
+    to test parameter changes: they may replay those answers but never ask a
+    summarizer again (that would be a new, paid, possibly different model call).
+    """
 
     tokenizer: Tokenizer
     tokenizer_given: bool
     events: list[StageEvent] = field(default_factory=list)
     depth: int = 0
+    summaries: dict[str, SummaryResponse] = field(default_factory=dict)
+    replay_only: bool = False
+
+    @staticmethod
+    def summary_key(summarizer: object, request: SummaryRequest) -> str:
+        return f"{id(summarizer)}:{request.cache_key()}"
 
     def count(self, message: Message) -> int:
         return count_messages([message], self.tokenizer)[0]

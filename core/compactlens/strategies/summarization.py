@@ -126,12 +126,22 @@ class SummarizationStrategy:
         request = build_summary_request(
             msgs, max_output_tokens=self.max_summary_tokens, instructions=self.instructions
         )
-        try:
-            response = self.summarizer.summarize(request)
-        except Exception as exc:  # the engine reports, it does not raise
-            detail = f"summarizer failed: {type(exc).__name__}"
+        key = ctx.summary_key(self.summarizer, request)
+        cached = ctx.summaries.get(key)
+        if cached is not None:
+            response = cached
+        elif ctx.replay_only:
+            detail = "not re-run: this would need a new summarizer call"
             stage.done("failed", 0, False, detail)
             return StageOutcome(True, False, target, detail)
+        else:
+            try:
+                response = self.summarizer.summarize(request)
+            except Exception as exc:  # the engine reports, it does not raise
+                detail = f"summarizer failed: {type(exc).__name__}"
+                stage.done("failed", 0, False, detail)
+                return StageOutcome(True, False, target, detail)
+            ctx.summaries[key] = response
         text = response.text.strip() if isinstance(response.text, str) else ""
         if response.finish_reason != FINISH_STOP or response.has_tool_call:
             detail = f"summary incomplete (finish reason {response.finish_reason!r})"
