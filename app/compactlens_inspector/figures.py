@@ -218,8 +218,11 @@ def cumulative_tokens(
                 hovertemplate="up to message %{x}<br>%{y:,} tokens kept<extra>after</extra>",
             )
         )
-    _hline(fig, trigger_tokens, "trigger", TRIGGER_COLOR)
-    _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")
+    if trigger_tokens is not None and trigger_tokens == target_tokens:
+        _hline(fig, target_tokens, "trigger = target", TARGET_COLOR, "dot")
+    else:
+        _hline(fig, trigger_tokens, "trigger", TRIGGER_COLOR)
+        _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")
     fig.update_xaxes(title="message")
     fig.update_yaxes(title="cumulative tokens", rangemode="tozero")
     return _layout(fig, f"Cumulative tokens ({index.total_tokens:,} in total)")
@@ -410,10 +413,13 @@ def budget_bar(
         hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
         showlegend=False,
     )
-    for value, label, color, dash in (
+    lines = [
         (target_tokens, "target", TARGET_COLOR, "dot"),
         (trigger_tokens, "trigger", TRIGGER_COLOR, "dash"),
-    ):
+    ]
+    if target_tokens is not None and target_tokens == trigger_tokens:
+        lines = [(target_tokens, "trigger = target", TARGET_COLOR, "dot")]
+    for value, label, color, dash in lines:
         if value is not None:
             fig.add_vline(
                 x=value,
@@ -486,11 +492,15 @@ def event_timeline(
     """
     fig = go.Figure()
     labels = [f"{e.seq}. {e.label}" for e in events]
+    top = max([1, *(max(e.tokens_before, e.tokens_after) for e in events)])
+    if target_tokens is not None:
+        top = max(top, target_tokens)
+    sliver = top * 0.015
     for kind in dict.fromkeys(e.kind for e in events):
         sel = [(i, e) for i, e in enumerate(events) if e.kind == kind]
         lows = [min(e.tokens_before, e.tokens_after) for _, e in sel]
         highs = [max(e.tokens_before, e.tokens_after) for _, e in sel]
-        heights = [max(h - lo, max([*highs, 1]) * 0.004) for lo, h in zip(lows, highs, strict=True)]
+        heights = [max(h - lo, sliver) for lo, h in zip(lows, highs, strict=True)]
         hover = []
         for _, e in sel:
             values = ", ".join(f"{k}={v:,}" for k, v in e.trigger_values.items())
@@ -528,7 +538,7 @@ def event_timeline(
     _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title="event", categoryorder="array", categoryarray=labels)
-    fig.update_yaxes(title="tokens", rangemode="tozero")
+    fig.update_yaxes(title="tokens", range=[0, top * 1.08])
     return _layout(fig, "Event timeline (bars span tokens before → after)", height=400)
 
 

@@ -9,6 +9,7 @@ no key is ever written into the script. No Streamlit here.
 from __future__ import annotations
 
 import pprint
+import textwrap
 from urllib.parse import urlsplit, urlunsplit
 
 from compactlens_inspector.config import LabConfig, SummarizerSettings
@@ -77,19 +78,19 @@ def config_to_snippet(
     tok_import, tok_line = _tokenizer_code(tokenizer)
     sum_imports, sum_line = _summarizer_code(summarizer)
     load_imports, load_lines = _loader_code()
-    imports = sorted({*load_imports, *sum_imports, "from pathlib import Path", tok_import})
+    imports = sorted({*load_imports, *sum_imports, tok_import})
     header = [
         '"""Reproduce a compactlens inspector run.',
         "",
-        f"Configuration: {_doc_line(config)}",
+        *textwrap.wrap(f"Configuration: {_doc_line(config)}", 88),
         '"""',
         "",
     ]
     body: list[str] = []
     if config.mode == "compact":
         c = config.compact
-        imports = sorted({*imports, "from compactlens.compact import compact"})
-        imports.append("from compactlens.tokens import count_messages")
+        imports += ["from compactlens.compact import compact"]
+        imports += ["from compactlens.tokens import count_messages"]
         body += [
             f"TRANSCRIPT = Path({transcript_path!r})",
             f"TARGET_TOKENS = {c.target_tokens}",
@@ -138,7 +139,10 @@ def config_to_snippet(
             "for event in result.events:",
             "    print(' ' * event.depth, event.strategy, event.event, event.tokens_after)",
         ]
-    return "\n".join([*header, *imports, "", *body]) + "\n"
+    stdlib = sorted(i for i in imports if not i.startswith("from compactlens"))
+    ours = sorted(i for i in imports if i.startswith("from compactlens"))
+    head = [*stdlib, "from pathlib import Path", "", *ours]
+    return "\n".join([*header, *head, "", *body]) + "\n"
 
 
 def _doc_line(config: LabConfig) -> str:

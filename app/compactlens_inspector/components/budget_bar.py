@@ -20,28 +20,27 @@ STATUS_ICON = {
 
 
 def metric_cards(result: CompactionResult, config: LabConfig) -> None:
-    """Status, tokens before / after, saved, messages and target as metric cards."""
-    cols = st.columns(6)
-    cols[0].metric("Status", result.status, border=True)
-    cols[1].metric("Tokens before", f"{result.tokens_before:,}", border=True)
+    """Tokens before / after (with the saving), messages, groups kept and the target."""
+    cols = st.columns(5)
+    cols[0].metric("Tokens before", f"{result.tokens_before:,}", border=True)
     saved = result.tokens_saved
     pct = f"{-saved / result.tokens_before:.0%}" if result.tokens_before else "0%"
-    cols[2].metric(
+    cols[1].metric(
         "Tokens after",
         f"{result.tokens_after:,}",
         delta=f"{-saved:,} ({pct})" if saved else None,
         delta_color="inverse",
         border=True,
     )
-    cols[3].metric(
+    cols[2].metric(
         "Messages after",
         f"{result.messages_after:,}",
         border=True,
         help=f"{result.messages_before:,} before",
     )
-    cols[4].metric("Groups kept", f"{groups_kept(result):,}", border=True)
+    cols[3].metric("Groups kept", f"{groups_kept(result):,}", border=True)
     target = config.target_tokens
-    cols[5].metric("Target", f"{target:,}" if target is not None else "—", border=True)
+    cols[4].metric("Target", f"{target:,}" if target is not None else "—", border=True)
 
 
 def status_line(outcome: RunOutcome) -> None:

@@ -13,7 +13,7 @@ from compactlens_inspector.components import badges
 from compactlens_inspector.runs import DecisionView, SummaryRange, render_message
 from compactlens_inspector.safety import clip, md_escape
 
-PREVIEW = 600
+PREVIEW = 360
 DIFF_LIMIT = 12000
 
 _RIGHT = {

@@ -39,7 +39,7 @@ from compactlens_inspector.safety import md_escape
 PREFIX = "sb_"
 STAGE_PREFIX = "sb_stage"
 DEFAULT_N = {"messages": 50, "turns": 10, "groups": 20}
-MODE_LABELS = {"pipeline": "Strategy / pipeline", "compact": "compact() one-shot"}
+MODE_LABELS = {"pipeline": "Strategies", "compact": "compact()"}
 SUMMARIZER_LABELS = {"extractive": EXTRACTIVE_LABEL, "openai": "OpenAI-compatible endpoint"}
 
 
@@ -282,7 +282,13 @@ def strategy_builder() -> LabConfig:
         modes = ["pipeline", "compact"] if has_compact else ["pipeline"]
         state.widget("sb_mode", cfg.mode if cfg.mode in modes else "pipeline")
         mode = st.segmented_control(
-            "Mode", modes, format_func=MODE_LABELS.get, key="sb_mode", required=True
+            "Mode",
+            modes,
+            format_func=MODE_LABELS.get,
+            key="sb_mode",
+            required=True,
+            help="Strategies: one strategy or a pipeline of them (the engine). "
+            "compact(): the one-shot contract (one summary of the largest safe older range).",
         )
         with st.expander("Presets", expanded=False):
             state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")

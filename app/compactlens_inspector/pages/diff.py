@@ -39,7 +39,9 @@ def render() -> None:
     cols = st.columns(len(ACTIONS) + 1)
     for col, action in zip(cols, ACTIONS, strict=False):
         col.metric(action.capitalize(), f"{counts[action]:,}", border=True)
-    cols[-1].metric("Tokens", f"{r.tokens_before:,} → {r.tokens_after:,}", border=True)
+    cols[-1].metric(
+        "Tokens after", f"{r.tokens_after:,}", border=True, help=f"{r.tokens_before:,} before"
+    )
     ranges = summary_ranges(r, ix)
     if ranges:
         st.subheader("Summaries", anchor=False)

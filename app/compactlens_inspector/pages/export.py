@@ -99,13 +99,13 @@ def render() -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("##### Configuration (JSON)")
-        st.code(config_json, language="json")
+        st.code(config_json, language="json", height=420)
         st.markdown("##### Events (JSONL)")
         lines = events.splitlines()
         st.code("\n".join(lines[:PREVIEW_LINES]), language="json", wrap_lines=True)
     with right:
         st.markdown("##### Python snippet")
-        st.code(snippet, language="python")
+        st.code(snippet, language="python", wrap_lines=True)
         st.markdown("##### Compacted transcript (start)")
         text = transcript.decode("utf-8", errors="replace")
         st.code("\n".join(text.splitlines()[:PREVIEW_LINES]), language="json", wrap_lines=True)

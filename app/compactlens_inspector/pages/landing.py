@@ -16,6 +16,15 @@ from compactlens_inspector.safety import md_escape
 DONE = "landing_done"
 
 
+def short(n: int) -> str:
+    """``59.8k`` for 59,754; plain below 10,000."""
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"
+
+
 def _pick_sample() -> None:
     name = st.session_state.get("landing_sample")
     if isinstance(name, str):
@@ -66,9 +75,9 @@ def render() -> None:
             )
         st.caption(md_escape(current.description or current.title or current.name))
         cols = st.columns(3)
-        cols[0].metric("Messages", f"{ix.total_messages:,}", border=True)
-        cols[1].metric("Turns", f"{ix.total_turns:,}", border=True)
-        cols[2].metric("Tokens", f"{ix.total_tokens:,}", border=True)
+        cols[0].metric("Messages", short(ix.total_messages), border=True)
+        cols[1].metric("Turns", short(ix.total_turns), border=True)
+        cols[2].metric("Tokens", short(ix.total_tokens), border=True, help=f"{ix.total_tokens:,}")
         top = max(200, ix.total_tokens)
         state.widget("landing_budget", nice_budget(ix.total_tokens))
         st.slider(
@@ -113,11 +122,12 @@ def render() -> None:
                 delta_color="inverse",
                 border=True,
             )
-            c[2].metric("Status", r.status, border=True)
+            saved = r.tokens_saved / r.tokens_before if r.tokens_before else 0.0
+            c[2].metric("Saved", f"{saved:.0%}", border=True)
+            budget_bar.budget_bar(outcome, key="landing_budget_bar")
             st.plotly_chart(
                 figures.decision_map(r), key="landing_decision_map", config={"displaylogo": False}
             )
-            budget_bar.budget_bar(outcome, key="landing_budget_bar")
     st.divider()
     links = st.columns(4)
     links[0].page_link(

@@ -52,6 +52,7 @@ def _uploads() -> None:
         type=["json", "jsonl", "ndjson"],
         accept_multiple_files=True,
         key="load_upload",
+        max_upload_size=max(1, max_upload_bytes() // 1048576),
         help=f"Up to {max_upload_bytes() / 1048576:.0f} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
     )
     seen: list[str] = list(st.session_state.get(UPLOADED, []))
@@ -74,13 +75,20 @@ def _summary() -> None:
     ix = state.index()
     if current is None or ix is None:
         return
-    st.subheader(current.title or current.name, anchor=False)
-    st.markdown(
-        f"**Format:** `{current.format}` · detected as {md_escape(current.detection)} · "
-        f"{current.size_bytes / 1024:,.1f} KB"
-    )
-    if current.description:
-        st.caption(md_escape(current.description))
+    top = st.columns([4, 1], vertical_alignment="bottom")
+    with top[0]:
+        st.subheader(current.title or current.name, anchor=False)
+        st.markdown(
+            f"**Format:** `{current.format}` · detected as {md_escape(current.detection)} · "
+            f"{current.size_bytes / 1024:,.1f} KB"
+        )
+        if current.description:
+            st.caption(md_escape(current.description))
+    with top[1]:
+        state.widget("load_encoding", "o200k_base")
+        encoding = st.segmented_control(
+            "Exact encoding", list(EXACT), key="load_encoding", required=True
+        )
     cols = st.columns(5)
     cols[0].metric("Messages", f"{ix.total_messages:,}", border=True)
     cols[1].metric("Groups", f"{ix.total_groups:,}", border=True)
@@ -93,11 +101,6 @@ def _summary() -> None:
         border=True,
         help="characters / 4, no per-message overhead",
     )
-    with cols[4]:
-        state.widget("load_encoding", "o200k_base")
-        encoding = st.segmented_control(
-            "Exact encoding", list(EXACT), key="load_encoding", required=True
-        )
     with st.spinner("Counting exact tokens with tiktoken…"):
         exact = state.index(str(encoding or "o200k_base"))
     assert exact is not None

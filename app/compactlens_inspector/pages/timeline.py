@@ -14,7 +14,12 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import decisions_by_group, timeline_events
+from compactlens_inspector.runs import (
+    decisions_by_group,
+    replay_timeline,
+    session_available,
+    timeline_events,
+)
 from compactlens_inspector.safety import md_escape
 
 MAX_AFFECTED = 20
@@ -41,6 +46,16 @@ def _replay() -> None:
     settings = state.summarizer_settings()
     if ix is None:
         return
+    how = (
+        "through a `CompactionSession` (restore the checkpoint, check the triggers, compact, "
+        "save the checkpoint)"
+        if session_available()
+        else "with the engine alone"
+    )
+    st.caption(
+        f"At the end of every turn, the history so far is prepared {how}, like an agent "
+        "loop before each model request."
+    )
     if settings.kind != "extractive":
         st.info(
             "The replay uses the extractive (offline) summarizer so that it never calls a "
@@ -70,6 +85,15 @@ def _replay() -> None:
         key="timeline_replay_chart",
         config={"displaylogo": False},
     )
+    lifecycle = replay_timeline(steps)
+    if lifecycle:
+        st.plotly_chart(
+            figures.event_timeline(lifecycle, target_tokens=config.target_tokens),
+            key="timeline_lifecycle_chart",
+            config={"displaylogo": False},
+        )
+    elif steps and not any(s.lifecycle for s in steps) and session_available():
+        st.caption("No trigger fired at any evaluation: the session never compacted.")
     st.dataframe(
         [
             {
@@ -80,7 +104,9 @@ def _replay() -> None:
                 "status": s.status,
                 "tokens sent": s.tokens_out,
                 "messages sent": s.messages_out,
-                "stages": ", ".join(f"{e.strategy}:{e.event}" for e in s.events),
+                "trigger": "" if s.trigger_index is None else str(s.trigger_index),
+                "lifecycle": ", ".join(str(e.get("type")) for e in s.lifecycle)
+                or ", ".join(f"{e.strategy}:{e.event}" for e in s.events),
                 "detail": s.detail,
             }
             for s in steps
