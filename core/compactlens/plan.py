@@ -150,6 +150,24 @@ class Plan:
         self.by[gid] = strategy
         self.why[gid] = reason
 
+    def restore(self, gid: int, strategy: str, reason: str) -> None:
+        """Put an excluded group back, verbatim (O(1)). Summarized groups cannot come back."""
+        if self.action[gid] != "excluded":
+            raise ValueError(f"group {gid} is {self.action[gid]}, not excluded")
+        group = self.index.groups[gid]
+        self._tokens += group.tokens
+        self._messages += group.message_count
+        if group.kind is GroupKind.TOOL_CALL:
+            self._tool_groups += 1
+        if not group.is_system:
+            self._groups += 1
+        if group.turn is not None:
+            self._turn_counts[group.turn] = self._turn_counts.get(group.turn, 0) + 1
+        self.replacement.pop(gid, None)
+        self.action[gid] = "kept"
+        self.by[gid] = strategy
+        self.why[gid] = reason
+
     def collapse(self, gid: int, message: Message, tokens: int, strategy: str, reason: str) -> None:
         """Replace an untouched group by one message of ``tokens`` tokens (O(1))."""
         if not self.untouched(gid):

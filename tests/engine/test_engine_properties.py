@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies_helpers import (
+    assert_not_mutated,
+    cases,
+    check_all,
+    index_of,
+    leaf_cases,
+    snapshot,
+    to_messages,
+    transcripts,
+)
+
 from compactlens import (
     GroupKind,
     MessageIndex,
@@ -15,18 +28,6 @@ from compactlens import (
     validate_pairing,
 )
 from compactlens.wire import from_caller
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from strategies_helpers import (
-    assert_not_mutated,
-    cases,
-    check_all,
-    index_of,
-    leaf_cases,
-    snapshot,
-    to_messages,
-    transcripts,
-)
 
 SETTINGS = settings(
     max_examples=150,
@@ -111,10 +112,7 @@ def test_token_budget_never_returns_an_empty_projection(data: st.DataObject) -> 
     convo = data.draw(transcripts().filter(bool), label="transcript")
     total = index_of(convo).total_tokens
     budget = data.draw(st.integers(1, max(1, total)), label="budget")
-    children = data.draw(
-        st.lists(leaf_cases(total, 1).filter(lambda c: c.keeps_system), max_size=2),
-        label="children",
-    )
+    children = data.draw(st.lists(leaf_cases(total), max_size=2), label="children")
     strategy = TokenBudgetComposedStrategy(
         budget,
         strategies=tuple(c.strategy for c in children),
@@ -128,7 +126,7 @@ def test_token_budget_never_returns_an_empty_projection(data: st.DataObject) -> 
 @SETTINGS
 @given(data=st.data())
 def test_plan_running_totals_match_a_recount(data: st.DataObject) -> None:
-    """Every exclusion and collapse keeps the O(1) metrics equal to a full recount."""
+    """Every exclusion, collapse and restore keeps the O(1) metrics equal to a recount."""
     convo = data.draw(transcripts(), label="transcript")
     index = index_of(convo)
     plan = Plan(index)
@@ -147,6 +145,8 @@ def test_plan_running_totals_match_a_recount(data: st.DataObject) -> None:
             plan.collapse(gid, line, 3, "test", "collapse")
         elif plan.included(gid):
             plan.exclude(gid, "test", "exclude")
+        else:
+            plan.restore(gid, "test", "restore")
         included = [g for g in index.groups if plan.included(g.id)]
         assert plan.tokens == sum(plan.group_tokens(g.id) for g in included)
         assert plan.messages == sum(

@@ -150,12 +150,22 @@ class TokenBudgetComposedStrategy:
             return StageOutcome(False, True, target)
         _run_children(self.strategies, plan, ctx, target if self.early_stop else None)
         changed = 0
-        detail = ""
+        notes: list[str] = []
+        if plan.messages == 0 and plan.index.total_messages:
+            # A stage removed everything: bring back the newest group (non-system first),
+            # since a projection is never empty.
+            groups = plan.index.groups
+            newest = next((g for g in reversed(groups) if not g.is_system), groups[-1])
+            if plan.action[newest.id] == "excluded":
+                plan.restore(newest.id, self.name, "restored: a projection is never empty")
+                changed += 1
+                notes.append(f"restored group {newest.id}")
         if not target(plan):
             keep = protected_newest(plan, self.minimum_preserved)
             candidates = [g.id for g in plan.index.groups if not g.is_system and g.id not in keep]
-            changed = exclude_until(plan, candidates, target, self.name, "token budget fallback")
-            detail = f"fallback excluded {changed} groups"
+            excluded = exclude_until(plan, candidates, target, self.name, "token budget fallback")
+            changed += excluded
+            notes.append(f"fallback excluded {excluded} groups")
             if not target(plan) and self.drop_system_if_needed:
                 groups = plan.index.groups
                 systems = [g.id for g in groups if g.is_system and plan.included(g.id)]
@@ -167,9 +177,9 @@ class TokenBudgetComposedStrategy:
                     plan, systems, target, self.name, "token budget fallback (system)"
                 )
                 changed += dropped
-                detail += f", then {dropped} system groups"
+                notes.append(f"then {dropped} system groups")
         met = target(plan)
-        stage.done("applied" if met else "target-missed", changed, met, detail)
+        stage.done("applied" if met else "target-missed", changed, met, ", ".join(notes))
         return StageOutcome(True, met, target)
 
     def protections(self, plan: Plan) -> list[ProtectedItem]:
