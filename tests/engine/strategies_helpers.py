@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hypothesis import strategies as st
+
 from compactlens import (
     CompactionResult,
     Message,
@@ -39,7 +41,6 @@ from compactlens import (
 )
 from compactlens.summarizers.testing import FakeSummarizer
 from compactlens.wire import from_caller
-from hypothesis import strategies as st
 
 Wire = dict[str, Any]
 

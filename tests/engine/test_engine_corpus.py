@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from strategies_helpers import assert_not_mutated, check_all, snapshot
+
 from compactlens import (
     MessageIndex,
     PipelineStrategy,
@@ -25,7 +27,6 @@ from compactlens import (
 )
 from compactlens.summarizers.testing import FakeSummarizer
 from compactlens.wire import from_caller
-from strategies_helpers import assert_not_mutated, check_all, snapshot
 
 #: Fractions of a transcript's token count used as limits.
 FRACTIONS = (0.9, 0.5, 0.1)

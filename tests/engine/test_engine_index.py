@@ -5,14 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from compactlens import (
-    SUMMARY_PREFIX,
-    GroupKind,
-    MessageIndex,
-    text_message,
-    validate_pairing,
-)
-from compactlens.messages import message_text
 from strategies_helpers import (
     assistant,
     call,
@@ -25,6 +17,15 @@ from strategies_helpers import (
     user,
     weather_transcript,
 )
+
+from compactlens import (
+    SUMMARY_PREFIX,
+    GroupKind,
+    MessageIndex,
+    text_message,
+    validate_pairing,
+)
+from compactlens.messages import message_text
 
 
 def kinds(index: MessageIndex) -> list[str]:

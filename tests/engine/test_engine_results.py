@@ -9,6 +9,23 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from strategies_helpers import (
+    assert_not_mutated,
+    call,
+    calls,
+    check_all,
+    index_of,
+    long_chat,
+    reasoning,
+    result,
+    snapshot,
+    system,
+    to_messages,
+    tool_chat,
+    user,
+    weather_transcript,
+)
+
 from compactlens import (
     CompactionResult,
     Message,
@@ -29,22 +46,6 @@ from compactlens import (
 )
 from compactlens.summarizers.testing import FakeSummarizer
 from compactlens.wire import from_caller
-from strategies_helpers import (
-    assert_not_mutated,
-    call,
-    calls,
-    check_all,
-    index_of,
-    long_chat,
-    reasoning,
-    result,
-    snapshot,
-    system,
-    to_messages,
-    tool_chat,
-    user,
-    weather_transcript,
-)
 
 
 def all_strategies(limit: int) -> dict[str, Callable[[], Strategy]]:

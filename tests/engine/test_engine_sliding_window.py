@@ -3,12 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from compactlens import (
-    SlidingWindowStrategy,
-    apply_compaction,
-    tokens_exceed,
-    turns_exceed,
-)
 from strategies_helpers import (
     assistant,
     call,
@@ -21,6 +15,13 @@ from strategies_helpers import (
     tool_chat,
     user,
     weather_transcript,
+)
+
+from compactlens import (
+    SlidingWindowStrategy,
+    apply_compaction,
+    tokens_exceed,
+    turns_exceed,
 )
 
 

@@ -3,18 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from compactlens import (
-    SUMMARY_PREFIX,
-    GroupKind,
-    Message,
-    MessageIndex,
-    SummarizationStrategy,
-    apply_compaction,
-    messages_exceed,
-    tokens_exceed,
-)
-from compactlens.summarizers.base import SummaryRequest
-from compactlens.summarizers.testing import FakeSummarizer
 from strategies_helpers import (
     assert_not_mutated,
     assistant,
@@ -30,6 +18,19 @@ from strategies_helpers import (
     tool_chat,
     user,
 )
+
+from compactlens import (
+    SUMMARY_PREFIX,
+    GroupKind,
+    Message,
+    MessageIndex,
+    SummarizationStrategy,
+    apply_compaction,
+    messages_exceed,
+    tokens_exceed,
+)
+from compactlens.summarizers.base import SummaryRequest
+from compactlens.summarizers.testing import FakeSummarizer
 
 
 def test_summary_replaces_older_groups_where_the_first_stood() -> None:

@@ -9,6 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from strategies_helpers import (
+    CountingTokenizer,
+    index_of,
+    long_chat,
+    tool_chat,
+    weather_transcript,
+)
+
 from compactlens import (
     CharEstimator,
     PipelineStrategy,
@@ -28,13 +36,6 @@ from compactlens import tokens as tokens_module
 from compactlens.messages import message_text
 from compactlens.summarizers.testing import FakeSummarizer
 from compactlens.wire import from_caller
-from strategies_helpers import (
-    CountingTokenizer,
-    index_of,
-    long_chat,
-    tool_chat,
-    weather_transcript,
-)
 
 SAMPLES = [
     "hello world",

@@ -5,13 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from compactlens import (
-    Message,
-    ToolResultCompactionStrategy,
-    apply_compaction,
-    tokens_exceed,
-    validate_pairing,
-)
 from strategies_helpers import (
     assistant,
     call,
@@ -25,6 +18,14 @@ from strategies_helpers import (
     tool_chat,
     user,
     weather_transcript,
+)
+
+from compactlens import (
+    Message,
+    ToolResultCompactionStrategy,
+    apply_compaction,
+    tokens_exceed,
+    validate_pairing,
 )
 
 

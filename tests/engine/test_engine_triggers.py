@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from strategies_helpers import index_of, tool_chat, weather_transcript
+
 from compactlens import (
     Plan,
     Trigger,
@@ -21,7 +23,6 @@ from compactlens import (
     tokens_exceed,
     turns_exceed,
 )
-from strategies_helpers import index_of, tool_chat, weather_transcript
 
 
 @dataclass(frozen=True)

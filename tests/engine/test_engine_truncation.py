@@ -3,16 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from compactlens import (
-    CharEstimator,
-    TruncationStrategy,
-    apply_compaction,
-    messages_exceed,
-    run_strategy,
-    tokens_at_most,
-    tokens_exceed,
-    turns_exceed,
-)
 from strategies_helpers import (
     assert_not_mutated,
     assistant,
@@ -28,6 +18,17 @@ from strategies_helpers import (
     tool_chat,
     user,
     weather_transcript,
+)
+
+from compactlens import (
+    CharEstimator,
+    TruncationStrategy,
+    apply_compaction,
+    messages_exceed,
+    run_strategy,
+    tokens_at_most,
+    tokens_exceed,
+    turns_exceed,
 )
 
 
