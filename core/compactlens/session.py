@@ -49,7 +49,7 @@ from compactlens.checkpoints import (
 )
 from compactlens.compact import CountTokens, acompact, compact, make_counter
 from compactlens.compact_result import CANNOT_FIT_REASONS
-from compactlens.session_triggers import Trigger, TriggerContext
+from compactlens.session_triggers import Trigger, TriggerContext, as_session_trigger
 from compactlens.summarizers.base import Summarizer, Usage
 from compactlens.wire import CallerMessages, from_caller
 
@@ -216,7 +216,7 @@ class CompactionSession:
             raise TypeError("a summarizer (with summarize()) is required unless strategy is given")
         if strategy is not None and not callable(strategy):
             raise TypeError("strategy must be callable")
-        triggers = tuple(triggers)
+        triggers = tuple(as_session_trigger(t) for t in triggers)
         for i, trigger in enumerate(triggers):
             if not callable(trigger):
                 raise TypeError(f"triggers[{i}] is not callable")

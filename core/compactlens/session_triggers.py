@@ -223,3 +223,69 @@ __all__ = [
     "messages_exceed",
     "tokens_exceed",
 ]
+
+
+# ------------------------------------------------------------ engine triggers in a session
+class _RequestMetrics:
+    """The engine's trigger metrics for a session request (groups and turns on demand)."""
+
+    def __init__(self, ctx: TriggerContext) -> None:
+        self._ctx = ctx
+        self._counts: tuple[int, int, int] | None = None
+
+    @property
+    def tokens(self) -> int:
+        return self._ctx.token_estimate
+
+    @property
+    def messages(self) -> int:
+        return len(self._ctx.messages)
+
+    def _structure(self) -> tuple[int, int, int]:
+        if self._counts is None:
+            from compactlens.index import GroupKind, MessageIndex
+            from compactlens.wire import from_caller
+
+            ix = MessageIndex.build(from_caller(self._ctx.messages).messages)
+            tools = sum(1 for g in ix.groups if g.kind is GroupKind.TOOL_CALL)
+            self._counts = (ix.non_system_groups, ix.total_turns, tools)
+        return self._counts
+
+    @property
+    def groups(self) -> int:
+        return self._structure()[0]
+
+    @property
+    def turns(self) -> int:
+        return self._structure()[1]
+
+    @property
+    def tool_call_groups(self) -> int:
+        return self._structure()[2]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineTrigger:
+    """An engine :class:`compactlens.triggers.Trigger` evaluated on a session request.
+
+    ``tokens`` is the full request estimate (with overhead), ``messages`` the message
+    count; groups, turns and tool-call groups are computed from the messages when the
+    trigger looks at them.
+    """
+
+    trigger: Any
+
+    def __call__(self, ctx: TriggerContext) -> bool:
+        return bool(self.trigger(_RequestMetrics(ctx)))
+
+    def describe(self) -> str:
+        return str(self.trigger.describe())
+
+
+def as_session_trigger(trigger: Any) -> Any:
+    """Accept engine triggers (``compactlens.triggers``) wherever a session trigger goes."""
+    from compactlens.triggers import Trigger as EngineTriggerValue
+
+    if isinstance(trigger, EngineTriggerValue):
+        return EngineTrigger(trigger)
+    return trigger
