@@ -86,13 +86,38 @@ def test_long_results_are_capped_at_4096_characters() -> None:
     assert line.startswith("[Tool results: dump: xxx")
     assert line.endswith("... [truncated]]")
     # Short results are not marked.
-    res_small = apply_compaction(convo[:1] + convo[3:] + convo[1:3], ToolResultCompactionStrategy())
+    res_small = apply_compaction(
+        convo[:1] + convo[3:] + convo[1:3], ToolResultCompactionStrategy(skip_if_larger=False)
+    )
     assert "[truncated]" not in res_small.messages[1]["content"]
+
+
+def test_a_group_whose_collapsed_line_would_be_larger_stays_verbatim() -> None:
+    convo = [
+        user("q"),
+        calls(call("b", "small")),
+        result("b", "ok"),
+        calls(call("a", "dump")),
+        result("a", "x" * 10_000),
+    ]
+    res = apply_compaction(convo, ToolResultCompactionStrategy())
+    assert res.status == "unchanged"
+    assert res.messages == convo
+    assert "would be larger" in res.events[0].detail
+    forced = apply_compaction(convo, ToolResultCompactionStrategy(skip_if_larger=False))
+    assert forced.status == "compacted"
+    assert forced.tokens_after > forced.tokens_before
+    big_first = [convo[0], convo[3], convo[4], convo[1], convo[2]]
+    res_big = apply_compaction(big_first, ToolResultCompactionStrategy())
+    assert res_big.status == "compacted"
+    assert res_big.tokens_after < res_big.tokens_before
 
 
 def test_whitespace_in_results_is_folded() -> None:
     convo = [user("q"), calls(call("a", "ls")), result("a", "a.txt\n  b.txt\n"), assistant("ok")]
-    res = apply_compaction(convo, ToolResultCompactionStrategy(keep_last_tool_call_groups=0))
+    res = apply_compaction(
+        convo, ToolResultCompactionStrategy(keep_last_tool_call_groups=0, skip_if_larger=False)
+    )
     assert res.messages[1]["content"] == "[Tool results: ls: a.txt b.txt]"
 
 
@@ -163,7 +188,7 @@ def test_orphan_and_unresolved_groups_collapse_cleanly() -> None:
         result("b", "ok"),
     ]
     assert {p.kind for p in validate_pairing(convo)} == {"orphan_result", "unresolved_call"}
-    res = apply_compaction(convo, ToolResultCompactionStrategy())
+    res = apply_compaction(convo, ToolResultCompactionStrategy(skip_if_larger=False))
     check_all(convo, res)
     assert contents(res.messages)[2:4] == [
         "[Tool results: who called?]",

@@ -115,9 +115,12 @@ def exclude_until(
     reason: str,
     *,
     action: str = "excluded",
-    step: Callable[[int], None] | None = None,
+    step: Callable[[int], bool] | None = None,
 ) -> int:
-    """Exclude candidates oldest first, re-checking the target before each (O(1) per step)."""
+    """Exclude candidates oldest first, re-checking the target before each (O(1) per step).
+
+    A custom ``step`` does the change itself and returns False when it left the group as is.
+    """
     changed = 0
     for gid in candidates:
         if target is not None and target(plan):
@@ -126,8 +129,8 @@ def exclude_until(
             continue
         if step is None:
             plan.exclude(gid, strategy, reason, action=action)
-        else:
-            step(gid)
+        elif not step(gid):
+            continue
         changed += 1
     return changed
 

@@ -97,11 +97,12 @@ class SummarizationStrategy:
         if self.preserve_system:
             keep |= system_ids(plan)
         chosen: list[int] = []
+        too_big: int | None = None
         budget = self.max_input_tokens
         used = 0
         retained = self._non_system_messages(plan)
         for g in ix.groups:
-            if g.id in keep or not plan.included(g.id) or g.is_system:
+            if g.id in keep or not plan.included(g.id):
                 continue
             if count_style and retained <= (self.target_count or 0):
                 break
@@ -109,12 +110,19 @@ class SummarizationStrategy:
             if chosen and used + cost > budget:
                 break
             if not chosen and cost > budget:
+                too_big = cost
                 break
             chosen.append(g.id)
             used += cost
             retained -= g.message_count if plan.untouched(g.id) else 1
         if not chosen:
-            stage.done("target-missed", 0, False, "no group is eligible for summarization")
+            detail = "no group is eligible for summarization"
+            if too_big is not None:
+                detail = (
+                    f"the oldest eligible group ({too_big:,} tokens) exceeds "
+                    f"max_input_tokens={self.max_input_tokens:,}"
+                )
+            stage.done("target-missed", 0, False, detail)
             return StageOutcome(True, False, target, "nothing to summarize")
 
         msgs: list[Message] = []
@@ -205,4 +213,5 @@ class SummarizationStrategy:
             "instructions": self.instructions,
             "target_count": self.target_count,
             "threshold": self.threshold,
+            "preserve_system": self.preserve_system,
         }

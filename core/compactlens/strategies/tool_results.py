@@ -78,6 +78,8 @@ class ToolResultCompactionStrategy:
     one (the reference Python style), every eligible group is collapsed. The
     ``formatter`` is ``"results"`` (default), ``"names"`` or a callable taking the
     group's messages. Collapsing again is a no-op: collapsed lines are plain text.
+    With ``skip_if_larger`` (default) a group whose collapsed line would cost more
+    tokens than the group itself is left verbatim (the stage event says how many).
     """
 
     trigger: Trigger | None = None
@@ -86,6 +88,7 @@ class ToolResultCompactionStrategy:
     minimum_preserved: int = 2
     formatter: str | ToolGroupFormatter = "results"
     max_chars: int = MAX_SUMMARY_CHARS
+    skip_if_larger: bool = True
     label: str = "tool_result_collapse"
 
     def __post_init__(self) -> None:
@@ -138,16 +141,32 @@ class ToolResultCompactionStrategy:
             return StageOutcome(False, True, None)
         ix = plan.index
 
-        def collapse(gid: int) -> None:
+        kept_larger = 0
+
+        def collapse(gid: int) -> bool:
+            nonlocal kept_larger
             group = ix.groups[gid]
             msgs = [ix.messages[k] for k in group.indices]
             text = self._format(msgs)
             message = Message(role="assistant", parts=(TextPart(text),))
-            plan.collapse(gid, message, ctx.count(message), self.name, "older tool-call group")
+            tokens = ctx.count(message)
+            if self.skip_if_larger and tokens > group.tokens:
+                kept_larger += 1
+                return False
+            plan.collapse(gid, message, tokens, self.name, "older tool-call group")
+            return True
 
         changed = exclude_until(plan, candidates, target, self.name, "", step=collapse)
         met = target is None or target(plan)
-        stage.done("applied" if met else "target-missed", changed, met)
+        detail = (
+            f"{kept_larger} groups kept verbatim: their collapsed line would be larger"
+            if kept_larger
+            else ""
+        )
+        if trigger is None and not changed:
+            stage.done("skipped", 0, True, detail)
+            return StageOutcome(False, True, None)
+        stage.done("applied" if met else "target-missed", changed, met, detail)
         return StageOutcome(True, met, target)
 
     def protections(self, plan: Plan) -> list[ProtectedItem]:
@@ -200,4 +219,5 @@ class ToolResultCompactionStrategy:
             "minimum_preserved": self.minimum_preserved,
             "formatter": self.formatter if isinstance(self.formatter, str) else "custom",
             "max_chars": self.max_chars,
+            "skip_if_larger": self.skip_if_larger,
         }
