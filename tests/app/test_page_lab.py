@@ -1,0 +1,126 @@
+"""Strategy lab: build a strategy or pipeline in the sidebar; the preview updates live."""
+
+from __future__ import annotations
+
+from apptest_helpers import go, metric_int, no_exceptions, plain, texts
+
+from compactlens_inspector.config import LabConfig, encode_config, preset
+
+
+def _lab(app, config: LabConfig | None = None, **query: str):
+    if config is not None:
+        query["cfg"] = encode_config(config)
+    return go(app(**query).run(), "lab")
+
+
+def test_preview_shows_before_after_and_status(app) -> None:
+    at = _lab(app, preset("truncation", 2000))
+    no_exceptions(at)
+    before = metric_int(at, "Tokens before")
+    after = metric_int(at, "Tokens after")
+    assert after <= 2000 < before
+    assert metric_int(at, "Target") == 2000
+    assert "compacted" in plain(texts(at))
+
+
+def test_changing_a_parameter_changes_the_numbers(app) -> None:
+    at = _lab(app, preset("truncation", 2000))
+    first = metric_int(at, "Tokens after")
+    at.number_input(key="sb_stage0_trigger_n_tokens").set_value(4000).run()
+    no_exceptions(at)
+    second = metric_int(at, "Tokens after")
+    assert metric_int(at, "Target") == 4000
+    assert first <= 2000 < second <= 4000
+    stored = at.session_state["cl_lab"]
+    assert stored.stages[0]["trigger"] == {"op": "exceed", "metric": "tokens", "n": 4000}
+    # The URL follows the configuration.
+    assert at.query_params["cfg"] == [encode_config(stored)] or at.query_params["cfg"] == (
+        encode_config(stored)
+    )
+
+
+def test_protection_parameter_can_make_it_not_fit(app) -> None:
+    at = _lab(app, preset("truncation", 1500))
+    at.number_input(key="sb_stage0_minimum_preserved").set_value(30).run()
+    no_exceptions(at)
+    assert "cannot-fit" in plain(texts(at))
+    assert metric_int(at, "Tokens after") > 1500
+
+
+def test_add_move_and_remove_stages(app) -> None:
+    at = _lab(app, preset("truncation", 2000))
+    at.selectbox(key="sb_add_type").set_value("tool_result_collapse")
+    at.button(key="sb_add").click().run()
+    no_exceptions(at)
+    kinds = [s["type"] for s in at.session_state["cl_lab"].stages]
+    assert kinds == ["truncation", "tool_result_collapse"]
+    assert "Pipeline" in plain(texts(at))
+    # Move the gentle stage first: tool results are collapsed before anything is dropped.
+    at.button(key="sb_stage1_up").click().run()
+    kinds = [s["type"] for s in at.session_state["cl_lab"].stages]
+    assert kinds == ["tool_result_collapse", "truncation"]
+    assert at.selectbox(key="sb_stage0_type").value == "tool_result_collapse"
+    events = at.dataframe[0].value
+    stages = [str(name).strip() for name in events["stage"]]
+    assert stages == ["pipeline", "tool_result_collapse", "truncation"]
+    at.button(key="sb_stage1_remove").click().run()
+    kinds = [s["type"] for s in at.session_state["cl_lab"].stages]
+    assert kinds == ["tool_result_collapse"]
+
+
+def test_changing_a_stage_type_keeps_its_trigger(app) -> None:
+    at = _lab(app, preset("truncation", 2500))
+    at.selectbox(key="sb_stage0_type").set_value("sliding_window").run()
+    no_exceptions(at)
+    stage = at.session_state["cl_lab"].stages[0]
+    assert stage["type"] == "sliding_window"
+    assert stage["trigger"] == {"op": "exceed", "metric": "tokens", "n": 2500}
+
+
+def test_presets_apply(app) -> None:
+    at = _lab(app, preset("truncation", 2000))
+    at.selectbox(key="sb_preset").set_value("context_window")
+    at.number_input(key="sb_budget").set_value(5000)
+    at.button(key="sb_apply").click().run()
+    no_exceptions(at)
+    cfg = at.session_state["cl_lab"]
+    assert [s["type"] for s in cfg.stages] == [
+        "tool_result_collapse",
+        "summarization",
+        "truncation",
+    ]
+    assert cfg.stages[0]["trigger"]["n"] == 4000  # 80% of the window
+    assert cfg.target == {"op": "at_most", "metric": "tokens", "n": 2500}  # 50%
+    assert metric_int(at, "Target") == 2500
+
+
+def test_reference_pipeline_with_summarization_reports_the_extractive_summarizer(app) -> None:
+    at = _lab(app)
+    at.selectbox(key="sb_preset").set_value("reference")
+    at.number_input(key="sb_budget").set_value(1800)
+    at.button(key="sb_apply").click().run()
+    no_exceptions(at)
+    body = plain(texts(at))
+    assert "extractive (offline)" in body
+
+
+def test_compact_mode(app) -> None:
+    at = _lab(app, preset("compact", 1))
+    no_exceptions(at)
+    assert at.segmented_control(key="sb_mode").value == "compact"
+    # The sample is far below 60,000 tokens: the trigger does not fire.
+    assert "No trigger fired" in plain(texts(at))
+    at.number_input(key="sb_compact_trigger").set_value(0)
+    at.number_input(key="sb_compact_target").set_value(2000).run()
+    no_exceptions(at)
+    assert metric_int(at, "Tokens after") <= 2000
+    assert "compacted" in plain(texts(at))
+    assert "replaced range" in plain(texts(at))
+
+
+def test_a_configuration_error_is_shown_not_raised(app) -> None:
+    at = _lab(app, preset("sliding_window", 1))
+    at.number_input(key="sb_stage0_keep_last_turns").set_value(0).run()
+    no_exceptions(at)
+    assert "Configuration error" in plain(texts(at))
+    assert "needs exactly one of trigger" in plain(texts(at)) or "trigger" in plain(texts(at))

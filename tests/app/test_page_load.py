@@ -1,0 +1,94 @@
+"""Load page: upload, samples, paste; format, counts, both token counts, pairing problems,
+and clear errors (file, location, message) instead of tracebacks."""
+
+from __future__ import annotations
+
+import json
+
+from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
+from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
+from compactlens.wire import from_caller
+
+
+def _counts(messages):
+    canon = from_caller(messages).messages
+    return (
+        MessageIndex.build(canon, CharEstimator()),
+        MessageIndex.build(canon, TiktokenTokenizer("o200k_base")),
+        MessageIndex.build(canon, TiktokenTokenizer("cl100k_base")),
+    )
+
+
+def test_load_shows_format_counts_and_both_token_counts(app, sample_doc) -> None:
+    at = go(app().run(), "load")
+    no_exceptions(at)
+    messages = sample_doc("coding_agent")["messages"]
+    est, o200k, cl100k = _counts(messages)
+    assert metric_int(at, "Messages") == len(messages)
+    assert metric_int(at, "Groups") == est.total_groups
+    assert metric_int(at, "Turns") == est.total_turns
+    assert metric_int(at, "Tokens (estimate)") == est.total_tokens
+    assert metric_int(at, "Tokens (o200k_base)") == o200k.total_tokens
+    assert "openai-chat" in texts(at)
+    at.segmented_control(key="load_encoding").set_value("cl100k_base").run()
+    assert metric_int(at, "Tokens (cl100k_base)") == cl100k.total_tokens
+
+
+def test_pick_a_sample(app, sample_doc) -> None:
+    at = go(app().run(), "load")
+    at.selectbox(key="load_sample").set_value("unresolved")
+    at.button(key="load_sample_button").click().run()
+    no_exceptions(at)
+    assert metric_int(at, "Messages") == len(sample_doc("unresolved")["messages"])
+    # The unresolved call is reported as a pairing problem with its call id.
+    assert "1 pairing problem" in texts(at)
+    problems = at.dataframe[0].value
+    assert list(problems["call id"]) == ["call_deploy"]
+    assert list(problems["kind"]) == ["unresolved_call"]
+
+
+def test_paste_valid_json_becomes_the_active_transcript(app) -> None:
+    at = go(app().run(), "load")
+    pasted = [{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"}]
+    at.text_area(key="load_paste").set_value(json.dumps(pasted))
+    at.button(key="load_paste_button").click().run()
+    no_exceptions(at)
+    assert metric(at, "Messages") == "2"
+    assert at.selectbox(key="sidebar_source").value is not None
+    assert "pasted.json" in texts(at)
+
+
+def test_paste_broken_json_shows_where_not_a_traceback(app) -> None:
+    at = go(app().run(), "load")
+    at.text_area(key="load_paste").set_value('[{"role": "user", "content": "hi"}')
+    at.button(key="load_paste_button").click().run()
+    no_exceptions(at)
+    assert len(at.error) == 1
+    box = plain(at.error[0].value)
+    assert "pasted.json" in box and "line 1, column" in box and "invalid JSON" in box
+    # The previously active transcript is still loaded.
+    assert metric(at, "Messages") != "2"
+
+
+def test_upload_several_files_and_a_bad_one(app, sample_doc) -> None:
+    at = go(app().run(), "load")
+    good = json.dumps(sample_doc("tiny")).encode()
+    bad = json.dumps({"messages": [{"role": "wizard", "content": "x"}]}).encode()
+    at.file_uploader(key="load_upload").set_value(
+        [("a.json", good, "application/json"), ("broken.json", bad, "application/json")]
+    ).run()
+    no_exceptions(at)
+    box = plain(at.error[0].value)
+    assert "broken.json" in box and "messages[0].role" in box and "wizard" in box
+    assert "a.json" in at.selectbox(key="sidebar_source").options
+    assert metric(at, "Messages") == str(len(sample_doc("tiny")["messages"]))
+
+
+def test_upload_over_our_limit_is_refused_with_the_limit(app, monkeypatch, sample_doc) -> None:
+    monkeypatch.setenv("COMPACTLENS_MAX_UPLOAD_MB", "0.001")
+    at = go(app().run(), "load")
+    big = json.dumps(sample_doc("coding_agent")).encode()
+    at.file_uploader(key="load_upload").set_value(("big.json", big, "application/json")).run()
+    no_exceptions(at)
+    box = plain(at.error[0].value)
+    assert "big.json" in box and "limit" in box and "COMPACTLENS_MAX_UPLOAD_MB" in box
