@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import MutableMapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -41,6 +42,7 @@ from compactlens_inspector.loader import (
     content_hash,
     list_samples,
     parse_transcript,
+    samples_dir,
 )
 from compactlens_inspector.runs import (
     ReplayStep,
@@ -148,8 +150,13 @@ def replay(steps: int) -> list[ReplayStep]:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
+def _samples(folder: str) -> list[Sample]:
+    return list_samples(Path(folder))
+
+
 def samples() -> list[Sample]:
-    return list_samples()
+    """The bundled samples (the folder is read again at most once a minute)."""
+    return _samples(str(samples_dir()))
 
 
 # -- API key: read at use, never stored in state, never shown ----------------------------------

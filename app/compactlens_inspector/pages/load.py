@@ -46,17 +46,12 @@ def _remove(digest: str) -> None:
     state.remove_source(digest)
 
 
-def _uploads() -> None:
-    files = st.file_uploader(
-        "Drop transcript files here (JSON or JSON Lines)",
-        type=["json", "jsonl", "ndjson"],
-        accept_multiple_files=True,
-        key="load_upload",
-        max_upload_size=max(1, max_upload_bytes() // 1048576),
-        help=f"Up to {max_upload_bytes() / 1048576:.0f} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
-    )
+def _on_upload() -> None:
+    """Parse the newly dropped files (a callback: runs before the page, so the sidebar and
+    the summary already show them)."""
+    files = st.session_state.get("load_upload") or []
     seen: list[str] = list(st.session_state.get(UPLOADED, []))
-    fresh = [f for f in files or [] if f.file_id not in seen]
+    fresh = [f for f in files if f.file_id not in seen]
     if fresh:
         state.clear_errors()
     for f in fresh:
@@ -68,6 +63,18 @@ def _uploads() -> None:
         except Exception as exc:
             state.record_error(exc, f.name)
     st.session_state[UPLOADED] = seen[-200:]
+
+
+def _uploads() -> None:
+    st.file_uploader(
+        "Drop transcript files here (JSON or JSON Lines)",
+        type=["json", "jsonl", "ndjson"],
+        accept_multiple_files=True,
+        key="load_upload",
+        on_change=_on_upload,
+        max_upload_size=max(1, max_upload_bytes() // 1048576),
+        help=f"Up to {max_upload_bytes() / 1048576:.0f} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
+    )
 
 
 def _summary() -> None:
