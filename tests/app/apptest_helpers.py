@@ -42,7 +42,9 @@ def coding_agent(turns: int = 8) -> list[dict[str, Any]]:
             {
                 "role": "assistant",
                 "content": None,
-                "tool_calls": [_call(f"call_read_{t}", "read_file", {"path": f"src/module_{t}.py"})],
+                "tool_calls": [
+                    _call(f"call_read_{t}", "read_file", {"path": f"src/module_{t}.py"})
+                ],
             }
         )
         body = "\n".join(f"line {i}: value_{t}_{i} = compute({i}) # file body" for i in range(40))
@@ -101,7 +103,11 @@ def hostile() -> list[dict[str, Any]]:
 
 
 SAMPLES = {
-    "coding_agent": ("Coding agent", "Eight turns of reading files and running tests.", coding_agent),
+    "coding_agent": (
+        "Coding agent",
+        "Eight turns of reading files and running tests.",
+        coding_agent,
+    ),
     "tiny": ("Tiny chat", "Three messages that always fit.", tiny),
     "unresolved": ("Unresolved call", "Ends with a tool call that has no result.", unresolved),
     "hostile": ("Hostile content", "HTML, script links and images in the text.", hostile),

@@ -338,8 +338,14 @@ def strategy_builder() -> LabConfig:
         compact,
         cfg.label,
     )
-    if new != cfg:
-        if new.stages != cfg.stages or new.target != cfg.target or new.compact != cfg.compact:
-            new = LabConfig(new.stages, new.target, new.mode, new.compact, "")
-        state.set_lab(new)
+    if _meaning(new) != _meaning(cfg):
+        # An edit: the configuration is no longer the preset it came from.
+        state.set_lab(LabConfig(new.stages, new.target, new.mode, new.compact, ""))
     return state.lab()
+
+
+def _meaning(config: LabConfig) -> dict[str, Any]:
+    """What a configuration does (its JSON form without the preset label)."""
+    data = config.to_dict()
+    data.pop("label", None)
+    return data

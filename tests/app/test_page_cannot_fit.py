@@ -1,0 +1,58 @@
+"""Cannot-fit debugger: waterfall, the reason in words, the smallest target that fits, and
+single changes found by re-running, which can be applied."""
+
+from __future__ import annotations
+
+from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
+
+from compactlens_inspector.config import (
+    CompactSettings,
+    LabConfig,
+    default_stage,
+    encode_config,
+)
+
+
+def _truncation(budget: int, keep: int) -> LabConfig:
+    return LabConfig(stages=({**default_stage("truncation", budget), "minimum_preserved": keep},))
+
+
+def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
+    at = go(app(cfg=encode_config(_truncation(1500, 12))).run(), "cannot_fit")
+    no_exceptions(at)
+    assert len(at.error) == 1 and "cannot-fit" in plain(at.error[0].value)
+    after = metric_int(at, "Tokens after")
+    assert metric_int(at, "Target") == 1500
+    assert metric(at, "Over the target") == f"{after - 1500:,}"
+    assert metric_int(at, "Smallest target that fits") == after
+    parts = at.dataframe[0].value
+    assert "minimum_preserved" in list(parts["part"])
+    assert sum(parts["tokens"]) == after  # the waterfall adds up to what is left
+    body = plain(texts(at))
+    fixes = [line for line in body.splitlines() if "minimum_preserved=" in line and "fits" in line]
+    assert fixes, body
+    at.button(key="cf_apply_0").click().run()
+    no_exceptions(at)
+    assert "This configuration fits" in plain(texts(at))
+    assert at.session_state["cl_lab"].stages[0]["minimum_preserved"] < 12
+
+
+def test_a_fitting_configuration_says_so(app) -> None:
+    at = go(app(cfg=encode_config(_truncation(3000, 2))).run(), "cannot_fit")
+    no_exceptions(at)
+    assert "This configuration fits" in plain(texts(at))
+    assert metric_int(at, "Room under the target") == 3000 - metric_int(at, "Tokens after")
+
+
+def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
+    config = LabConfig(mode="compact", compact=CompactSettings(600, 12, None))
+    at = go(app(cfg=encode_config(config)).run(), "cannot_fit")
+    no_exceptions(at)
+    body = plain(texts(at))
+    assert "protected-history" in body
+    assert "keep_last_messages=12" in body  # the boundary analysis names the suffix
+    parts = list(at.dataframe[0].value["part"])
+    assert parts[0] == "leading system messages"
+    assert "keep_last_messages" in parts and "summary wrapper" in parts
+    fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]
+    assert any("keep_last_messages=" in f and "tokens to spare" in f for f in fixes), fixes

@@ -1,0 +1,89 @@
+"""Diff and event timeline pages."""
+
+from __future__ import annotations
+
+from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
+
+from compactlens_inspector.config import LabConfig, default_stage, encode_config, preset
+
+
+def _summarize(budget: int) -> LabConfig:
+    stage = {**default_stage("summarization", budget), "minimum_preserved": 3}
+    return LabConfig(stages=(stage,))
+
+
+def test_diff_counts_match_the_decisions(app) -> None:
+    at = go(app(cfg=encode_config(preset("truncation", 2000))).run(), "diff")
+    no_exceptions(at)
+    excluded = metric_int(at, "Excluded")
+    kept = metric_int(at, "Kept")
+    assert excluded > 0 and kept > 0
+    assert metric_int(at, "Collapsed") == metric_int(at, "Summarized") == 0
+    assert metric_int(at, "Tokens after") <= 2000
+    assert f"{excluded} rows" in texts(at)  # only changed groups by default
+    at.toggle(key="diff_changed_only").set_value(False).run()
+    assert f"{excluded + kept} rows" in texts(at)
+
+
+def test_diff_shows_the_summary_and_its_text_diff_on_demand(app) -> None:
+    at = go(app(cfg=encode_config(_summarize(2000))).run(), "diff")
+    no_exceptions(at)
+    assert metric_int(at, "Inserted") == 1
+    assert metric_int(at, "Summarized") > 0
+    summary_code = [c.value for c in at.code if c.value.startswith("[Extractive summary")]
+    assert summary_code, "the summary text is shown"
+    assert not any(c.language == "diff" for c in at.code)
+    at.toggle(key="diff_show").set_value(True).run()
+    diffs = [c.value for c in at.code if c.language == "diff"]
+    shown, *whole = diffs
+    assert shown.startswith("--- messages 1–") and "+++ summary" in shown
+    full = whole[0] if whole else shown
+    assert "+[Extractive summary" in full
+    if whole:  # a long diff is cut, with the whole of it one click away
+        assert len(shown) < len(full) and full.startswith(shown[:200])
+
+
+def test_timeline_lists_lifecycle_and_stage_events(app) -> None:
+    at = go(app(cfg=encode_config(preset("reference", 2000))).run(), "timeline")
+    no_exceptions(at)
+    table = at.dataframe[0].value
+    events = list(table["event"])
+    assert events[0] == "started" and events[-1] == "completed"
+    assert "skipped" in events or "applied" in events
+    strategies = [s.strip() for s in table["strategy"]]
+    assert strategies[1:6] == [
+        "pipeline",
+        "tool_result_collapse",
+        "summarization",
+        "sliding_window",
+        "truncation",
+    ]
+
+
+def test_choosing_an_event_jumps_to_its_messages(app) -> None:
+    at = go(app(cfg=encode_config(preset("truncation", 2000))).run(), "timeline")
+    at.selectbox(key="timeline_event").set_value(1).run()
+    no_exceptions(at)
+    assert metric(at, "Event") == "applied"
+    rng = metric(at, "Replaced range")
+    assert rng != "—"
+    first, last = (int(x) for x in rng.split("–"))
+    assert first >= 1 and last > first
+    assert "Affected groups" in texts(at)
+    assert "excluded" in plain(texts(at))
+
+
+def test_session_replay_fires_the_trigger_over_the_conversation(app) -> None:
+    at = go(app(cfg=encode_config(preset("truncation", 1500))).run(), "timeline")
+    at.toggle(key="timeline_session").set_value(True).run()
+    no_exceptions(at)
+    evaluations = metric_int(at, "Evaluations")
+    fired = metric_int(at, "Trigger fired")
+    assert evaluations >= 8
+    assert 1 <= fired < evaluations  # early turns fit; later ones compact
+    table = at.dataframe[0].value
+    assert list(table["status"])[0] == "unchanged"
+    assert "compacted" in list(table["status"])
+    assert any("started" in str(x) for x in table["lifecycle"])
+    # After a compaction, the next evaluation restores the saved checkpoint.
+    assert any("restored" in str(x) for x in table["lifecycle"])
