@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from apptest_helpers import APP, build_samples
+from streamlit.testing.v1 import AppTest
 
 
 @pytest.fixture(scope="session")

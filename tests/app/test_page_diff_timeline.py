@@ -82,7 +82,7 @@ def test_session_replay_fires_the_trigger_over_the_conversation(app) -> None:
     assert evaluations >= 8
     assert 1 <= fired < evaluations  # early turns fit; later ones compact
     table = at.dataframe[0].value
-    assert list(table["status"])[0] == "unchanged"
+    assert table["status"].iloc[0] == "unchanged"
     assert "compacted" in list(table["status"])
     assert any("started" in str(x) for x in table["lifecycle"])
     # After a compaction, the next evaluation restores the saved checkpoint.

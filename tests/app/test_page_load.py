@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
+
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
 from compactlens.wire import from_caller
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from apptest_helpers import XSS_TEXT, code_values, go, metric_int, no_exceptions, texts
+
 from compactlens import CharEstimator, MessageIndex
 from compactlens.wire import from_caller
 
