@@ -842,7 +842,8 @@ def _to_document(t: Transcript, target: WireFormat) -> tuple[Any, list[Conversio
 
 def _is_jsonl(t: Transcript, target: WireFormat) -> bool:
     if target.name == t.format:
-        return t.container.kind == "jsonl"
+        single_event = t.container.kind == "single" and target.name in JSONL_FORMATS
+        return t.container.kind == "jsonl" or single_event
     return target.name in JSONL_FORMATS
 
 

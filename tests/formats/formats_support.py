@@ -50,13 +50,13 @@ def read_json_or_lines(path: Path) -> Any:
     """The JSON value of a file; a list of values for a ``.jsonl`` file."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return [json.loads(line) for line in text.split("\n") if line.strip()]
     return json.loads(text)
 
 
 def parse_dump(text: str, jsonl: bool) -> Any:
     if jsonl:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return [json.loads(line) for line in text.split("\n") if line.strip()]
     return json.loads(text)
 
 

@@ -105,7 +105,7 @@ def test_claude_code_into_chat_drops_session_events_with_a_warning() -> None:
 def test_chat_into_claude_code_writes_json_lines() -> None:
     t = load_transcript(FIXTURES / "openai_chat.jsonl")
     text = dump_transcript(t, format="claude-code")
-    events = [json.loads(line) for line in text.splitlines()]
+    events = [json.loads(line) for line in text.split("\n") if line]
     assert [e["type"] for e in events] == ["user", "user", "assistant", "user", "assistant"]
     assert load_transcript(text).format == "claude-code"
 
@@ -118,8 +118,8 @@ def test_convert_file(tmp_path: Path) -> None:
     assert load_transcript(out).format == "ai-sdk"
     assert seen and all(isinstance(w, ConversionWarning) for w in seen)
     same = convert_file(FIXTURES / "openai_chat.jsonl", "openai-chat")
-    source = (FIXTURES / "openai_chat.jsonl").read_text(encoding="utf-8").splitlines()
-    assert [json.loads(x) for x in same.splitlines()] == [json.loads(x) for x in source]
+    source = (FIXTURES / "openai_chat.jsonl").read_text(encoding="utf-8").split("\n")
+    assert [json.loads(x) for x in same.split("\n") if x] == [json.loads(x) for x in source if x]
     with pytest.raises(TranscriptError, match="unknown format"):
         convert_file(FIXTURES / "openai_chat.jsonl", "gemini")
 

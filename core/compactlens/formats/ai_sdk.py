@@ -285,24 +285,43 @@ def _output_value(
     return {"type": "error-text" if part.is_error else "text", "value": part.output}
 
 
+def _as_text(block: Mapping[str, Any]) -> str:
+    """A short text standing in for a part the role cannot hold."""
+    kind = block.get("type")
+    if kind in ("text", "reasoning"):
+        return str(block.get("text", ""))
+    if kind == "tool-call":
+        return f"[tool call {block.get('toolName')} {dumps(block.get('input'))}]"
+    if kind == "tool-result":
+        out = block.get("output")
+        value = out.get("value") if isinstance(out, Mapping) else None
+        return value if isinstance(value, str) else dumps(value)
+    if kind == "tool-approval-request":
+        return f"[approval requested for {block.get('toolCallId') or block.get('approvalId')}]"
+    if kind == "tool-approval-response":
+        verdict = "granted" if block.get("approved") else "denied"
+        reason = block.get("reason")
+        return f"[approval {verdict}]" + (f" {reason}" if isinstance(reason, str) else "")
+    return f"[{kind}]"
+
+
+def _role_for(message: Message) -> str:
+    role = "system" if message.role == "developer" else message.role
+    answers = [p for p in message.parts if isinstance(p, ToolResultPart | ApprovalResponsePart)]
+    if role in ("user", "system") and answers:
+        return "tool"
+    return role
+
+
 def encode(message: Message) -> Encoded:
-    """An AI SDK ``ModelMessage`` for a message."""
+    """An AI SDK ``ModelMessage`` for a message (and a user message for what a tool
+    message cannot hold)."""
     notes: list[tuple[str, str]] = []
     if author_name(message):
         notes.append(("dropped", "message author name"))
-    role = message.role
-    if role == "developer":
-        role = "system"
+    role = _role_for(message)
     pairs = list(zip(message.parts, blocks_for(message, NAME), strict=True))
-    results = [p for p in message.parts if isinstance(p, ToolResultPart)]
-    if results and role == "user":
-        role = "tool"
-    if role == "tool" and any(
-        isinstance(p, TextPart | ReasoningPart | ToolCallPart) for p in message.parts
-    ):
-        notes.append(("approximated", "text beside tool results sent as a separate user message"))
     content: list[dict[str, Any]] = []
-    extra_user: list[dict[str, Any]] = []
     i = 0
     while i < len(pairs):
         part, block = pairs[i]
@@ -320,26 +339,14 @@ def encode(message: Message) -> Encoded:
             }
             if not part.name:
                 notes.append(("approximated", "tool result without a tool name (toolName empty)"))
-            if role == "assistant":
-                notes.append(("approximated", "tool result inside an assistant message"))
             content.append(keep_extra_keys(out, block))
-            continue
-        target = extra_user if role == "tool" else content
-        if isinstance(part, TextPart):
-            target.append(keep_extra_keys({"type": "text", "text": part.text}, block))
+        elif isinstance(part, TextPart):
+            content.append(keep_extra_keys({"type": "text", "text": part.text}, block))
         elif isinstance(part, ReasoningPart):
-            if role != "assistant":
-                notes.append(("approximated", "reasoning outside an assistant message, as text"))
-                target.append({"type": "text", "text": part.text})
-            else:
-                content.append(keep_extra_keys({"type": "reasoning", "text": part.text}, block))
+            content.append(keep_extra_keys({"type": "reasoning", "text": part.text}, block))
         elif isinstance(part, MediaPart):
-            if role == "system":
-                notes.append(("dropped", "media in a system message"))
-                continue
-            target.append(
-                keep_extra_keys(_media_block(part, "user" if target is extra_user else role), block)
-            )
+            user_like = "user" if role in ("user", "tool") else role
+            content.append(keep_extra_keys(_media_block(part, user_like), block))
         elif isinstance(part, ToolCallPart):
             parsed = loads_or_none(part.arguments)
             value: Any = parsed if parsed is not None else part.arguments
@@ -351,19 +358,13 @@ def encode(message: Message) -> Encoded:
                 "toolName": part.name,
                 "input": value,
             }
-            if role != "assistant":
-                notes.append(("approximated", "tool call outside an assistant message, as text"))
-                target.append({"type": "text", "text": f"[tool call {part.name} {part.arguments}]"})
-            else:
-                content.append(keep_extra_keys(call, block))
+            content.append(keep_extra_keys(call, block))
         elif isinstance(part, ApprovalRequestPart):
             req = {
                 "type": "tool-approval-request",
                 "approvalId": part.id,
                 "toolCallId": part.call_id or "",
             }
-            if role != "assistant":
-                notes.append(("approximated", "approval request outside an assistant message"))
             content.append(keep_extra_keys(req, block))
         elif isinstance(part, ApprovalResponsePart):
             resp: dict[str, Any] = {
@@ -373,31 +374,49 @@ def encode(message: Message) -> Encoded:
             }
             if part.reason is not None:
                 resp["reason"] = part.reason
-            if role != "tool":
-                role = "tool" if not content else role
             content.append(keep_extra_keys(resp, block))
         elif isinstance(part, OpaquePart):
             if block is not None and part.provider == PROVIDER:
                 content.append(dict(block))
             elif part.text:
                 notes.append(("approximated", f"{part.provider} {part.type} carried as text"))
-                target.append(
+                content.append(
                     {"type": "text", "text": f"[{part.provider} {part.type}] {part.text}"}
                 )
             else:
                 notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
-    body: Any = content
+    # What this role cannot hold becomes text (in a user message beside a tool message).
+    allowed = ("text",) if role == "system" else ALLOWED[role]
+    kept: list[dict[str, Any]] = []
+    extra_user: list[dict[str, Any]] = []
+    for block_out in content:
+        kind = block_out.get("type")
+        if kind in allowed:
+            kept.append(block_out)
+            continue
+        if kind == "file" and role == "system":
+            notes.append(("dropped", "media in a system message"))
+            continue
+        if kind in ("image", "file") and role == "tool":
+            extra_user.append(block_out)
+            continue
+        notes.append(("approximated", f"{kind} in a {role} message carried as text"))
+        stand_in = {"type": "text", "text": _as_text(block_out)}
+        (kept if "text" in allowed else extra_user).append(stand_in)
+    if extra_user and role == "tool":
+        notes.append(("approximated", "text beside tool results sent as a separate user message"))
+    body: Any = kept
     if role == "system":
-        body = "\n".join(str(c.get("text", "")) for c in content)
+        body = "\n".join(str(c.get("text", "")) for c in kept)
     elif (
-        len(content) == 1
-        and content[0].get("type") == "text"
-        and len(content[0]) == 2
+        len(kept) == 1
+        and kept[0].get("type") == "text"
+        and len(kept[0]) == 2
         and role in ("user", "assistant")
         and not any(b is not None for _, b in pairs)
     ):
-        body = content[0]["text"]
-    elif not content and role in ("user", "assistant"):
+        body = kept[0]["text"]
+    elif not kept and role in ("user", "assistant"):
         body = ""
     item: dict[str, Any] = {"role": role, "content": body}
     wire = original_of(message)

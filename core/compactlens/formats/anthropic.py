@@ -335,7 +335,10 @@ def encode_content(message: Message) -> tuple[list[dict[str, Any]], list[tuple[s
                 current["is_error"] = True
             results.append(keep_extra_keys(current, block))
             continue
-        if isinstance(part, MediaPart) and current is not None and message.role == "tool":
+        inside = message.role == "tool" or (
+            block is not None and block.get("type") == "tool_result"
+        )
+        if isinstance(part, MediaPart) and current is not None and inside:
             content = current["content"]
             if isinstance(content, str):
                 content = [{"type": "text", "text": content}] if content else []

@@ -388,6 +388,8 @@ def encode(message: Message) -> Encoded:
             content.append(keep_extra_keys(_media_block(part), block))
         elif isinstance(part, ToolCallPart):
             args = loads_or_none(part.arguments) if part.arguments.strip() else {}
+            if block is not None and block.get("type") == "invalid_tool_call":
+                args = None  # it stays an invalid call, with its raw text
             if kind != "ai":
                 notes.append(("approximated", "tool call outside an ai message, as text"))
                 content.append(
