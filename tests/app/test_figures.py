@@ -1,0 +1,151 @@
+"""Figure builders: plain functions from compactlens values to plotly figures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+from apptest_helpers import coding_agent
+
+from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
+from compactlens.wire import from_caller
+from compactlens_inspector import figures
+from compactlens_inspector.config import SummarizerSettings, preset
+from compactlens_inspector.runs import (
+    budget_parts,
+    make_summarizer,
+    replay_session,
+    run_config,
+    sweep_point,
+    sweep_values,
+    timeline_events,
+)
+
+
+@pytest.fixture(scope="module")
+def index() -> MessageIndex:
+    return MessageIndex.build(from_caller(coding_agent()).messages, CharEstimator())
+
+
+def _ys(fig: go.Figure) -> list[float]:
+    return [y for trace in fig.data if trace.type == "bar" for y in trace.y]
+
+
+def test_figures_module_does_not_import_streamlit() -> None:
+    code = (
+        "import sys, compactlens_inspector.figures, compactlens_inspector.report;"
+        "print('streamlit' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_tokens_per_group_adds_up_and_is_stacked_by_kind(index: MessageIndex) -> None:
+    fig = figures.tokens_per_group(index)
+    assert sum(_ys(fig)) == index.total_tokens
+    names = {t.name for t in fig.data}
+    kinds = {g.kind.value for g in index.groups}
+    assert names == {figures.KIND_LABELS[k] for k in kinds}
+    for trace in fig.data:
+        kind = next(k for k, label in figures.KIND_LABELS.items() if label == trace.name)
+        assert trace.marker.color == figures.KIND_COLORS[kind]
+
+
+def test_large_transcripts_are_bucketed(index: MessageIndex) -> None:
+    big = MessageIndex.build(from_caller(coding_agent(400)).messages, CharEstimator())
+    fig = figures.tokens_per_group(big, max_bars=50)
+    positions = {x for trace in fig.data for x in trace.x}
+    assert len(positions) <= 50
+    assert sum(_ys(fig)) == big.total_tokens
+    cumulative = figures.cumulative_tokens(big)
+    assert cumulative.data[0].type == "scattergl"  # WebGL above 2,000 points
+    assert cumulative.data[0].y[-1] == big.total_tokens
+
+
+def test_cumulative_tokens_draws_trigger_and_target(index: MessageIndex) -> None:
+    fig = figures.cumulative_tokens(index, trigger_tokens=3000, target_tokens=2000)
+    assert fig.data[0].y[-1] == index.total_tokens
+    lines = sorted(shape.y0 for shape in fig.layout.shapes)
+    assert lines == [2000, 3000]
+    same = figures.cumulative_tokens(index, trigger_tokens=2000, target_tokens=2000)
+    assert len(same.layout.shapes) == 1
+
+
+def test_decision_map_colours_every_decision(index: MessageIndex) -> None:
+    outcome = run_config(index, preset("truncation", 2000), make_summarizer(SummarizerSettings()))
+    assert outcome.result is not None
+    fig = figures.decision_map(outcome.result)
+    by_name = {t.name: t for t in fig.data}
+    assert set(by_name) == {d.action for d in outcome.result.decisions}
+    for action, trace in by_name.items():
+        assert trace.marker.color == figures.DECISION_COLORS[action]
+        assert len(trace.x) == sum(1 for d in outcome.result.decisions if d.action == action)
+    hover = " ".join(by_name["excluded"].hovertext)
+    assert "oldest first" in hover or "excluded" in hover
+
+
+def test_budget_waterfall_totals_and_room(index: MessageIndex) -> None:
+    outcome = run_config(index, preset("truncation", 2000), make_summarizer(SummarizerSettings()))
+    assert outcome.result is not None
+    parts = budget_parts(outcome, index)
+    assert sum(p.tokens for p in parts) == outcome.result.tokens_after
+    fig = figures.budget_waterfall(parts, 2000)
+    waterfall = fig.data[0]
+    assert list(waterfall.measure)[-1] == "total"
+    assert waterfall.y[-1] == outcome.result.tokens_after
+    room = fig.data[1]
+    assert room.y[0] == 2000 - outcome.result.tokens_after
+
+
+def test_event_timeline_carries_event_numbers(index: MessageIndex) -> None:
+    outcome = run_config(index, preset("reference", 2000), make_summarizer(SummarizerSettings()))
+    assert outcome.result is not None
+    events = timeline_events(outcome.result)
+    fig = figures.event_timeline(events, target_tokens=2000)
+    seqs = sorted(s for t in fig.data if t.type == "bar" for s in t.customdata)
+    assert seqs == [e.seq for e in events]
+
+
+def test_estimate_vs_exact_needs_the_same_messages(index: MessageIndex) -> None:
+    exact = MessageIndex.build(index.messages, TiktokenTokenizer("o200k_base"))
+    fig = figures.estimate_vs_exact(index, exact)
+    points = sum(len(t.x) for t in fig.data if t.mode == "markers")
+    assert points == index.total_messages
+    with pytest.raises(ValueError):
+        figures.estimate_vs_exact(index, MessageIndex.build(index.messages[:3]))
+
+
+def test_sweep_compare_replay_and_composition(index: MessageIndex) -> None:
+    summarizer = make_summarizer(SummarizerSettings())
+    points = [
+        sweep_point(v, run_config(index, preset("truncation", v), summarizer))
+        for v in sweep_values(500, 4000, 5)
+    ]
+    fig = figures.sweep_chart(points, "budget", target_tokens=2000)
+    marked = {t.name for t in fig.data if getattr(t, "mode", "") == "markers"}
+    assert marked == {p.status for p in points}
+    compare = figures.compare_chart(
+        {"a": run_config(index, preset("truncation", 2000), summarizer)}
+    )
+    assert list(compare.data[1].y) == [
+        run_config(index, preset("truncation", 2000), summarizer).result.tokens_after  # type: ignore[union-attr]
+    ]
+    steps = replay_session(index, preset("truncation", 1500), summarizer, max_steps=5)
+    assert figures.replay_chart(steps).data[0].x == tuple(s.turn for s in steps)
+    pies = figures.composition(index)
+    assert sum(pies.data[0].values) == sum(pies.data[1].values) == index.total_tokens
+
+
+def test_figures_work_from_a_plain_python_process(tmp_path: Path) -> None:
+    script = tmp_path / "nb.py"
+    script.write_text(
+        "from compactlens import MessageIndex, text_message\n"
+        "from compactlens_inspector.figures import tokens_per_group\n"
+        "ix = MessageIndex.build([text_message('user', 'hi'), text_message('assistant', 'yo')])\n"
+        "print(len(tokens_per_group(ix).to_json()) > 0)\n"
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"

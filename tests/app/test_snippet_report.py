@@ -1,0 +1,138 @@
+"""The exported Python snippet reproduces the app's run; the HTML report is self-contained
+and keeps transcript text inert."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from apptest_helpers import XSS_TEXT
+
+from compactlens_inspector.config import (
+    CompactSettings,
+    LabConfig,
+    SummarizerSettings,
+    default_stage,
+    preset,
+)
+from compactlens_inspector.exports import config_json, events_jsonl, report_html
+from compactlens_inspector.loader import parse_transcript
+from compactlens_inspector.runs import build_index, make_summarizer, run_config
+from compactlens_inspector.snippet import config_to_snippet
+
+CONFIGS = {
+    "truncation": preset("truncation", 2000),
+    "reference": preset("reference", 1800),
+    "summarization": LabConfig(stages=(default_stage("summarization", 2000),)),
+    "compact": LabConfig(mode="compact", compact=CompactSettings(1500, 4, 1000)),
+}
+
+
+@pytest.mark.parametrize("tokenizer", ["estimate", "o200k_base"])
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_snippet_executes_and_gives_the_same_result(
+    name: str, tokenizer: str, samples_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = CONFIGS[name]
+    path = samples_folder / "coding_agent.json"
+    loaded = parse_transcript(path.read_bytes(), path.name)
+    outcome = run_config(
+        build_index(loaded.messages, tokenizer), config, make_summarizer(SummarizerSettings())
+    )
+    assert outcome.result is not None
+    code = config_to_snippet(config, tokenizer=tokenizer, transcript_path=path.name)
+    monkeypatch.chdir(samples_folder)
+    namespace: dict[str, object] = {"__name__": "snippet"}
+    exec(compile(code, "snippet.py", "exec"), namespace)
+    result = namespace["result"]
+    if config.mode == "compact":
+        assert result.status == outcome.result.status  # type: ignore[attr-defined]
+        assert result.tokens.after == outcome.result.tokens_after  # type: ignore[attr-defined]
+        if result.status == "compacted":  # type: ignore[attr-defined]
+            assert result.summary in outcome.result.projection[1].text  # type: ignore[attr-defined]
+        else:
+            assert result.reason in (outcome.result.reason or "")  # type: ignore[attr-defined]
+    else:
+        assert result.status == outcome.result.status  # type: ignore[attr-defined]
+        assert result.tokens_after == outcome.result.tokens_after  # type: ignore[attr-defined]
+        assert [d.action for d in result.decisions] == [  # type: ignore[attr-defined]
+            d.action for d in outcome.result.decisions
+        ]
+
+
+def test_snippet_never_contains_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-NEVER-SHOWN-1234567890")
+    settings = SummarizerSettings("openai", "https://user:pw@llm.example/v1", "gpt-x")
+    code = config_to_snippet(CONFIGS["reference"], summarizer=settings)
+    assert "NEVER-SHOWN" not in code and "user:pw" not in code
+    assert 'os.environ.get("OPENAI_API_KEY")' in code
+    assert "https://llm.example/v1" in code
+    exported = config_json(CONFIGS["reference"], tokenizer="estimate", summarizer=settings)
+    assert "NEVER-SHOWN" not in exported and "user:pw" not in exported
+
+
+def _report(samples_folder: Path, sample: str, config: LabConfig) -> str:
+    path = samples_folder / f"{sample}.json"
+    loaded = parse_transcript(path.read_bytes(), path.name)
+    index = build_index(loaded.messages, "estimate")
+    outcome = run_config(index, config, make_summarizer(SummarizerSettings()))
+    return report_html(loaded, index, outcome, summarizer=SummarizerSettings())
+
+
+def test_report_is_self_contained_and_escapes_transcript_text(samples_folder: Path) -> None:
+    html = _report(samples_folder, "hostile", LabConfig(stages=(default_stage("truncation", 5),)))
+    # plotly.js is inlined once, no script comes from a network.
+    assert html.count("plotly.js v") >= 1 or "Plotly" in html
+    assert not re.search(r"<script[^>]+src=", html)
+    assert not re.search(r"<link[^>]+href=", html)
+    # The transcript's markup is text, never markup.
+    assert "<script>alert('pwned')</script>" not in html
+    assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in html
+    assert "<img src=x" not in html
+    for section in ("Explanation", "Charts", "Events", "Group diff", "Configuration"):
+        assert f"<h2>{section}</h2>" in html
+
+
+def test_report_lists_every_decision_and_the_summary(samples_folder: Path) -> None:
+    config = LabConfig(stages=(default_stage("summarization", 2000),))
+    html = _report(samples_folder, "coding_agent", config)
+    assert "<h2>Summaries</h2>" in html and "[Extractive summary" in html
+    assert html.count('class="badge"') >= 10
+    assert XSS_TEXT not in html
+
+
+def test_events_jsonl_is_one_json_object_a_line(samples_folder: Path) -> None:
+    path = samples_folder / "coding_agent.json"
+    loaded = parse_transcript(path.read_bytes(), path.name)
+    outcome = run_config(
+        build_index(loaded.messages, "estimate"),
+        CONFIGS["reference"],
+        make_summarizer(SummarizerSettings()),
+    )
+    lines = [json.loads(x) for x in events_jsonl(outcome).splitlines()]
+    assert outcome.result is not None
+    assert [x["type"] for x in lines] == ["started"] + ["stage"] * len(outcome.result.events) + [
+        "completed"
+    ]
+    assert [x["strategy"] for x in lines[1:-1]] == [e.strategy for e in outcome.result.events]
+
+
+def test_compacted_transcript_round_trips_in_its_format(samples_folder: Path) -> None:
+    path = samples_folder / "coding_agent.json"
+    loaded = parse_transcript(path.read_bytes(), path.name)
+    outcome = run_config(
+        build_index(loaded.messages, "estimate"),
+        CONFIGS["truncation"],
+        make_summarizer(SummarizerSettings()),
+    )
+    assert outcome.result is not None
+    doc = json.loads(loaded.emit(outcome.result.projection))
+    original = json.loads(path.read_text())
+    assert doc["title"] == original["title"]
+    kept = [m for m in original["messages"] if m in doc["messages"]]
+    assert kept == doc["messages"]  # only removals, original objects, original order
+    assert len(doc["messages"]) == outcome.result.messages_after
+    assert os.path.basename(loaded.name) == "coding_agent.json"
