@@ -72,13 +72,17 @@ class Detection:
     readable_as: tuple[str, ...] = ()
 
 
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _mark_content(content: Any, marks: dict[str, set[str]]) -> None:
     if not isinstance(content, list):
         return
     for block in content:
         if not isinstance(block, Mapping):
             continue
-        kind = block.get("type")
+        kind = _str(block.get("type"))
         if kind in _CHAT_PARTS:
             marks["openai-chat"].add(f"'{kind}' content parts")
         elif kind == "file" and isinstance(block.get("file"), Mapping):
@@ -107,7 +111,7 @@ def marks_of(items: Sequence[Any]) -> dict[str, set[str]]:
     for item in items:
         if not isinstance(item, Mapping):
             continue
-        kind = item.get("type")
+        kind = _str(item.get("type"))
         role = item.get("role")
         if kind in ("user", "assistant") and isinstance(item.get("message"), Mapping):
             marks["claude-code"].add("user/assistant events with a 'message'")

@@ -199,6 +199,8 @@ def _hosted_text(item: Mapping[str, Any]) -> str:
 
 def _item_message(item: Mapping[str, Any], source: str, loc: str) -> Message:
     kind = item.get("type", "message" if "role" in item else None)
+    if not isinstance(kind, str):
+        unknown("item type", kind, ITEM_TYPES, source, f"{loc}.type")
     if kind == "message":
         role = item.get("role")
         if role not in _MESSAGE_ROLES:
