@@ -14,8 +14,14 @@ from typing import Any
 from compactlens.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
+    MediaPart,
     Message,
-    message_text,
+    OpaquePart,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    part_text,
 )
 from compactlens.tokens import CharEstimator, Tokenizer, count_messages, tokenizer_name
 
@@ -118,7 +124,11 @@ class MessageGroup:
 
 @dataclass(frozen=True, slots=True)
 class _Scan:
-    """Raw output of the grouping pass (before tokens)."""
+    """Raw output of the grouping pass (before tokens).
+
+    ``flags`` already holds the message-level ``media`` and ``opaque`` flags of each
+    group; ``calls`` holds each group's tool calls in message order.
+    """
 
     group_of: tuple[int, ...]
     members: tuple[tuple[int, ...], ...]
@@ -127,6 +137,11 @@ class _Scan:
     links: tuple[ToolLink, ...]
     link_group: tuple[int, ...]
     problems: tuple[PairingProblem, ...]
+    calls: tuple[tuple[ToolCallPart, ...], ...] = ()
+
+
+_NO_FLAGS: frozenset[str] = frozenset()
+_PLAIN_PARTS = (TextPart, ReasoningPart)
 
 
 def _find(parent: list[int], x: int) -> int:
@@ -137,28 +152,47 @@ def _find(parent: list[int], x: int) -> int:
 
 
 def _scan(messages: Sequence[Message]) -> _Scan:
-    """Group messages in one pass: link results to calls by id, attach reasoning, merge."""
+    """Group messages in one pass: link results to calls by id, attach reasoning, merge.
+
+    Each message's parts are read once; groups and their flags are only materialized
+    for what needs them (most groups have no flags and are never merged).
+    """
     members: list[list[int]] = []
     kinds: list[GroupKind] = []
-    flags: list[set[str]] = []
+    flags: dict[int, set[str]] = {}  # group -> flags, only for groups that have some
     parent: list[int] = []
     group_of: list[int] = [0] * len(messages)
-    pending: dict[str, list[int]] = {}  # call id -> stack of link indices still waiting
+    # Call id -> the newest link still waiting for a result; ``shadowed`` chains each
+    # waiting link to the older waiting link of the same id (a stack without lists).
+    pending: dict[str, int] = {}
+    shadowed: dict[int, int] = {}
     declared: set[str] = set()
     links_call: list[int] = []
     links_id: list[str] = []
     links_name: list[str] = []
-    links_results: list[list[int]] = []
+    # The result message of each link, -1 while none: a link stops pending when its
+    # result arrives, so it never gets a second one.
+    links_result: list[int] = []
     link_group: list[int] = []
     approvals: dict[str, int] = {}  # approval id -> group
     problems: list[PairingProblem] = []
     held_reasoning: list[int] = []
+    message_flags: dict[int, tuple[str, ...]] = {}  # message -> ("media",), ("opaque",)...
+    message_calls: dict[int, list[ToolCallPart]] = {}
+    merged_any = False
+    tool_call_kind = GroupKind.TOOL_CALL
+
+    def add_flag(gid: int, flag: str) -> None:
+        have = flags.get(gid)
+        if have is None:
+            flags[gid] = {flag}
+        else:
+            have.add(flag)
 
     def new_group(kind: GroupKind, first_indices: list[int]) -> int:
         gid = len(members)
         members.append(first_indices)
         kinds.append(kind)
-        flags.append(set())
         parent.append(gid)
         for k in first_indices:
             group_of[k] = gid
@@ -167,24 +201,64 @@ def _scan(messages: Sequence[Message]) -> _Scan:
     def flush_reasoning() -> None:
         if held_reasoning:
             gid = new_group(GroupKind.ASSISTANT_TEXT, list(held_reasoning))
-            flags[gid].add("reasoning")
+            add_flag(gid, "reasoning")
             held_reasoning.clear()
 
+    no_calls: list[ToolCallPart] = []
+    no_results: list[ToolResultPart] = []
+    no_responses: list[ApprovalResponsePart] = []
+    no_requests: list[ApprovalRequestPart] = []
     for i, m in enumerate(messages):
-        if m.is_reasoning_only:
+        role = m.role
+        parts = m.parts
+        # Sort the parts out in one pass; plain text/reasoning messages (most) need no lists.
+        plain = True
+        for p in parts:
+            if not isinstance(p, _PLAIN_PARTS):
+                plain = False
+                break
+        if plain:
+            calls, results, responses, requests = no_calls, no_results, no_responses, no_requests
+        else:
+            calls, results, responses, requests = [], [], [], []
+            media = opaque = False
+            for p in parts:
+                if isinstance(p, _PLAIN_PARTS):
+                    continue
+                if isinstance(p, ToolCallPart):
+                    calls.append(p)
+                elif isinstance(p, ToolResultPart):
+                    results.append(p)
+                elif isinstance(p, ApprovalResponsePart):
+                    responses.append(p)
+                elif isinstance(p, ApprovalRequestPart):
+                    requests.append(p)
+                elif isinstance(p, MediaPart):
+                    media = True
+                elif isinstance(p, OpaquePart):
+                    opaque = True
+            if media or opaque:
+                message_flags[i] = (("media",) if media else ()) + (("opaque",) if opaque else ())
+            if calls:
+                message_calls[i] = calls
+        if role == "assistant" and m.is_reasoning_only:
             held_reasoning.append(i)
             continue
-        results = m.tool_results if m.role != "assistant" else ()
-        responses = [p for p in m.parts if isinstance(p, ApprovalResponsePart)]
-        if results or (responses and m.role != "assistant"):
+        if role == "assistant":
+            results = no_results
+        if results or (responses and role != "assistant"):
             flush_reasoning()
             targets: list[int] = []
             orphan = False
             for res in results:
-                stack = pending.get(res.call_id)
-                if stack:
-                    link_no = stack.pop()
-                    links_results[link_no].append(i)
+                link_no = pending.get(res.call_id, -1)
+                if link_no >= 0:
+                    older = shadowed.pop(link_no, -1)
+                    if older >= 0:
+                        pending[res.call_id] = older
+                    else:
+                        del pending[res.call_id]
+                    links_result[link_no] = i
                     targets.append(link_group[link_no])
                 else:
                     orphan = True
@@ -207,33 +281,35 @@ def _scan(messages: Sequence[Message]) -> _Scan:
                     other = _find(parent, t)
                     if other != root:
                         parent[other] = root
+                        merged_any = True
                 if orphan:
-                    flags[root].add("orphan")
+                    add_flag(root, "orphan")
             else:
-                gid = new_group(GroupKind.TOOL_CALL, [i])
-                flags[gid].add("orphan")
+                gid = new_group(tool_call_kind, [i])
+                add_flag(gid, "orphan")
             continue
-        if m.is_system:
+        if role in ("system", "developer"):
             kind = GroupKind.SYSTEM
         elif m.is_summary:
             kind = GroupKind.SUMMARY
-        elif m.role == "user":
+        elif role == "user":
             kind = GroupKind.USER
-        elif m.tool_calls:
-            kind = GroupKind.TOOL_CALL
+        elif calls:
+            kind = tool_call_kind
         else:
             kind = GroupKind.ASSISTANT_TEXT
-        if m.role == "assistant" and kind is not GroupKind.SUMMARY:
-            indices = [*held_reasoning, i]
-            had_reasoning = bool(held_reasoning)
-            held_reasoning.clear()
-            gid = new_group(kind, indices)
-            if had_reasoning:
-                flags[gid].add("reasoning")
+        if role == "assistant" and kind is not GroupKind.SUMMARY:
+            if held_reasoning:
+                indices = [*held_reasoning, i]
+                held_reasoning.clear()
+                gid = new_group(kind, indices)
+                add_flag(gid, "reasoning")
+            else:
+                gid = new_group(kind, [i])
         else:
             flush_reasoning()
             gid = new_group(kind, [i])
-        for call in m.tool_calls:
+        for call in calls:
             if call.id in declared:
                 problems.append(
                     PairingProblem(
@@ -244,45 +320,73 @@ def _scan(messages: Sequence[Message]) -> _Scan:
                     )
                 )
             declared.add(call.id)
-            pending.setdefault(call.id, []).append(len(links_call))
+            link_no = len(links_call)
+            older = pending.get(call.id, -1)
+            if older >= 0:
+                shadowed[link_no] = older
+            pending[call.id] = link_no
             links_call.append(i)
             links_id.append(call.id)
             links_name.append(call.name)
-            links_results.append([])
+            links_result.append(-1)
             link_group.append(gid)
-        for part in m.parts:
-            if isinstance(part, ApprovalRequestPart):
-                approvals[part.id] = gid
+        for req in requests:
+            approvals[req.id] = gid
     flush_reasoning()
 
     # Resolve merges: every group points at its root, roots keep their members sorted.
-    roots = [_find(parent, g) for g in range(len(members))]
-    merged: dict[int, list[int]] = {}
-    for g, root in enumerate(roots):
-        merged.setdefault(root, []).extend(members[g])
-        if g != root:
-            flags[root] |= flags[g]
-    order = sorted(merged, key=lambda r: min(merged[r]))
-    renumber = {r: n for n, r in enumerate(order)}
-    final_members = tuple(tuple(sorted(merged[r])) for r in order)
-    final_group_of = [0] * len(messages)
-    for n, idxs in enumerate(final_members):
-        for k in idxs:
-            final_group_of[k] = n
-    final_flags = [set(flags[r]) for r in order]
-    final_kinds = [kinds[r] for r in order]
+    # Without merges, groups are already in order of their first message and each
+    # group's members are ascending (messages are appended in order), so the
+    # renumbering is the identity.
+    count = len(members)
+    final_members: tuple[tuple[int, ...], ...]
+    if merged_any:
+        roots = [_find(parent, g) for g in range(count)]
+        merged: dict[int, list[int]] = {}
+        for g, root in enumerate(roots):
+            merged.setdefault(root, []).extend(members[g])
+            if g != root and g in flags:
+                if root in flags:
+                    flags[root] |= flags[g]
+                else:
+                    flags[root] = set(flags[g])
+        order = sorted(merged, key=lambda r: min(merged[r]))
+        renumber = {r: n for n, r in enumerate(order)}
+        final_members = tuple(tuple(sorted(merged[r])) for r in order)
+        final_group_of = [0] * len(messages)
+        for n, idxs in enumerate(final_members):
+            for k in idxs:
+                final_group_of[k] = n
+        final_flags = [set(flags[r]) if r in flags else None for r in order]
+        final_kinds = [kinds[r] for r in order]
+    else:
+        roots = list(range(count))
+        renumber = {g: g for g in range(count)}
+        final_members = tuple(tuple(idxs) for idxs in members)
+        final_group_of = group_of
+        final_flags = [flags.get(g) for g in range(count)]
+        final_kinds = kinds
+
+    def final_flag(g: int, flag: str) -> None:
+        have = final_flags[g]
+        if have is None:
+            final_flags[g] = {flag}
+        else:
+            have.add(flag)
+
     for gid in approvals.values():
-        final_flags[renumber[roots[gid]]].add("approval_pending")
+        final_flag(renumber[roots[gid]], "approval_pending")
 
     links: list[ToolLink] = []
     final_link_group: list[int] = []
     for n in range(len(links_call)):
-        link = ToolLink(links_id[n], links_name[n], links_call[n], tuple(links_results[n]))
+        answer = links_result[n]
+        link = ToolLink(links_id[n], links_name[n], links_call[n], (answer,) if answer >= 0 else ())
         links.append(link)
         g = renumber[roots[link_group[n]]]
         final_link_group.append(g)
         if link.open:
-            final_flags[g].add("unresolved")
+            final_flag(g, "unresolved")
             problems.append(
                 PairingProblem(
                     "unresolved_call",
@@ -312,15 +416,48 @@ def _scan(messages: Sequence[Message]) -> _Scan:
                 )
                 break
     problems.sort(key=lambda p: (p.message_index, p.kind, p.call_id))
+
+    # Message-level flags and tool calls, per final group (members in message order).
+    group_calls: list[tuple[ToolCallPart, ...]] = [()] * count
+    if message_flags or message_calls:
+        for g, idxs in enumerate(final_members):
+            found: list[ToolCallPart] = []
+            for k in idxs:
+                extra = message_flags.get(k)
+                if extra is not None:
+                    for flag in extra:
+                        final_flag(g, flag)
+                got = message_calls.get(k)
+                if got is not None:
+                    found.extend(got)
+            if found:
+                group_calls[g] = tuple(found)
     return _Scan(
         group_of=tuple(final_group_of),
         members=final_members,
         kinds=tuple(final_kinds),
-        flags=tuple(frozenset(f) for f in final_flags),
+        flags=tuple(_NO_FLAGS if f is None else frozenset(f) for f in final_flags),
         links=tuple(links),
         link_group=tuple(final_link_group),
         problems=tuple(problems),
+        calls=tuple(group_calls),
     )
+
+
+def _text_bytes(message: Message) -> int:
+    """UTF-8 size of :func:`~compactlens.messages.message_text`, without building the text.
+
+    The text is the role, the name (if any) and each part's text joined by newlines, so
+    its size is the sum of the pieces' sizes plus one byte per newline.
+    """
+    pieces: list[str] = [message.role]
+    if message.name:
+        pieces.append(message.name)
+    pieces.extend(part_text(p) for p in message.parts)
+    total = len(pieces) - 1
+    for piece in pieces:
+        total += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+    return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,43 +493,39 @@ class MessageIndex:
                 raise TypeError(f"messages[{i}] is {type(m).__name__}, not a Message")
         scan = _scan(msgs)
         counts = count_messages(msgs, tok)
-        sizes = [len(message_text(m).encode("utf-8")) for m in msgs]
+        sizes = [_text_bytes(m) for m in msgs]
         groups: list[MessageGroup] = []
         turn = 0
         turns_seen: set[int] = set()
         system_tokens = 0
+        kinds, all_flags, all_calls = scan.kinds, scan.flags, scan.calls
         for gid, idxs in enumerate(scan.members):
-            kind = scan.kinds[gid]
-            g_flags = set(scan.flags[gid])
-            if any(msgs[k].has_media for k in idxs):
-                g_flags.add("media")
-            if any(msgs[k].has_opaque for k in idxs):
-                g_flags.add("opaque")
+            kind = kinds[gid]
             if kind is GroupKind.USER:
                 turn += 1
             g_turn: int | None = None if kind is GroupKind.SYSTEM else turn
             if g_turn is not None:
                 turns_seen.add(g_turn)
-            tokens = sum(counts[k] for k in idxs)
+            if len(idxs) == 1:
+                tokens = counts[idxs[0]]
+                size = sizes[idxs[0]]
+            else:
+                tokens = sum(counts[k] for k in idxs)
+                size = sum(sizes[k] for k in idxs)
             if kind is GroupKind.SYSTEM:
                 system_tokens += tokens
-            names: list[str] = []
-            call_ids: list[str] = []
-            for k in idxs:
-                for c in msgs[k].tool_calls:
-                    names.append(c.name)
-                    call_ids.append(c.id)
+            calls = all_calls[gid]
             groups.append(
                 MessageGroup(
                     id=gid,
                     kind=kind,
                     indices=idxs,
                     tokens=tokens,
-                    bytes=sum(sizes[k] for k in idxs),
+                    bytes=size,
                     turn=g_turn,
-                    flags=frozenset(g_flags),
-                    tool_names=tuple(names),
-                    call_ids=tuple(call_ids),
+                    flags=all_flags[gid],
+                    tool_names=tuple(c.name for c in calls) if calls else (),
+                    call_ids=tuple(c.id for c in calls) if calls else (),
                 )
             )
         return cls(

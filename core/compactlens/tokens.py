@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from compactlens.messages import Message, message_text
+from compactlens.messages import Message, message_text, part_text
 
 
 @runtime_checkable
@@ -255,11 +255,30 @@ def tokenizer_name(tokenizer: Tokenizer) -> str:
     return name if isinstance(name, str) else type(tokenizer).__name__
 
 
+def _text_length(message: Message) -> int:
+    """``len(message_text(message))`` without building the text (pieces joined by newlines)."""
+    pieces = 1
+    total = len(message.role)
+    if message.name:
+        pieces += 1
+        total += len(message.name)
+    for part in message.parts:
+        pieces += 1
+        total += len(part_text(part))
+    return total + pieces - 1
+
+
 def count_messages(messages: Sequence[Message], tokenizer: Tokenizer) -> list[int]:
     """Per-message token counts: counted text plus the tokenizer's per-message overhead.
 
-    Uses the tokenizer's ``count_many`` batch method when it has one.
+    Uses the tokenizer's ``count_many`` batch method when it has one. The estimator
+    (exactly :class:`CharEstimator`, which only looks at the length of the text) is
+    given the lengths directly, so no message text is built.
     """
+    if type(tokenizer) is CharEstimator:
+        cpt = tokenizer.chars_per_token
+        extra = int(tokenizer.message_overhead)
+        return [math.ceil(_text_length(m) / cpt) + extra for m in messages]
     texts = [message_text(m) for m in messages]
     overhead = int(getattr(tokenizer, "message_overhead", 0))
     many = getattr(tokenizer, "count_many", None)
