@@ -165,19 +165,24 @@ def run_config(
     summarizer: Summarizer,
     *,
     secrets: Sequence[str] = (),
-    find_fixes: bool = True,
+    explain: bool = True,
 ) -> RunOutcome:
-    """Plan ``config`` over ``index`` (engine strategies, or ``compact()`` in compact mode)."""
+    """Plan ``config`` over ``index`` (engine strategies, or ``compact()`` in compact mode).
+
+    With ``explain`` a ``cannot-fit`` result carries its full explanation: protected
+    content and the single changes that fit, found by re-running variants (which
+    costs a few more plans, or summarizer calls in compact mode).
+    """
     start = time.perf_counter()
     recorder = _Recorder(summarizer)
     if config.mode == "compact":
-        outcome = run_compact(index, config, recorder, secrets=secrets, find_fixes=find_fixes)
+        outcome = run_compact(index, config, recorder, secrets=secrets, find_fixes=explain)
     else:
         try:
             strategy = strategy_from_config(config.strategy_config(), summarizer=recorder)
         except ValueError as exc:
             return RunOutcome(config, None, error=redact(str(exc), secrets))
-        result = run_strategy(index, strategy)
+        result = run_strategy(index, strategy, explain=explain)
         outcome = RunOutcome(config, result)
     return replace(
         outcome,
@@ -953,6 +958,36 @@ def turn_ends(index: MessageIndex, max_steps: int | None = None) -> list[int]:
     return ends
 
 
+class _MemoTokenizer:
+    """Counts each distinct text once, primed with the index's own counts.
+
+    A replay tokenizes the same messages turn after turn; with this only new texts
+    (summaries, collapsed lines) reach the real tokenizer. Private to one replay.
+    """
+
+    def __init__(self, index: MessageIndex) -> None:
+        self.inner = index.tokenizer
+        self.message_overhead = int(getattr(self.inner, "message_overhead", 0))
+        self.name = index.tokenizer_name
+        self.cache: dict[str, int] = {
+            message_text(m): t - self.message_overhead
+            for m, t in zip(index.messages, index.message_tokens, strict=True)
+        }
+
+    def count_tokens(self, text: str) -> int:
+        return self.count_many([text])[0]
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            many = getattr(self.inner, "count_many", None)
+            counts = (
+                many(missing) if callable(many) else [self.inner.count_tokens(t) for t in missing]
+            )
+            self.cache.update(zip(missing, counts, strict=True))
+        return [self.cache[t] for t in texts]
+
+
 def replay_engine(
     index: MessageIndex,
     config: LabConfig,
@@ -963,14 +998,14 @@ def replay_engine(
     """Replay turn by turn with the engine alone (no session): before each model request,
     the history so far (with the earlier compacted prefix in place) is run through the
     configuration, and a compacted history becomes the new prefix."""
-    tokenizer = index.tokenizer
+    tokenizer = _MemoTokenizer(index)
     prefix: list[Message] = []
     consumed = 0
     steps: list[ReplayStep] = []
     for turn, end in enumerate(turn_ends(index, max_steps), start=1):
         history = prefix + list(index.messages[consumed:end])
         sub = MessageIndex.build(history, tokenizer)
-        outcome = run_config(sub, config, summarizer, find_fixes=False)
+        outcome = run_config(sub, config, summarizer, explain=False)
         r = outcome.result
         if r is None:
             steps.append(
@@ -1061,7 +1096,7 @@ def replay_session(
         session = CompactionSession(
             triggers=triggers,
             target_tokens=target,
-            strategy=engine_strategy(strategy, tokenizer=index.tokenizer),
+            strategy=engine_strategy(strategy, tokenizer=_MemoTokenizer(index)),
             count_tokens=counter,
             on_event=events.append,
             on_error="return",

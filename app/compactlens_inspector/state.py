@@ -114,16 +114,14 @@ def _run(
     config_key: str,
     summarizer_key: str,
     nonce: int,
-    find_fixes: bool,
+    explain: bool,
     _index: MessageIndex,
     _config: LabConfig,
     _settings: SummarizerSettings,
 ) -> RunOutcome:
     key = api_key() if _settings.kind == "openai" else None
     summarizer = make_summarizer(_settings, api_key=key, cache=_summary_cache(summarizer_key))
-    return run_config(
-        _index, _config, summarizer, secrets=(key,) if key else (), find_fixes=find_fixes
-    )
+    return run_config(_index, _config, summarizer, secrets=(key,) if key else (), explain=explain)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -349,10 +347,14 @@ def run(
     config: LabConfig | None = None,
     *,
     tok: str | None = None,
-    find_fixes: bool | None = None,
+    explain: bool = False,
     settings: SummarizerSettings | None = None,
 ) -> RunOutcome | None:
-    """The (cached) run of ``config`` (default: the lab's) over the active transcript."""
+    """The (cached) run of ``config`` (default: the lab's) over the active transcript.
+
+    ``explain`` asks for the full cannot-fit explanation (re-run suggestions); it is a
+    separate cached run, so the live preview never pays for it.
+    """
     current = loaded()
     if current is None:
         return None
@@ -360,14 +362,13 @@ def run(
     ix = _index(current.content_hash, name, current)
     cfg = config or lab()
     summ = settings or summarizer_settings()
-    fixes = find_fixes if find_fixes is not None else summ.kind == "extractive"
     return _run(
         current.content_hash,
         name,
         cfg.key(),
         summ.key(),
         nonce(),
-        fixes,
+        explain,
         ix,
         cfg,
         summ,

@@ -43,6 +43,15 @@ def metric_cards(result: CompactionResult, config: LabConfig) -> None:
     cols[4].metric("Target", f"{target:,}" if target is not None else "—", border=True)
 
 
+def status_text(result: CompactionResult) -> str:
+    """The status in plain words."""
+    if result.status == "unchanged":
+        return "No trigger fired: the transcript was left as it is."
+    if result.status == "compacted":
+        return f"Target met: {result.tokens_before:,} → {result.tokens_after:,} tokens."
+    return result.reason or result.explanation.summary
+
+
 def status_line(outcome: RunOutcome) -> None:
     """The status with its reason in words."""
     r = outcome.result
@@ -51,7 +60,7 @@ def status_line(outcome: RunOutcome) -> None:
             f"**Configuration error:** {md_escape(outcome.error or '')}", icon=":material/error:"
         )
         return
-    text = f"{badges.status(r.status)} {md_escape(r.explanation.summary)}"
+    text = f"{badges.status(r.status)} {md_escape(status_text(r))}"
     if r.status == "cannot-fit":
         st.error(text, icon=STATUS_ICON["cannot-fit"])
     elif r.status == "compacted":

@@ -34,7 +34,7 @@ def render() -> None:
     settings = state.summarizer_settings()
     ix = state.index()
     find = settings.kind == "extractive" or bool(st.session_state.get("cf_fixes_requested"))
-    outcome = state.run(find_fixes=find)
+    outcome = state.run(explain=find)
     if outcome is None or ix is None:
         return
     if outcome.result is None:

@@ -22,7 +22,7 @@ def render() -> None:
     if current is None:
         need_transcript()
         return
-    outcome = state.run()
+    outcome = state.run(explain=state.summarizer_settings().kind == "extractive")
     ix = state.index()
     if outcome is None or ix is None:
         return

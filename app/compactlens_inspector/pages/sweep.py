@@ -66,7 +66,7 @@ def _sweep() -> None:
                 errors += 1
                 points.append(sweep_point(v, RunOutcome(config, None, error=str(exc))))
                 continue
-            outcome = state.run(variant, find_fixes=False)
+            outcome = state.run(variant)
             if outcome is not None:
                 points.append(sweep_point(v, outcome))
     label = labels.get(str(path), str(path))
@@ -121,7 +121,7 @@ def _compare() -> None:
             if name == CURRENT
             else preset(name, int(budget), compact_available=compact_available())
         )
-        outcome = state.run(config, find_fixes=False)
+        outcome = state.run(config)
         if outcome is not None:
             outcomes[names[name].split(":")[0]] = outcome
     st.plotly_chart(
