@@ -39,6 +39,7 @@ def page(render: Callable[[], None], name: str) -> None:
 def header(title: str, caption: str) -> None:
     st.title(title, anchor=False)
     st.caption(caption)
+    state.init_from_url()
     notice = state.url_notice()
     if notice:
         st.warning(notice, icon=":material/link_off:")

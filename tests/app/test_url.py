@@ -1,0 +1,50 @@
+"""Share and demo: the sample and the parameters live in the URL, so a link reproduces a view."""
+
+from __future__ import annotations
+
+from apptest_helpers import go, metric_int, no_exceptions, plain
+
+from compactlens_inspector.config import decode_config, encode_config, preset
+
+
+def _qp(at, key: str) -> str | None:
+    value = at.query_params.get(key)
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
+
+
+def test_a_link_with_sample_preset_and_budget_reproduces_the_view(app, sample_doc) -> None:
+    at = go(app(sample="unresolved", preset="truncation", budget="900").run(), "lab")
+    no_exceptions(at)
+    config = at.session_state["cl_lab"]
+    assert config.stages[0]["trigger"]["n"] == 900
+    assert metric_int(at, "Target") == 900
+    # The URL now carries the full configuration instead of the preset.
+    assert _qp(at, "sample") == "unresolved"
+    assert decode_config(_qp(at, "cfg") or "") == config
+    assert _qp(at, "preset") is None and _qp(at, "budget") is None
+    # Opening that URL in a new session gives the same numbers.
+    again = go(app(sample="unresolved", cfg=_qp(at, "cfg") or "").run(), "lab")
+    assert metric_int(again, "Tokens after") == metric_int(at, "Tokens after")
+
+
+def test_tokenizer_travels_in_the_url(app) -> None:
+    at = go(app(tok="cl100k_base", cfg=encode_config(preset("truncation", 2000))).run(), "lab")
+    no_exceptions(at)
+    assert at.selectbox(key="sidebar_tokenizer").value == "cl100k_base"
+    assert _qp(at, "tok") == "cl100k_base"
+    at.selectbox(key="sidebar_tokenizer").set_value("estimate").run()
+    assert _qp(at, "tok") is None
+
+
+def test_broken_links_say_what_is_wrong(app) -> None:
+    at = app(sample="nope").run()
+    no_exceptions(at)
+    assert "sample that does not exist: nope" in plain(at.warning[0].value)
+    at = app(cfg="%%%").run()
+    assert "cannot be read" in plain(at.warning[0].value)
+    at = app(preset="nope").run()
+    assert "preset that does not exist: nope" in plain(at.warning[0].value)
+    # The app still works on the default sample.
+    assert metric_int(go(at, "lab"), "Tokens before") > 0
