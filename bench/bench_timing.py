@@ -5,7 +5,9 @@ A measurement runs ``fn`` repeatedly, each time on fresh arguments from ``setup`
 and the collector left enabled during the call, as a user has it. The number of
 repetitions adapts to the cost: the first run decides how many more fit the
 time budget, between ``min_reps`` and ``max_reps``; a single run longer than
-the budget is not repeated.
+the budget is not repeated. Wall-clock time (``perf_counter``) is the measure; the
+process CPU time (``process_time``) is kept beside it, since other work on the machine
+stretches the first but hardly the second.
 """
 
 from __future__ import annotations
@@ -30,10 +32,15 @@ class Timing:
 
     times_ms: tuple[float, ...]
     value: Any = field(default=None, compare=False, repr=False)
+    cpu_ms: tuple[float, ...] = ()
 
     @property
     def median_ms(self) -> float:
         return statistics.median(self.times_ms)
+
+    @property
+    def median_cpu_ms(self) -> float | None:
+        return statistics.median(self.cpu_ms) if self.cpu_ms else None
 
     @property
     def min_ms(self) -> float:
@@ -56,22 +63,25 @@ def measure(
     if max_reps < 1:
         raise ValueError("max_reps must be >= 1")
     times: list[float] = []
+    cpu: list[float] = []
     value: Any = None
     wanted = 1
     while len(times) < wanted:
         value = None
         args = setup() if setup is not None else ()
         gc.collect()
+        start_cpu = time.process_time()
         start = time.perf_counter()
         value = fn(*args)
         elapsed = time.perf_counter() - start
+        cpu.append((time.process_time() - start_cpu) * 1000.0)
         times.append(elapsed * 1000.0)
         del args
         if len(times) == 1:
             fits = math.floor(budget_s / elapsed) if elapsed > 0 else max_reps
             wanted = 1 if elapsed > budget_s else max(min_reps, min(max_reps, fits))
             wanted = min(wanted, max_reps)
-    return Timing(tuple(times), value)
+    return Timing(tuple(times), value, tuple(cpu))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +96,7 @@ class Record:
     messages: int
     median_ms: float | None
     min_ms: float | None = None
+    cpu_ms: float | None = None
     reps: int = 0
     times_ms: tuple[float, ...] = ()
     messages_after: int | None = None
@@ -120,6 +131,7 @@ def record(
         messages=messages,
         median_ms=round(timing.median_ms, 3),
         min_ms=round(timing.min_ms, 3),
+        cpu_ms=None if timing.median_cpu_ms is None else round(timing.median_cpu_ms, 3),
         reps=timing.reps,
         times_ms=tuple(round(t, 3) for t in timing.times_ms),
         **extra,

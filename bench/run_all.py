@@ -205,6 +205,25 @@ def fmt_ms(rec: Record | None) -> str:
     return f"~{text} (extrapolated)" if rec.extrapolated else text
 
 
+def fmt_cpu(rec: Record | None) -> str:
+    if rec is None or rec.cpu_ms is None:
+        return "-"
+    ms = rec.cpu_ms
+    return f"{ms:,.0f}" if ms >= 100 else f"{ms:,.1f}" if ms >= 10 else f"{ms:,.2f}"
+
+
+def fmt_gc(rec: Record | None) -> str:
+    """Collection time and full (generation 2) collections of one call, from a ``gc`` record."""
+    if rec is None or not rec.note:
+        return "-"
+    detail = json.loads(rec.note)
+    total = sum(float(t) for _, t in detail.values())
+    full = int(detail.get("2", [0, 0.0])[0])
+    share = f", {total / rec.median_ms:.0%}" if rec.median_ms else ""
+    shown = f"{total:,.0f}" if total >= 10 else f"{total:.1f}"
+    return f"{shown} ms ({full} full{share})"
+
+
 def ratio(a: float | None, b: float | None) -> str:
     if a is None or b is None or b <= 0:
         return "-"
@@ -374,16 +393,16 @@ def report(
         add(f"### {n:,} turns ({msgs[n]:,} messages)")
         add("")
         add(
-            "| implementation | strategy | timed | median ms | reps | vs apply | vs run | "
+            "| implementation | strategy | timed | median ms | CPU ms | reps | vs apply | vs run | "
             "messages after | result |"
         )
-        add("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+        add("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
         for op in ops:
             ours = find(records, OURS, op, "apply_compaction", n)
             run = find(records, OURS, op, "run_strategy", n)
             for label, rec in (("apply_compaction", ours), ("run_strategy", run)):
                 add(
-                    f"| compactlens | {op} | {label} | {fmt_ms(rec)} | "
+                    f"| compactlens | {op} | {label} | {fmt_ms(rec)} | {fmt_cpu(rec)} | "
                     f"{rec.reps if rec else '-'} | "
                     f"{ratio(rec.median_ms if rec else None, ours.median_ms if ours else None)} | "
                     f"{ratio(rec.median_ms if rec else None, run.median_ms if run else None)} | "
@@ -403,7 +422,7 @@ def report(
                         vs_apply, vs_run = f"~{vs_apply}", f"~{vs_run}"
                     after = rec.messages_after if rec.messages_after is not None else "-"
                     add(
-                        f"| {peer.impl} | {op} | {stage} | {fmt_ms(rec)} | "
+                        f"| {peer.impl} | {op} | {stage} | {fmt_ms(rec)} | {fmt_cpu(rec)} | "
                         f"{rec.reps or '-'} | {vs_apply} | {vs_run} | {after} | "
                         f"{rec.note or rec.status or '-'} |"
                     )
@@ -415,7 +434,10 @@ def report(
     add(
         "`apply_compaction` = `from_caller` (wire dicts to messages) + `MessageIndex.build` "
         "(groups, links, token counts) + `run_strategy` (plan, projection, wire output, "
-        "decisions, explanation). Each is timed on its own; medians in ms."
+        "decisions, explanation). Each is timed on its own; medians in ms. The garbage "
+        "collection rows come from one extra `apply_compaction` call with `gc.callbacks`: "
+        "time spent in collections, how many were full (generation 2) collections, and "
+        "their share of that call."
     )
     add("")
     header = "| step | " + " | ".join(f"{n:,} turns" for n in sizes) + " |"
@@ -429,6 +451,12 @@ def report(
         add(
             f"| {label} | "
             + " | ".join(fmt_ms(find(records, OURS, op, stage, n)) for n in sizes)
+            + " |"
+        )
+    for op in ops:
+        add(
+            f"| {op}: garbage collection in one apply_compaction call | "
+            + " | ".join(fmt_gc(find(records, OURS, op, "gc", n)) for n in sizes)
             + " |"
         )
     for op in ops:

@@ -8,6 +8,9 @@ For each size it times, each as its own measurement (see ``bench_timing.py``):
 - per strategy, ``run_strategy`` over that prebuilt index (what the inspector pays on a
   parameter change) and ``apply_compaction`` (the whole call: wire dicts in, a
   :class:`CompactionResult` with wire dicts out), the headline number;
+- per strategy, ``gc``: one more ``apply_compaction`` call with ``gc.callbacks`` recording
+  how many collections of each generation ran and how long they took (wall ms); the
+  record's ``tokens_after`` field holds the total collection ms, its ``note`` the detail;
 - per strategy, ``memory``: the tracemalloc peak of one ``apply_compaction`` call
   (everything allocated during the call, the result included) next to the traced size
   of the parsed transcript (``json.loads`` result).
@@ -18,8 +21,10 @@ Usage: ``python bench/run_ours.py --turns 100 1000 [--max-reps N] [--no-memory]`
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
+import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,8 +34,10 @@ _HERE = Path(__file__).resolve().parent
 if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
-import compactlens  # noqa: E402
 from bench_timing import BUDGET_S, Record, emit, measure, record  # noqa: E402
+from generate import DATA_DIR, DEFAULT_SEED, ensure_transcript  # noqa: E402
+
+import compactlens  # noqa: E402
 from compactlens import (  # noqa: E402
     CharEstimator,
     MessageIndex,
@@ -43,7 +50,6 @@ from compactlens import (  # noqa: E402
     run_strategy,
 )
 from compactlens.wire import from_caller  # noqa: E402
-from generate import DATA_DIR, DEFAULT_SEED, ensure_transcript  # noqa: E402
 
 IMPL = "compactlens"
 
@@ -95,6 +101,30 @@ def traced_peak(fn: Callable[[], Any]) -> tuple[int, Any]:
     return peak, value
 
 
+def gc_breakdown(fn: Callable[[], Any]) -> tuple[dict[int, tuple[int, float]], float, Any]:
+    """Collections per generation (count, ms) during one ``fn()`` call, and its wall ms."""
+    spent: dict[int, list[float]] = {}
+    started: list[float] = [0.0]
+
+    def callback(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            entry = spent.setdefault(int(info["generation"]), [0, 0.0])
+            entry[0] += 1
+            entry[1] += (time.perf_counter() - started[0]) * 1000.0
+
+    gc.collect()
+    gc.callbacks.append(callback)
+    try:
+        start = time.perf_counter()
+        value = fn()
+        total = (time.perf_counter() - start) * 1000.0
+    finally:
+        gc.callbacks.remove(callback)
+    return {g: (int(c), t) for g, (c, t) in sorted(spent.items())}, total, value
+
+
 def run_size(
     turns: int,
     *,
@@ -105,7 +135,12 @@ def run_size(
     memory: bool = True,
     echo: bool = True,
 ) -> list[Record]:
-    """All measurements for one transcript size, as records (printed as they come with ``echo``)."""
+    """All measurements for one transcript size, as records (printed as they come with ``echo``).
+
+    ``apply_compaction`` is measured first, while the heap holds little more than the
+    parsed transcript (as in a caller's process); the split into ``from_caller``,
+    ``MessageIndex.build`` and ``run_strategy`` follows.
+    """
     path = ensure_transcript(turns, seed, data_dir)
     raw = path.read_bytes()
     version = compactlens.__version__
@@ -127,6 +162,66 @@ def run_size(
     n = len(dicts)
     keep(record(IMPL, version, "-", "parse", turns, n, t_parse))
     tok = CharEstimator()
+    chosen = strategies()
+
+    parsed_bytes: int | None = None
+    if memory:
+        parsed_bytes, parsed = traced_peak(load)
+        del parsed
+    for op, strategy in chosen.items():
+        t_apply = measure(lambda s=strategy: apply_compaction(dicts, s, tok), **reps)
+        res = t_apply.value
+        keep(
+            record(
+                IMPL,
+                version,
+                op,
+                "apply_compaction",
+                turns,
+                n,
+                t_apply,
+                messages_after=res.messages_after,
+                tokens_before=res.tokens_before,
+                tokens_after=res.tokens_after,
+                status=res.status,
+            )
+        )
+        del res, t_apply
+        spent, total, res = gc_breakdown(lambda s=strategy: apply_compaction(dicts, s, tok))
+        del res
+        gc_ms = sum(t for _, t in spent.values())
+        keep(
+            Record(
+                impl=IMPL,
+                version=version,
+                op=op,
+                stage="gc",
+                turns=turns,
+                messages=n,
+                median_ms=round(total, 3),
+                reps=1,
+                note=json.dumps({str(g): [c, round(t, 1)] for g, (c, t) in spent.items()}),
+                tokens_after=round(gc_ms),
+            )
+        )
+        if memory:
+            peak, res = traced_peak(lambda s=strategy: apply_compaction(dicts, s, tok))
+            keep(
+                Record(
+                    impl=IMPL,
+                    version=version,
+                    op=op,
+                    stage="memory",
+                    turns=turns,
+                    messages=n,
+                    median_ms=None,
+                    messages_after=res.messages_after,
+                    status=res.status,
+                    peak_bytes=peak,
+                    parsed_bytes=parsed_bytes,
+                )
+            )
+            del res
 
     t_caller = measure(from_caller, lambda: (dicts,), **reps)
     caller = t_caller.value
@@ -145,12 +240,7 @@ def run_size(
             tokens_before=index.total_tokens,
         )
     )
-
-    parsed_bytes: int | None = None
-    if memory:
-        parsed_bytes, parsed = traced_peak(load)
-        del parsed
-    for op, strategy in strategies().items():
+    for op, strategy in chosen.items():
         t_run = measure(
             lambda s=strategy: run_strategy(index, s, caller=caller, tokenizer_given=True), **reps
         )
@@ -170,42 +260,7 @@ def run_size(
                 status=res.status,
             )
         )
-        t_apply = measure(lambda s=strategy: apply_compaction(dicts, s, tok), **reps)
-        res = t_apply.value
-        keep(
-            record(
-                IMPL,
-                version,
-                op,
-                "apply_compaction",
-                turns,
-                n,
-                t_apply,
-                messages_after=res.messages_after,
-                tokens_before=res.tokens_before,
-                tokens_after=res.tokens_after,
-                status=res.status,
-            )
-        )
-        del res, t_run, t_apply
-        if memory:
-            peak, res = traced_peak(lambda s=strategy: apply_compaction(dicts, s, tok))
-            keep(
-                Record(
-                    impl=IMPL,
-                    version=version,
-                    op=op,
-                    stage="memory",
-                    turns=turns,
-                    messages=n,
-                    median_ms=None,
-                    messages_after=res.messages_after,
-                    status=res.status,
-                    peak_bytes=peak,
-                    parsed_bytes=parsed_bytes,
-                )
-            )
-            del res
+        del res, t_run
     return out
 
 
