@@ -34,7 +34,7 @@ if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
 from bench_timing import BUDGET_S, Record  # noqa: E402
-from generate import DATA_DIR, DEFAULT_SEED, ensure_transcript  # noqa: E402
+from generate import DATA_DIR, DEFAULT_SEED, ensure_transcript, transcript_path  # noqa: E402
 from run_ours import describe_strategies, run_size, strategies  # noqa: E402
 
 REPO = _HERE.parent
@@ -137,10 +137,14 @@ def run_peer(
     for line in proc.stdout.splitlines():
         line = line.strip()
         if line.startswith("{"):
-            data = json.loads(line)
-            data["times_ms"] = tuple(data.get("times_ms") or ())
-            out.append(Record(**data))
+            out.append(load_record(line))
     return out
+
+
+def load_record(line: str) -> Record:
+    data = json.loads(line)
+    data["times_ms"] = tuple(data.get("times_ms") or ())
+    return Record(**data)
 
 
 def run_peers(
@@ -210,6 +214,14 @@ def fmt_cpu(rec: Record | None) -> str:
         return "-"
     ms = rec.cpu_ms
     return f"{ms:,.0f}" if ms >= 100 else f"{ms:,.1f}" if ms >= 10 else f"{ms:,.2f}"
+
+
+def fmt_without_gc(rec: Record | None) -> str:
+    """Wall ms of the ``gc`` record's call minus the time its collections took."""
+    if rec is None or not rec.note or rec.median_ms is None:
+        return "-"
+    total = sum(float(t) for _, t in json.loads(rec.note).values())
+    return fmt_ms(replace(rec, median_ms=rec.median_ms - total))
 
 
 def fmt_gc(rec: Record | None) -> str:
@@ -459,6 +471,11 @@ def report(
             + " | ".join(fmt_gc(find(records, OURS, op, "gc", n)) for n in sizes)
             + " |"
         )
+        add(
+            f"| {op}: that call without its collections | "
+            + " | ".join(fmt_without_gc(find(records, OURS, op, "gc", n)) for n in sizes)
+            + " |"
+        )
     for op in ops:
         for stage in ("run_strategy", "apply_compaction"):
             add(
@@ -579,7 +596,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
     parser.add_argument("--raw", type=Path, default=DATA_DIR / "results.jsonl")
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="measure nothing: rewrite --out from --raw and its .meta.json of an earlier run",
+    )
     args = parser.parse_args(argv)
+    meta_path = args.raw.with_suffix(".meta.json")
+    if args.render_only:
+        saved = json.loads(meta_path.read_text(encoding="utf-8"))
+        records = [load_record(line) for line in args.raw.read_text(encoding="utf-8").splitlines()]
+        sizes = [int(n) for n in saved["sizes"]]
+        paths = {n: transcript_path(n, int(saved["meta"]["seed"]), args.data_dir) for n in sizes}
+        text = report(records, sizes, saved["meta"], paths, saved["notes"])
+        args.out.write_text(text, encoding="utf-8")
+        log(f"rewrote {args.out} from {args.raw}")
+        return 0
     if args.peer_cap is None:
         args.peer_cap = 1500.0 if args.full else 120.0
     started = time.perf_counter()
@@ -625,6 +657,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "max_reps": str(args.max_reps),
         "peer_cap": f"{args.peer_cap:,.0f}",
     }
+    meta_path.write_text(
+        json.dumps({"meta": meta, "notes": notes, "sizes": sizes}, indent=1), encoding="utf-8"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report(records, sizes, meta, paths, notes), encoding="utf-8")
     log(f"wrote {args.out} and {args.raw} in {elapsed / 60:.1f} min")

@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
 from compactlens import validate_pairing
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -134,6 +135,11 @@ def test_driver_writes_a_report_without_peers(run_all: ModuleType, tmp_path: Pat
     assert "not measured" in text
     lines = [json.loads(x) for x in raw.read_text(encoding="utf-8").splitlines()]
     assert {x["impl"] for x in lines} == {"compactlens"}
+    # The report can be rewritten from the raw records alone, to the same text.
+    again = tmp_path / "again.md"
+    args_again = ["--render-only", "--raw", str(raw), "--data-dir", str(tmp_path)]
+    assert run_all.main([*args_again, "--out", str(again)]) == 0
+    assert again.read_text(encoding="utf-8") == text
 
 
 @pytest.mark.skipif(not PEERS_PYTHON.exists(), reason="bench/.peers/venv not set up")
