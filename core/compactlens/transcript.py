@@ -57,7 +57,7 @@ DEFAULT_MAX_DEPTH = 200
 DEFAULT_MAX_STRING = 32 * 1024 * 1024
 
 #: Keys of an object that may hold the message list, in the order they are tried.
-LIST_KEYS = ("messages", "input", "output")
+LIST_KEYS = ("messages", "input", "output", "history")
 #: Formats whose tool results must name their tool (filled in from the call).
 NAMED_RESULTS = ("ai-sdk",)
 #: Formats whose natural file is JSON lines.
@@ -466,12 +466,13 @@ def _container(
     if path is None:
         path = _toolbench_path(doc)
     if path is None:
-        if "role" in doc or "type" in doc:
+        if any(key in doc for key in ("role", "type", "action", "observation")):
             return Container("single", document=doc), [doc], hints
         keys = ", ".join(repr(k) for k in list(doc)[:8])
         raise _fail(
             "no message list found: expected a JSON array, an object with a 'messages' "
-            f"(or 'input'/'output') array, JSON lines or one message object; the object has "
+            f"(or 'input'/'output'/'history') array, JSON lines or one message object; the "
+            "object has "
             f"keys {keys}",
             source,
         )
@@ -487,6 +488,8 @@ def _container(
         system_key = "instructions"
     if path in (("input",), ("output",)) and "messages" not in doc:
         hints.setdefault("openai-responses", f"an '{path[0]}' item list")
+    if path == ("history",):
+        hints["openhands-events"] = "a 'history' event list"
     if doc.get("format") == canonical_format.DOCUMENT_FORMAT:
         hints["canonical"] = "'format': 'compactlens'"
     if doc.get("object") == "response":

@@ -27,6 +27,7 @@ FIXTURE_FORMATS: dict[str, str] = {
     "claude_code_session.jsonl": "claude-code",
     "langchain_messages.json": "langchain",
     "agent_framework_messages.json": "agent-framework",
+    "openhands_history.json": "openhands-events",
     "canonical_document.json": "canonical",
 }
 

@@ -24,11 +24,8 @@ from formats_support import (
 from compactlens.formats import FORMATS
 from compactlens.transcript import dump_transcript, load_transcript
 
-#: Original formats that are not among the formats of issue 4 (the test says so and skips).
-UNSUPPORTED_ORIGINALS = {
-    "openhands_events__": "OpenHands event records (action/observation events) are not one of "
-    "the transcript formats compactlens reads",
-}
+#: Original formats compactlens does not read (the test says so and skips): none today.
+UNSUPPORTED_ORIGINALS: dict[str, str] = {}
 
 
 def _corpus_files(folder: str = "") -> list[Path]:

@@ -456,3 +456,28 @@ def test_canonical_document_carries_every_part_field() -> None:
     assert t.messages[2].parts[3] == ApprovalRequestPart("ap1", call_id="k1", name="chart_data")
     assert t.messages[4].parts[0] == ToolResultPart("k1", "[1, 2, 3]", name="chart_data")
     assert t.messages[2].parts[2] == ToolCallPart("k1", "chart_data", '{"id": 7}')
+
+
+# --- OpenHands events ---------------------------------------------------------------------
+
+
+def test_openhands_history() -> None:
+    t = load("openhands_history.json")
+    assert t.container.path == ("history",)
+    assert [m.role for m in t.messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+        "assistant",
+    ]
+    merged = t.messages[2]
+    assert isinstance(merged.wire, tuple) and merged.meta[META_POSITIONS] == (4, 5)
+    assert [c.id for c in merged.tool_calls] == ["toolu_01", "toolu_02"]
+    assert merged.text == "Let me look at the repository and the failing test."
+    assert [pos for pos, _ in t.container.passthrough] == [2, 3, 8]
+    assert [p.kind for p in t.problems] == ["unresolved_call"]  # the final 'finish' call

@@ -552,6 +552,70 @@ agent_framework_items = st.lists(
     max_size=8,
 )
 
+# --- OpenHands events ---------------------------------------------------------------------
+
+
+def _oh_events(specs: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for n, (kind, value) in enumerate(specs):
+        if kind in ("system", "user", "agent"):
+            action = "system" if kind == "system" else "message"
+            src = "user" if kind == "user" else "agent"
+            out.append(
+                {
+                    "id": n,
+                    "source": src,
+                    "action": action,
+                    "message": value,
+                    "args": {"content": value},
+                }
+            )
+        elif kind == "recall":
+            out.append({"id": n, "source": "user", "action": "recall", "args": {"query": value}})
+        else:
+            content, calls, answered = value
+            reply = {
+                "content": content,
+                "role": "assistant",
+                "tool_calls": [
+                    {"function": {"arguments": a, "name": f}, "id": f"t{n}_{k}", "type": "function"}
+                    for k, (f, a) in enumerate(calls)
+                ],
+            }
+            response = {"id": f"gen-{n}", "choices": [{"index": 0, "message": reply}]}
+            for k, (f, _) in enumerate(calls):
+                meta = {"function_name": f, "tool_call_id": f"t{n}_{k}", "model_response": response}
+                out.append(
+                    {"source": "agent", "action": "run", "tool_call_metadata": meta, "args": {}}
+                )
+            for k, (f, _) in enumerate(calls[:answered]):
+                meta = {"function_name": f, "tool_call_id": f"t{n}_{k}", "model_response": response}
+                out.append(
+                    {
+                        "source": "agent",
+                        "observation": "run",
+                        "tool_call_metadata": meta,
+                        "content": f"out {k}",
+                    }
+                )
+    return out
+
+
+openhands_items = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["system", "user", "agent", "recall"]), text),
+        st.tuples(
+            st.just("calls"),
+            st.tuples(
+                st.none() | ne_text,
+                st.lists(st.tuples(ident, json_object.map(json.dumps)), min_size=1, max_size=3),
+                st.integers(0, 3),
+            ),
+        ),
+    ),
+    max_size=8,
+).map(_oh_events)
+
 # --- canonical ----------------------------------------------------------------------------
 
 part = st.one_of(
@@ -592,6 +656,7 @@ STRATEGIES: dict[str, st.SearchStrategy[list[dict[str, Any]]]] = {
     "claude-code": claude_items,
     "langchain": langchain_items,
     "agent-framework": agent_framework_items,
+    "openhands-events": openhands_items,
     "canonical": canonical_items,
 }
 
@@ -682,6 +747,14 @@ def test_agent_framework_round_trips(items: list[dict[str, Any]]) -> None:
 
 
 @SETTINGS
+@given(items=openhands_items)
+def test_openhands_round_trips(items: list[dict[str, Any]]) -> None:
+    if not any(e.get("action") != "recall" for e in items):
+        items = [*items, *_oh_events([("user", "hi")])]
+    check_round_trips("openhands-events", items)
+
+
+@SETTINGS
 @given(items=canonical_items)
 def test_canonical_round_trips(items: list[dict[str, Any]]) -> None:
     check_round_trips("canonical", items)
@@ -705,6 +778,8 @@ def _calls(messages: Any, assistant_only: bool) -> list[tuple[str, Any]]:
 def test_conversion_to_every_format_keeps_tool_calls(data: st.DataObject, source: str) -> None:
     items = data.draw(STRATEGIES[source])
     if source == "claude-code" and not any(e["type"] != "progress" for e in items):
+        return
+    if source == "openhands-events" and not any(e.get("action") != "recall" for e in items):
         return
     t = load_transcript(items, source)
     # Calls outside assistant messages (canonical and Agent Framework allow them) are

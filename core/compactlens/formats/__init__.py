@@ -12,6 +12,7 @@ from compactlens.formats.claude_code import FORMAT as CLAUDE_CODE
 from compactlens.formats.langchain import FORMAT as LANGCHAIN
 from compactlens.formats.openai_chat import FORMAT as OPENAI_CHAT
 from compactlens.formats.openai_responses import FORMAT as OPENAI_RESPONSES
+from compactlens.formats.openhands import FORMAT as OPENHANDS
 
 FORMATS: dict[str, WireFormat] = {
     f.name: f
@@ -23,6 +24,7 @@ FORMATS: dict[str, WireFormat] = {
         CLAUDE_CODE,
         LANGCHAIN,
         AGENT_FRAMEWORK,
+        OPENHANDS,
         CANONICAL,
     )
 }
@@ -53,6 +55,7 @@ __all__ = [
     "LANGCHAIN",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
+    "OPENHANDS",
     "ConversionWarning",
     "Encoded",
     "Split",

@@ -26,6 +26,7 @@ PRIORITY: tuple[str, ...] = (
     "langchain",
     "agent-framework",
     "claude-code",
+    "openhands-events",
     "canonical",
 )
 
@@ -121,6 +122,10 @@ def marks_of(items: Sequence[Any]) -> dict[str, set[str]]:
             marks["claude-code"].add("session event keys")
         if kind in _LANGCHAIN_TYPES and isinstance(item.get("data"), Mapping):
             marks["langchain"].add("'type'/'data' message dicts")
+        if isinstance(item.get("source"), str) and ("action" in item or "observation" in item):
+            marks["openhands-events"].add("action/observation events")
+        if isinstance(item.get("tool_call_metadata"), Mapping):
+            marks["openhands-events"].add("'tool_call_metadata'")
         if isinstance(item.get("contents"), list):
             marks["agent-framework"].add("'contents' lists")
         if kind == "chat_message":
