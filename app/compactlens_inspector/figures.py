@@ -114,6 +114,15 @@ def _hline(fig: go.Figure, y: float | None, label: str, color: str, dash: str = 
     )
 
 
+def _trigger_target(fig: go.Figure, trigger: int | None, target: int | None) -> None:
+    """The trigger and target lines (one line when they are the same number)."""
+    if trigger is not None and trigger == target:
+        _hline(fig, target, "trigger = target", TARGET_COLOR, "dot")
+        return
+    _hline(fig, trigger, "trigger", TRIGGER_COLOR)
+    _hline(fig, target, "target", TARGET_COLOR, "dot")
+
+
 def _buckets(n: int, max_bars: int) -> list[tuple[int, int]]:
     """Split ``range(n)`` into at most ``max_bars`` contiguous (start, stop) buckets."""
     if n <= max_bars:
@@ -218,11 +227,7 @@ def cumulative_tokens(
                 hovertemplate="up to message %{x}<br>%{y:,} tokens kept<extra>after</extra>",
             )
         )
-    if trigger_tokens is not None and trigger_tokens == target_tokens:
-        _hline(fig, target_tokens, "trigger = target", TARGET_COLOR, "dot")
-    else:
-        _hline(fig, trigger_tokens, "trigger", TRIGGER_COLOR)
-        _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")
+    _trigger_target(fig, trigger_tokens, target_tokens)
     fig.update_xaxes(title="message")
     fig.update_yaxes(title="cumulative tokens", rangemode="tozero")
     return _layout(fig, f"Cumulative tokens ({index.total_tokens:,} in total)")
@@ -556,9 +561,9 @@ def replay_chart(
             x=xs,
             y=[s.tokens_in for s in steps],
             mode="lines+markers",
-            name="history before",
+            name="prepared history (before compaction)",
             line={"color": "#1F77B4"},
-            hovertemplate="evaluation %{x}<br>%{y:,} tokens in<extra></extra>",
+            hovertemplate="evaluation %{x}<br>%{y:,} tokens before compaction<extra></extra>",
         )
     )
     fig.add_trace(
@@ -588,8 +593,7 @@ def replay_chart(
                 hovertemplate="evaluation %{x}: %{customdata}<extra></extra>",
             )
         )
-    _hline(fig, trigger_tokens, "trigger", TRIGGER_COLOR)
-    _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")
+    _trigger_target(fig, trigger_tokens, target_tokens)
     fig.update_xaxes(title="evaluation (end of a turn)")
     fig.update_yaxes(title="tokens", rangemode="tozero")
     return _layout(fig, "Session replay: when each trigger fires", height=380)

@@ -51,7 +51,10 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     body = plain(texts(at))
     assert "protected-history" in body
     assert "keep_last_messages=12" in body  # the boundary analysis names the suffix
-    parts = list(at.dataframe[0].value["part"])
+    table = at.dataframe[0].value
+    parts = list(table["part"])
+    assert metric_int(at, "Candidate tokens") == sum(table["tokens"])
+    assert metric_int(at, "Over the target") == sum(table["tokens"]) - 600
     assert parts[0] == "leading system messages"
     assert "keep_last_messages" in parts and "summary wrapper" in parts
     fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]

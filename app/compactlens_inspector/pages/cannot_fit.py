@@ -59,10 +59,23 @@ def render() -> None:
             )
     expl = r.explanation
     target = config.target_tokens if config.target_tokens is not None else expl.target_tokens
+    parts = budget_parts(outcome, ix)
     cols = st.columns(4)
-    cols[0].metric("Tokens after", f"{r.tokens_after:,}", border=True)
+    if config.mode == "compact" and r.status == "cannot-fit" and parts:
+        # compact() leaves the history as it is; what matters is its best candidate.
+        best = sum(p.tokens for p in parts)
+        cols[0].metric(
+            "Candidate tokens",
+            f"{best:,}",
+            border=True,
+            help="What stays besides the summary text: leading system messages, protected "
+            "messages and the summary wrapper.",
+        )
+    else:
+        best = r.tokens_after
+        cols[0].metric("Tokens after", f"{best:,}", border=True)
     cols[1].metric("Target", f"{target:,}" if target is not None else "—", border=True)
-    over = r.tokens_after - target if target is not None else None
+    over = best - target if target is not None else None
     cols[2].metric(
         "Over the target" if over is not None and over > 0 else "Room under the target",
         f"{abs(over):,}" if over is not None else "—",
@@ -74,7 +87,6 @@ def render() -> None:
         border=True,
         help="The token count of the best the current parameters can do.",
     )
-    parts = budget_parts(outcome, ix)
     title = (
         "compact(): what stays besides the summary, against the target"
         if config.mode == "compact"
