@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+from compactlens.index import GroupKind
 from compactlens.messages import Message
 from compactlens.plan import Plan, newest_non_system
 from compactlens.result import ProtectedItem, StageEvent
@@ -183,3 +184,33 @@ class Stage:
 
 def trigger_dict(trigger: Trigger | None) -> dict[str, Any] | None:
     return trigger.to_dict() if trigger is not None else None
+
+
+def countdown_variants(
+    strategy: Any, parameter: str, current: int, lowest: int = 0
+) -> list[Variant]:
+    """Variants with ``parameter`` lowered one step at a time, ``current - 1`` to ``lowest``."""
+    return [
+        Variant(f"{parameter}={n}", parameter, n, replace(strategy, **{parameter: n}))
+        for n in range(current - 1, lowest - 1, -1)
+    ]
+
+
+def flag_variant(strategy: Any, parameter: str, value: bool) -> Variant:
+    """The variant with a boolean ``parameter`` set to ``value``."""
+    return Variant(
+        f"{parameter}={value}", parameter, value, replace(strategy, **{parameter: value})
+    )
+
+
+def newest_tool_groups(plan: Plan, count: int) -> set[int]:
+    """Ids of the newest ``count`` untouched tool-call groups."""
+    out: set[int] = set()
+    if count <= 0:
+        return out
+    for g in reversed(plan.index.groups):
+        if g.kind is GroupKind.TOOL_CALL and plan.untouched(g.id):
+            out.add(g.id)
+            if len(out) >= count:
+                break
+    return out

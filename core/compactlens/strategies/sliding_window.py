@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from compactlens.plan import Plan
@@ -13,7 +13,9 @@ from compactlens.strategies.base import (
     StageOutcome,
     Variant,
     check_count,
+    countdown_variants,
     exclude_until,
+    flag_variant,
     protected_newest,
     protection,
     resolve,
@@ -156,36 +158,12 @@ class SlidingWindowStrategy:
         return [i for i in items if i is not None]
 
     def variants(self) -> list[Variant]:
-        out: list[Variant] = []
         if self.keep_last_groups is not None:
-            out.extend(
-                Variant(
-                    f"keep_last_groups={n}",
-                    "keep_last_groups",
-                    n,
-                    replace(self, keep_last_groups=n),
-                )
-                for n in range(self.keep_last_groups - 1, 0, -1)
-            )
+            out = countdown_variants(self, "keep_last_groups", self.keep_last_groups, lowest=1)
         else:
-            out.extend(
-                Variant(
-                    f"minimum_preserved={n}",
-                    "minimum_preserved",
-                    n,
-                    replace(self, minimum_preserved=n),
-                )
-                for n in range(self.minimum_preserved - 1, -1, -1)
-            )
+            out = countdown_variants(self, "minimum_preserved", self.minimum_preserved)
         if self.preserve_system:
-            out.append(
-                Variant(
-                    "preserve_system=False",
-                    "preserve_system",
-                    False,
-                    replace(self, preserve_system=False),
-                )
-            )
+            out.append(flag_variant(self, "preserve_system", False))
         return out
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,7 +16,9 @@ from compactlens.strategies.base import (
     StageOutcome,
     Variant,
     check_count,
+    countdown_variants,
     exclude_until,
+    newest_tool_groups,
     protected_newest,
     protection,
     resolve,
@@ -111,13 +113,7 @@ class ToolResultCompactionStrategy:
         return text
 
     def _protected(self, plan: Plan) -> tuple[set[int], set[int]]:
-        newest_tools: set[int] = set()
-        if self.keep_last_tool_call_groups:
-            for g in reversed(plan.index.groups):
-                if g.kind is GroupKind.TOOL_CALL and plan.untouched(g.id):
-                    newest_tools.add(g.id)
-                    if len(newest_tools) >= self.keep_last_tool_call_groups:
-                        break
+        newest_tools = newest_tool_groups(plan, self.keep_last_tool_call_groups)
         newest = protected_newest(plan, self.minimum_preserved) if self.trigger else set()
         return newest_tools, newest
 
@@ -189,21 +185,10 @@ class ToolResultCompactionStrategy:
         return [i for i in items if i is not None]
 
     def variants(self) -> list[Variant]:
-        out = [
-            Variant(
-                f"keep_last_tool_call_groups={n}",
-                "keep_last_tool_call_groups",
-                n,
-                replace(self, keep_last_tool_call_groups=n),
-            )
-            for n in range(self.keep_last_tool_call_groups - 1, -1, -1)
-        ]
-        out.extend(
-            Variant(
-                f"minimum_preserved={n}", "minimum_preserved", n, replace(self, minimum_preserved=n)
-            )
-            for n in range(self.minimum_preserved - 1, -1, -1)
+        out = countdown_variants(
+            self, "keep_last_tool_call_groups", self.keep_last_tool_call_groups
         )
+        out.extend(countdown_variants(self, "minimum_preserved", self.minimum_preserved))
         if self.formatter == "results":
             out.append(
                 Variant("formatter='names'", "formatter", "names", replace(self, formatter="names"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from compactlens.plan import Plan
@@ -13,7 +13,9 @@ from compactlens.strategies.base import (
     StageOutcome,
     Variant,
     check_count,
+    countdown_variants,
     exclude_until,
+    flag_variant,
     protected_newest,
     protection,
     resolve,
@@ -103,21 +105,9 @@ class TruncationStrategy:
         return [i for i in items if i is not None]
 
     def variants(self) -> list[Variant]:
-        out = [
-            Variant(
-                f"minimum_preserved={n}", "minimum_preserved", n, replace(self, minimum_preserved=n)
-            )
-            for n in range(self.minimum_preserved - 1, 0, -1)
-        ]
+        out = countdown_variants(self, "minimum_preserved", self.minimum_preserved, lowest=1)
         if self.preserve_system:
-            out.append(
-                Variant(
-                    "preserve_system=False",
-                    "preserve_system",
-                    False,
-                    replace(self, preserve_system=False),
-                )
-            )
+            out.append(flag_variant(self, "preserve_system", False))
         return out
 
     def to_dict(self) -> dict[str, Any]:
