@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from compactlens.index import MessageIndex
 from compactlens.result import CompactionResult

@@ -11,7 +11,7 @@ import json
 from datetime import UTC, datetime
 from html import escape
 
-import plotly.graph_objects as go
+import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from compactlens.index import MessageIndex
 from compactlens_inspector import figures

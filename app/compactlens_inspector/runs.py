@@ -479,7 +479,7 @@ def compact_as_result(
             protected,
             target_tokens=cres.target_tokens,
         )
-        reason = None
+        result_reason: str | None = None
     else:
         wrapper = counter([summary_message("")])
         protected = (
@@ -505,9 +505,9 @@ def compact_as_result(
                     0,
                 ),
             )
-        reason = f"{cres.reason}: {cres.detail}" if cres.detail else str(cres.reason)
+        result_reason = f"{cres.reason}: {cres.detail}" if cres.detail else str(cres.reason)
         explanation = Explanation(
-            reason,
+            result_reason,
             protected,
             target_tokens=cres.target_tokens,
             smallest_target=smallest,
@@ -528,7 +528,7 @@ def compact_as_result(
         explanation=explanation,
         strategy=name,
         tokenizer=index.tokenizer_name,
-        reason=reason,
+        reason=result_reason,
         problems=_scan(projection).problems,
         duration_ms=duration_ms,
     )
@@ -721,14 +721,14 @@ def budget_breakdown(result: CompactionResult, index: MessageIndex) -> list[Budg
             collapsed_tokens += d.tokens_after
             collapsed_ids.append(d.group_id)
             continue
-        label = claimed.get(d.group_id)
-        if label is None:
+        owner = claimed.get(d.group_id)
+        if owner is None:
             other_tokens += d.tokens_after
             other_ids.append(d.group_id)
         else:
-            tokens, ids = sums.get(label, (0, []))
+            tokens, ids = sums.get(owner, (0, []))
             ids.append(d.group_id)
-            sums[label] = (tokens + d.tokens_after, ids)
+            sums[owner] = (tokens + d.tokens_after, ids)
     for label in order:
         if label in sums:
             tokens, ids = sums[label]
@@ -1074,7 +1074,7 @@ def replay_session(
     events: list[Any] = []
     if config.mode == "compact":
         c = config.compact
-        trigger = always if c.trigger_tokens is None else _tokens_exceed(c.trigger_tokens)
+        trigger: Any = always if c.trigger_tokens is None else _tokens_exceed(c.trigger_tokens)
         session = CompactionSession(
             triggers=[trigger],
             target_tokens=c.target_tokens,

@@ -84,8 +84,10 @@ def show_message(
             label = f"→ call {md_escape(part.name)} · id {md_escape(part.id)}"
             with st.expander(label):
                 # Long arguments scroll inside a fixed-height block.
-                height: int | str = 400 if len(body) > TEXT_LIMIT else "content"
-                st.code(body, language=lang, wrap_lines=True, height=height)
+                if len(body) > TEXT_LIMIT:
+                    st.code(body, language=lang, wrap_lines=True, height=400)
+                else:
+                    st.code(body, language=lang, wrap_lines=True)
         elif isinstance(part, ToolResultPart):
             name = part.name or names.get(part.call_id, "")
             err = " · error" if part.is_error else ""

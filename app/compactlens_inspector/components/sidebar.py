@@ -37,7 +37,7 @@ def source_and_tokenizer() -> LoadedTranscript | None:
         st.selectbox(
             "Token counter",
             list(TOKENIZERS),
-            format_func=TOKENIZERS.get,
+            format_func=lambda k: TOKENIZERS[k],
             key="sidebar_tokenizer",
             on_change=_pick_tokenizer,
             help="Indexes are built once per transcript and counter, then cached.",

@@ -228,7 +228,7 @@ def _summarizer_widgets() -> SummarizerSettings:
         kind = st.radio(
             "Summarizer",
             list(SUMMARIZER_LABELS),
-            format_func=SUMMARIZER_LABELS.get,
+            format_func=lambda k: SUMMARIZER_LABELS[k],
             key="sb_summarizer",
             help="The extractive summarizer quotes the conversation offline; no key needed.",
         )
@@ -284,7 +284,7 @@ def strategy_builder() -> LabConfig:
         mode = st.segmented_control(
             "Mode",
             modes,
-            format_func=MODE_LABELS.get,
+            format_func=lambda k: MODE_LABELS[k],
             key="sb_mode",
             required=True,
             help="Strategies: one strategy or a pipeline of them (the engine). "
@@ -292,7 +292,7 @@ def strategy_builder() -> LabConfig:
         )
         with st.expander("Presets", expanded=False):
             state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")
-            st.selectbox("Preset", list(PRESETS), format_func=PRESETS.get, key="sb_preset")
+            st.selectbox("Preset", list(PRESETS), format_func=lambda k: PRESETS[k], key="sb_preset")
             state.widget("sb_budget", cfg.trigger_tokens or _budget_default())
             st.number_input(
                 "Token budget (the window, for the context-window preset)",

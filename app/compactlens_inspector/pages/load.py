@@ -82,7 +82,7 @@ def _summary() -> None:
     ix = state.index()
     if current is None or ix is None:
         return
-    top = st.columns([4, 1], vertical_alignment="bottom")
+    top = st.columns([3, 1.4], vertical_alignment="bottom")
     with top[0]:
         st.subheader(current.title or current.name, anchor=False)
         st.markdown(
@@ -96,7 +96,7 @@ def _summary() -> None:
         encoding = st.segmented_control(
             "Exact encoding", list(EXACT), key="load_encoding", required=True
         )
-    cols = st.columns(5)
+    cols = st.columns([1, 1, 1, 1.4, 1.4])
     cols[0].metric("Messages", f"{ix.total_messages:,}", border=True)
     cols[1].metric("Groups", f"{ix.total_groups:,}", border=True)
     cols[2].metric("Turns", f"{ix.total_turns:,}", border=True)

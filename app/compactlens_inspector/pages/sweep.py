@@ -41,7 +41,7 @@ def _sweep() -> None:
         state.forget("sweep_from")
         state.forget("sweep_to")
     cols = st.columns([4, 2, 2, 2])
-    path = cols[0].selectbox("Parameter", paths, format_func=labels.get, key="sweep_param")
+    path = cols[0].selectbox("Parameter", paths, format_func=lambda k: labels[k], key="sweep_param")
     value = get_path(config, str(path))
     base = int(value) if isinstance(value, int) else 1
     state.widget("sweep_from", max(1, base // 4) if base > 8 else 0)
@@ -103,7 +103,7 @@ def _compare() -> None:
     picked = st.multiselect(
         "Configurations",
         options,
-        format_func=names.get,
+        format_func=lambda k: names[k],
         key="compare_configs",
         max_selections=6,
     )

@@ -155,7 +155,10 @@ def render() -> None:
     default = next((e.seq for e in events if e.group_ids), events[0].seq)
     state.widget("timeline_event", default)
     seq = st.selectbox(
-        "Event (or click a bar above)", list(labels), format_func=labels.get, key="timeline_event"
+        "Event (or click a bar above)",
+        list(labels),
+        format_func=lambda k: labels[k],
+        key="timeline_event",
     )
     event = next(e for e in events if e.seq == seq)
     with st.container(border=True):

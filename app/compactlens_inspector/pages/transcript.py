@@ -36,7 +36,7 @@ def _messages_view() -> None:
         row[2].multiselect(
             "Kind",
             list(KIND_LABELS),
-            format_func=KIND_LABELS.get,
+            format_func=lambda k: KIND_LABELS[k],
             key="tx_kinds",
             placeholder="any kind",
         )
