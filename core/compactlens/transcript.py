@@ -392,10 +392,17 @@ def _path_text(link: Any) -> str:
     return out or "(top level)"
 
 
+_SCALARS = (int, float, bool, type(None))
+
+
 def _check_limits(
     value: Any, source: str, max_depth: int, max_string: int, prefix: str = ""
 ) -> None:
-    """Reject nesting deeper than ``max_depth`` and strings longer than ``max_string``."""
+    """Reject nesting deeper than ``max_depth`` and strings longer than ``max_string``.
+
+    Also rejects values that are not JSON (sets, objects, non-string keys) when the
+    caller passes an already parsed value. One pass, no recursion.
+    """
     if isinstance(value, str) and len(value) > max_string:
         raise _fail(f"a string over the limit of {max_string} characters", source, prefix)
     if not isinstance(value, Mapping | list | tuple):
@@ -407,9 +414,11 @@ def _check_limits(
             raise _fail(
                 f"JSON nested deeper than {max_depth} levels", source, prefix + _path_text(link)
             )
-        children: Any = node.items() if isinstance(node, Mapping) else enumerate(node)
+        is_map = isinstance(node, Mapping)
+        children: Any = node.items() if is_map else enumerate(node)
         for key, child in children:
-            if isinstance(child, str):
+            kind = type(child)
+            if kind is str:
                 if len(child) > max_string:
                     raise _fail(
                         f"a string of {len(child)} characters, over the limit of "
@@ -417,15 +426,26 @@ def _check_limits(
                         source,
                         prefix + _path_text((key, link)),
                     )
+            elif kind is dict or kind is list:
+                stack.append((child, depth + 1, (key, link)))
+            elif kind in _SCALARS:
+                pass
+            elif isinstance(child, str):
+                if len(child) > max_string:
+                    raise _fail(
+                        f"a string over the limit of {max_string} characters",
+                        source,
+                        prefix + _path_text((key, link)),
+                    )
             elif isinstance(child, Mapping | list | tuple):
                 stack.append((child, depth + 1, (key, link)))
-            elif not isinstance(child, int | float | bool) and child is not None:
+            elif not isinstance(child, int | float):
                 raise _fail(
                     f"not a JSON value: {type(child).__name__}",
                     source,
                     prefix + _path_text((key, link)),
                 )
-            if isinstance(node, Mapping) and not isinstance(key, str):
+            if is_map and type(key) is not str:
                 raise _fail(
                     f"object keys must be strings, got {type(key).__name__}",
                     source,

@@ -41,12 +41,16 @@ def fail(message: str, source: str, location: str) -> NoReturn:
 
 
 def expect_map(value: Any, source: str, loc: str, what: str = "an object") -> Mapping[str, Any]:
+    if type(value) is dict:
+        return value
     if not isinstance(value, Mapping):
         fail(f"expected {what}, got {json_type(value)}", source, loc)
     return value
 
 
 def expect_list(value: Any, source: str, loc: str, what: str = "an array") -> Sequence[Any]:
+    if type(value) is list:
+        return value
     if not isinstance(value, list | tuple):
         fail(f"expected {what}, got {json_type(value)}", source, loc)
     return value

@@ -30,6 +30,9 @@ PRIORITY: tuple[str, ...] = (
     "canonical",
 )
 
+#: Items read by the other formats to tell whether the input is ambiguous.
+AMBIGUITY_SAMPLE = 200
+
 _CHAT_PARTS = {"image_url", "input_audio", "refusal"}
 _ANTHROPIC_BLOCKS = {
     "tool_use",
@@ -110,7 +113,7 @@ def marks_of(items: Sequence[Any]) -> dict[str, set[str]]:
     """The distinguishing marks found for each format."""
     marks: dict[str, set[str]] = {name: set() for name in PRIORITY}
     for item in items:
-        if not isinstance(item, Mapping):
+        if type(item) is not dict and not isinstance(item, Mapping):
             continue
         kind = _str(item.get("type"))
         role = item.get("role")
@@ -175,11 +178,16 @@ def detect(
     result: Split | None = None
     first_error: TranscriptError | None = None
     readable: list[str] = []
+    sampled = False
     for name in order:
         if chosen is not None and len(marks[name]) < len(marks[chosen]):
             break
+        # Once a format is chosen, the others are only checked (for the reason) on a sample.
+        probe = items
+        if chosen is not None and len(items) > AMBIGUITY_SAMPLE:
+            probe, sampled = items[:AMBIGUITY_SAMPLE], True
         try:
-            split = FORMATS[name].split_items(items, source)
+            split = FORMATS[name].split_items(probe, source)
         except TranscriptError as exc:
             if first_error is None:
                 first_error = exc
@@ -209,8 +217,9 @@ def detect(
     else:
         reason = f"{chosen}: the input has no keys or part types specific to one format"
     if others:
+        also = f"its first {AMBIGUITY_SAMPLE} items also read" if sampled else "it also reads"
         reason += (
-            f"; it also reads as {', '.join(others)}, and {chosen} comes first in the "
+            f"; {also} as {', '.join(others)}, and {chosen} comes first in the "
             "fixed priority order (pass format= to choose)"
         )
     return Detection(chosen, reason, tuple(readable)), result
