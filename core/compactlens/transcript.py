@@ -2,9 +2,10 @@
 
 A transcript is read from a path, bytes, text or an already parsed JSON value.
 Containers: a JSON array of messages, an object holding the array (``messages``,
-a Responses ``input``/``output``, a ToolBench answer's ``train_messages``) with
-any other keys (``model``, ``tools``, ``system``...), JSON lines (one message or
-event a line), a single message object, and compactlens' canonical document.
+a Responses ``input``/``output``, an OpenHands ``history``, the longest chain of
+a ToolBench answer's ``train_messages``) with any other keys (``model``,
+``tools``, ``system``...), JSON lines (one message or event a line), a single
+message object, and compactlens' canonical document.
 The format is detected (:mod:`compactlens.formats.detect`) unless the caller
 names it, and :attr:`Transcript.detection` says which one and why.
 
