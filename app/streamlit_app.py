@@ -4,7 +4,9 @@ import streamlit as st
 
 st.set_page_config(
     page_title="compactlens inspector",
-    page_icon=":material/compress:",
+    # An emoji favicon is an inline data: SVG; a ":material/..." one is fetched from
+    # fonts.gstatic.com, and the app must make no request off the machine.
+    page_icon="🗜️",
     layout="wide",
     initial_sidebar_state="expanded",
 )
