@@ -688,6 +688,12 @@ def budget_breakdown(result: CompactionResult, index: MessageIndex) -> list[Budg
     claimed: dict[int, str] = {}
     details: dict[str, str] = {}
     order: list[str] = []
+    system = [g.id for g in index.groups if g.is_system and after.get(g.id, 0) > 0]
+    if system:
+        label = "system messages"
+        claimed.update((gid, label) for gid in system)
+        details[label] = "system and developer instructions"
+        order.append(label)
     for item in result.explanation.protected:
         if item.why in ("replacement_text", "summary_wrapper", "summary_range"):
             continue
@@ -698,12 +704,6 @@ def budget_breakdown(result: CompactionResult, index: MessageIndex) -> list[Budg
         if label not in details:
             details[label] = item.detail
             order.append(label)
-    leading = [g.id for g in index.groups if g.is_system and after.get(g.id, 0) > 0]
-    for gid in leading:
-        claimed.setdefault(gid, "system messages")
-    if leading and "system messages" not in order:
-        order.insert(0, "system messages")
-        details["system messages"] = "system and developer instructions"
     parts: list[BudgetPart] = []
     sums: dict[str, tuple[int, list[int]]] = {}
     other_tokens = 0

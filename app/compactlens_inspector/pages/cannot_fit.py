@@ -11,7 +11,7 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import apply_suggestion
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import budget_parts, protection_label
+from compactlens_inspector.runs import BudgetPart, budget_parts, protection_label
 from compactlens_inspector.safety import md_escape
 
 
@@ -20,6 +20,24 @@ def _apply(parameter: str, value: object) -> None:
     if new is not None:
         state.set_lab(new)
         state.forget("sb_")
+
+
+def _in_words(
+    status: str, reason: str | None, after: int, target: int | None, parts: list[BudgetPart]
+) -> str:
+    """The outcome as one paragraph: what happened, then what the remaining tokens are."""
+    head = reason or ("The target was met." if status != "cannot-fit" else "The target was missed.")
+    if not parts:
+        return head
+    biggest = sorted(parts, key=lambda p: p.tokens, reverse=True)[:3]
+    shares = ", ".join(f"{p.label} ({p.tokens:,} tokens)" for p in biggest)
+    if target is not None and status == "cannot-fit":
+        total = sum(p.tokens for p in parts)
+        return (
+            f"{head}. What cannot be removed adds up to {total:,} tokens against a target of "
+            f"{target:,}; the largest parts are {shares}."
+        )
+    return f"{head} The largest parts of what is left: {shares}."
 
 
 def render() -> None:
@@ -98,7 +116,7 @@ def render() -> None:
         config={"displaylogo": False},
     )
     st.subheader("In plain words", anchor=False)
-    st.markdown(md_escape(expl.summary))
+    st.markdown(md_escape(_in_words(r.status, r.reason, r.tokens_after, target, parts)))
     if outcome.boundary is not None:
         for line in outcome.boundary.explain():
             st.markdown(f"- {md_escape(line)}")

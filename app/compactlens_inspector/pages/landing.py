@@ -17,8 +17,8 @@ DONE = "landing_done"
 
 
 def short(n: int) -> str:
-    """``59.8k`` for 59,754; plain below 10,000."""
-    if n < 10_000:
+    """``59.8k`` for 59,754; plain below 1,000."""
+    if n < 1_000:
         return f"{n:,}"
     if n < 1_000_000:
         return f"{n / 1000:.1f}k"

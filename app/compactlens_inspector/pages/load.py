@@ -153,6 +153,9 @@ def render() -> None:
         st.markdown("##### Bundled sample")
         samples = state.samples()
         if samples:
+            ref = state.active_ref()
+            names = [s.name for s in samples]
+            state.widget("load_sample", ref.sample if ref and ref.sample in names else names[0])
             st.selectbox(
                 "Sample",
                 [s.name for s in samples],
