@@ -24,6 +24,7 @@ from compactlens_inspector.runs import (
     render_message,
     summary_ranges,
     timeline_events,
+    unique_protections,
 )
 
 PREVIEW_CHARS = 400
@@ -128,7 +129,7 @@ def build_report(
         parts.append("</ul>")
     if expl.protected:
         parts.append("<table><tr><th>protected</th><th>groups</th><th>tokens</th><th>why</th></tr>")
-        for p in expl.protected:
+        for p in unique_protections(expl.protected):
             parts.append(
                 f"<tr><td>{escape(p.why)}</td><td>{len(p.group_ids)}</td>"
                 f"<td>{p.tokens:,}</td><td>{escape(p.detail)}</td></tr>"

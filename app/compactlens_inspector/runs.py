@@ -234,6 +234,18 @@ _PROTECTION_WORDS = {
 }
 
 
+def unique_protections(items: Sequence[ProtectedItem]) -> list[ProtectedItem]:
+    """Protected items without repeats (pipeline stages often report the same content)."""
+    seen: set[tuple[str, tuple[int, ...]]] = set()
+    out: list[ProtectedItem] = []
+    for item in items:
+        key = (item.why, tuple(item.group_ids))
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
 def protection_label(kind: str) -> str:
     return _PROTECTION_WORDS.get(kind, kind)
 

@@ -11,7 +11,12 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import apply_suggestion
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import BudgetPart, budget_parts, protection_label
+from compactlens_inspector.runs import (
+    BudgetPart,
+    budget_parts,
+    protection_label,
+    unique_protections,
+)
 from compactlens_inspector.safety import md_escape
 
 
@@ -140,7 +145,7 @@ def render() -> None:
                         "tokens": p.tokens,
                         "detail": p.detail,
                     }
-                    for p in expl.protected
+                    for p in unique_protections(expl.protected)
                 ],
                 hide_index=True,
                 width="stretch",
