@@ -302,10 +302,11 @@ def index(tok: str | None = None, source: LoadedTranscript | None = None) -> Mes
 
 
 def lab() -> LabConfig:
+    """The lab configuration (the default preset, sized to the transcript, the first time)."""
     value = st.session_state.get(LAB)
     if isinstance(value, LabConfig):
         return value
-    return preset(DEFAULT_PRESET, 8000, compact_available=compact_available())
+    return ensure_lab(loaded())
 
 
 def set_lab(config: LabConfig) -> None:

@@ -48,3 +48,13 @@ def test_broken_links_say_what_is_wrong(app) -> None:
     assert "preset that does not exist: nope" in plain(at.warning[0].value)
     # The app still works on the default sample.
     assert metric_int(go(at, "lab"), "Tokens before") > 0
+
+
+def test_the_default_configuration_is_sized_to_the_linked_sample(app) -> None:
+    for sample in ("unresolved", "coding_agent"):
+        at = go(app(sample=sample).run(), "lab")
+        no_exceptions(at)
+        before = metric_int(at, "Tokens before")
+        trigger = at.session_state["cl_lab"].trigger_tokens
+        assert trigger is not None and trigger < before  # the default preview does something
+        assert "compacted" in plain(texts(at))
