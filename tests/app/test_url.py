@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apptest_helpers import go, metric_int, no_exceptions, plain
+from apptest_helpers import go, metric_int, no_exceptions, plain, texts
 
 from compactlens_inspector.config import decode_config, encode_config, preset
 
