@@ -138,7 +138,9 @@ def test_problems_the_original_already_had_are_not_counted_as_introduced() -> No
         user("Finish."),
         assistant(None, [call("c2", "finish")]),  # a dangling final call
     ]
-    res = apply_compaction(wire, ToolResultCompactionStrategy(keep_last_tool_call_groups=1))
+    res = apply_compaction(
+        wire, ToolResultCompactionStrategy(keep_last_tool_call_groups=1, skip_if_larger=False)
+    )
     report = analyze(wire, res)
     assert ("any", "unresolved_call") in {(p.provider, p.kind) for p in report.problems}
     assert "unresolved_call" not in {p.kind for p in report.introduced}
