@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from compactlens.cli import main, message_range
 from compactlens.index import MessageIndex
 from compactlens.tokens import TiktokenTokenizer

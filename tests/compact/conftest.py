@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from chat_server import ChatServer
+
 from compactlens.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from compactlens.boundary import analyze_boundary
 from compactlens.compact import compact
 from compactlens.messages import (
@@ -18,8 +21,6 @@ from compactlens.messages import (
     ToolResultPart,
 )
 from compactlens.summarizers.testing import FakeSummarizer
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 
 def kinds(analysis: Any, index: int) -> set[str]:

@@ -11,6 +11,7 @@ from typing import Any
 import openai
 import pytest
 from chat_server import ChatServer, Reply
+
 from compactlens.cancel import CancelToken, CompactionCancelled
 from compactlens.compact import acompact, compact
 from compactlens.messages import SUMMARY_PREFIX

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 import pytest
+
 from compactlens.cancel import CancelToken, CompactionCancelled
 from compactlens.compact import (
     MAX_SUMMARY_TOKENS,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from compactlens.cancel import CancelToken, CompactionCancelled
 from compactlens.checkpoints import (
     Checkpoint,

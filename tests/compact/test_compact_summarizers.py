@@ -8,6 +8,9 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from compactlens.compact import compact, estimate_tokens
 from compactlens.messages import SUMMARY_PREFIX, Message, TextPart
 from compactlens.summarizers import (
@@ -25,8 +28,6 @@ from compactlens.summarizers import (
 )
 from compactlens.summarizers.extractive import HEADER, estimated_tokens
 from compactlens.wire import from_caller
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def req(text: str = "hello", **kw: Any) -> SummaryRequest:

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 import pytest
+
 from compactlens.session_triggers import (
     FIVE_MINUTES_MS,
     ONE_DAY_MS,

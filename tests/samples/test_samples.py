@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
 from compactlens.engine import apply_compaction
 from compactlens.index import MessageIndex
 from compactlens.messages import Message, ReasoningPart
