@@ -792,6 +792,7 @@ class TimelineEvent:
     group_ids: tuple[int, ...] = ()
     message_range: tuple[int, int] | None = None
     duration_ms: float = 0.0
+    groups_changed: int = 0
 
 
 def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
@@ -812,8 +813,18 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
             detail=f"{result.messages_before:,} messages, {result.tokens_before:,} tokens",
         )
     ]
-    for e in result.events:
-        ds = affected.get(e.strategy, []) if e.event != "skipped" else []
+    events = list(result.events)
+    for i, e in enumerate(events):
+        names = [e.strategy]
+        for later in events[i + 1 :]:  # a pipeline's stages follow it, one level deeper
+            if later.depth <= e.depth:
+                break
+            names.append(later.strategy)
+        ds = (
+            [d for name in dict.fromkeys(names) for d in affected.get(name, [])]
+            if e.event != "skipped"
+            else []
+        )
         gids = tuple(d.group_id for d in ds if d.group_id is not None)
         idx = [k for d in ds for k in d.message_indices] or [d.position for d in ds]
         out.append(
@@ -832,6 +843,7 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
                 gids,
                 (min(idx), max(idx)) if idx else None,
                 e.duration_ms,
+                e.groups_changed,
             )
         )
     final = {"unchanged": "completed", "compacted": "completed"}.get(result.status, "failed")

@@ -170,3 +170,17 @@ def test_neutralize_markdown_keeps_safe_content() -> None:
 
 def test_md_escape_makes_labels_literal() -> None:
     assert md_escape(":red[x] [a](b) <i>") == r"\:red\[x\] \[a\]\(b\) \<i\>"
+
+
+def test_a_pipeline_event_covers_what_its_stages_changed() -> None:
+    ix = _index()
+    outcome = run_config(ix, preset("reference", 1500), make_summarizer(SummarizerSettings()))
+    r = outcome.result
+    assert r is not None
+    events = timeline_events(r)
+    pipeline = next(e for e in events if e.strategy == "pipeline")
+    changed = {d.group_id for d in r.decisions if d.action != "kept" and d.group_id is not None}
+    assert set(pipeline.group_ids) == changed
+    for e in events:
+        if e.kind == "skipped":
+            assert e.group_ids == ()

@@ -162,7 +162,7 @@ def render() -> None:
     )
     event = next(e for e in events if e.seq == seq)
     with st.container(border=True):
-        cols = st.columns(4)
+        cols = st.columns([1.5, 1, 1, 1])
         cols[0].metric("Event", event.kind, border=True)
         cols[1].metric("Tokens before", f"{event.tokens_before:,}", border=True)
         cols[2].metric("Tokens after", f"{event.tokens_after:,}", border=True)
@@ -178,6 +178,11 @@ def render() -> None:
             lines.append(f"**Reason:** {md_escape(event.detail)}")
         if lines:
             st.markdown("  \n".join(lines))
+    if event.groups_changed and not event.group_ids:
+        st.caption(
+            f"This stage changed {event.groups_changed:,} groups, and a later stage changed "
+            "them again: their final decision belongs to that later stage."
+        )
     if event.group_ids:
         st.subheader(f"Affected groups ({len(event.group_ids):,})", anchor=False)
         shown = list(event.group_ids[:MAX_AFFECTED])
