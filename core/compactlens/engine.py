@@ -223,7 +223,8 @@ def run_strategy(
         reason = _cannot_fit_reason(ctx.events) if status == "cannot-fit" else None
     projection = tuple(plan.project()) if status != "unchanged" else index.messages
     messages = caller.emit(projection) if caller is not None else list(projection)
-    problems = _scan(projection).problems
+    # Unchanged: the projection is the indexed transcript, whose problems are known.
+    problems = index.problems if status == "unchanged" else _scan(projection).problems
     return CompactionResult(
         status=status,
         messages=messages,
