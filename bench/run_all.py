@@ -40,6 +40,7 @@ from run_ours import describe_strategies, run_size, strategies  # noqa: E402
 REPO = _HERE.parent
 PEERS_VENV = _HERE / ".peers" / "venv"
 DEFAULT_SIZES = (100, 1000, 3000, 10000)
+DEFAULT_PROBES = (2000,)
 OURS = "compactlens"
 
 #: Goals (issue 2).
@@ -148,8 +149,13 @@ def load_record(line: str) -> Record:
 
 
 def run_peers(
-    paths: dict[int, Path], messages: dict[int, int], args: argparse.Namespace
+    paths: dict[int, Path],
+    messages: dict[int, int],
+    args: argparse.Namespace,
+    probes: frozenset[int] = frozenset(),
 ) -> tuple[list[Record], list[str]]:
+    """Run each peer at each size, smallest first; ``probes`` are extra sizes (in ``paths``)
+    measured only when they fit the cap, to give the extrapolation a point nearer the top."""
     records: list[Record] = []
     notes: list[str] = []
     if args.no_peers:
@@ -168,6 +174,9 @@ def run_peers(
             for op in peer.ops:
                 guess = predict_ms(points[op], turns)
                 if guess is not None and guess[0] / 1000.0 > args.peer_cap:
+                    if turns in probes:
+                        log(f"{peer.impl} {op}: no probe at {turns} (~{guess[0] / 1000:.0f} s)")
+                        continue
                     t_ms, k = guess
                     measured = sorted(points[op])[-2:]
                     basis = " and ".join(f"{n:,}" for n, _ in measured)
@@ -489,21 +498,23 @@ def report(
     add("## Scaling")
     add("")
     add(
-        "Median ms per size; the last column is the 10,000-turn median over the 1,000-turn one "
-        "(10x the turns: linear is about 10x)."
+        "Median ms per size (columns that are not a size of the tables above are probe sizes, "
+        "measured for the peers only); the last column is the 10,000-turn median over the "
+        "1,000-turn one (10x the turns: linear is about 10x)."
     )
     add("")
+    columns = sorted(set(sizes) | {r.turns for r in records})
     add(
         "| implementation | strategy | timed | "
-        + " | ".join(f"{n:,}" for n in sizes)
+        + " | ".join(f"{n:,}" for n in columns)
         + " | 10k / 1k |"
     )
-    add("| --- | --- | --- |" + " ---: |" * len(sizes) + " ---: |")
+    add("| --- | --- | --- |" + " ---: |" * len(columns) + " ---: |")
     rows: list[tuple[str, str, str]] = [(OURS, op, "apply_compaction") for op in ops]
     for peer in PEERS:
         rows.extend((peer.impl, op, peer.headline) for op in peer.ops)
     for impl, op, stage in rows:
-        cells = [fmt_ms(find(records, impl, op, stage, n)) for n in sizes]
+        cells = [fmt_ms(find(records, impl, op, stage, n)) for n in columns]
         a = find(records, impl, op, stage, 1000)
         b = find(records, impl, op, stage, GOAL_TURNS)
         scale = ratio(b.median_ms if b else None, a.median_ms if a else None)
@@ -590,6 +601,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="raise the peer time cap to 1500 s")
     parser.add_argument("--peer-cap", type=float, default=None, help="seconds per peer run")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument(
+        "--probe-sizes",
+        type=int,
+        nargs="*",
+        default=list(DEFAULT_PROBES),
+        help="extra sizes the peers are measured at (when they fit the cap) for extrapolation",
+    )
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--max-reps", type=int, default=25)
     parser.add_argument("--budget", type=float, default=BUDGET_S)
@@ -635,7 +653,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         )
     messages = {n: next(r.messages for r in records if r.turns == n) for n in sizes}
-    peer_records, notes = run_peers(paths, messages, args)
+    probes = frozenset(args.probe_sizes) - set(sizes)
+    peer_paths = dict(paths)
+    if not args.no_peers:
+        peer_paths.update({n: ensure_transcript(n, args.seed, args.data_dir) for n in probes})
+    peer_records, notes = run_peers(peer_paths, messages, args, probes)
     # Extrapolated records were made before the peer's version was known.
     versions = {r.impl: r.version for r in peer_records if r.version != "?"}
     records.extend(replace(r, version=versions.get(r.impl, r.version)) for r in peer_records)
