@@ -415,8 +415,12 @@ def init_from_url() -> None:
             set_lab(preset(name, budget, compact_available=compact_available()))
         else:
             st.session_state[URL_NOTICE] = f"The link names a preset that does not exist: {name}"
-    if qp.get(QP_SUMMARIZER) == "openai":
-        set_summarizer(SummarizerSettings(kind="openai"))
+    if qp.get(QP_SUMMARIZER) == "openai" and summarizer_settings().kind != "openai":
+        # A link never starts paid model calls by itself: the user selects the endpoint.
+        st.session_state[URL_NOTICE] = (
+            "This link was made with an OpenAI-compatible summarizer. The extractive "
+            "(offline) summarizer is used until you select the endpoint under Summarizer."
+        )
 
 
 def sync_url() -> None:

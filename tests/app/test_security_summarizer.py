@@ -46,9 +46,14 @@ def _everything(at: Any) -> str:
     return "\n".join(parts)
 
 
+def _choose_openai(at: Any) -> Any:
+    at.radio(key="sb_summarizer").set_value("openai").run()
+    return at
+
+
 def _openai_lab(app: Any, server: Any, config: LabConfig) -> Any:
-    at = app(cfg=encode_config(config), summ="openai").run()
-    at = go(at, "lab")
+    at = go(app(cfg=encode_config(config)).run(), "lab")
+    _choose_openai(at)
     at.text_input(key="sb_base_url").set_value(server.base_url)
     at.text_input(key="sb_model").set_value("test-model").run()
     return at
@@ -86,10 +91,20 @@ def test_an_endpoint_error_is_a_failed_stage_without_the_key(app, server, monkey
     assert KEY not in _everything(at)
 
 
+def test_a_link_never_switches_to_the_paid_endpoint_by_itself(app, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    at = app(cfg=encode_config(preset("reference", 1500)), summ="openai").run()
+    no_exceptions(at)
+    assert "extractive (offline) summarizer is used" in plain(at.warning[0].value)
+    at = go(at, "lab")
+    assert at.radio(key="sb_summarizer").value == "extractive"
+    assert "extractive (offline)" in plain(texts(at))
+
+
 def test_exports_and_url_never_hold_the_key(app, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    at = app(cfg=encode_config(preset("truncation", 2000)), summ="openai").run()
-    at = go(at, "export")
+    at = go(app(cfg=encode_config(preset("truncation", 2000))).run(), "export")
+    _choose_openai(at)
     no_exceptions(at)
     assert at.query_params.get("summ") in ("openai", ["openai"])
     everything = _everything(at) + "\n".join(c.value for c in at.code)
