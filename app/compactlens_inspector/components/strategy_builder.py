@@ -25,6 +25,7 @@ from compactlens_inspector.config import (
     CompactSettings,
     LabConfig,
     SummarizerSettings,
+    clean_stage,
     default_stage,
     describe_trigger,
     nice_budget,
@@ -168,7 +169,7 @@ def _stage_widgets(i: int, stage: Mapping[str, Any], count: int) -> dict[str, An
     spec = STAGE_TYPES[kind]
     new: dict[str, Any] = {"type": kind}
     with st.expander(f"{i + 1}. {spec.label}", expanded=count <= 2):
-        st.caption(md_escape(stage_summary(stage)))
+        summary = st.empty()  # filled in below, from this run's values
         cols = st.columns(3)
         cols[0].button(
             "↑",
@@ -218,6 +219,7 @@ def _stage_widgets(i: int, stage: Mapping[str, Any], count: int) -> dict[str, An
         for extra in ("instructions", "label", "max_chars", "target_count", "threshold"):
             if extra in stage and stage[extra] is not None:
                 new[extra] = stage[extra]
+        summary.caption(md_escape(stage_summary(clean_stage(new))))
     return new
 
 
