@@ -1,0 +1,415 @@
+"""Helpers for the Playwright end-to-end tests and the UI benchmark (no fixtures here).
+
+:func:`start_server` serves the inspector on a free port of 127.0.0.1 and
+:func:`wait_healthy` waits for ``/_stcore/health``; :func:`launch_chromium` starts
+Debian's Chromium; :class:`StreamlitApp` wraps a Playwright page with
+Streamlit-aware helpers (navigation by the sidebar, waiting for reruns, uploads,
+metrics); :func:`guard_page` aborts and records every request that is not to
+127.0.0.1 and records JavaScript dialogs and page errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+SAMPLES = REPO_ROOT / "sample_transcripts"
+
+CHROMIUM_ENV = "COMPACTLENS_CHROMIUM"
+SKIP_ENV = "COMPACTLENS_SKIP_E2E"
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+#: The app's upload limit (``COMPACTLENS_MAX_UPLOAD_MB``) in the tests; the default is 50.
+APP_UPLOAD_LIMIT_MB = 1
+
+#: Generous: the machine has 2 cores and other test suites run at the same time.
+STARTUP_TIMEOUT_S = 90.0
+RERUN_TIMEOUT_MS = 60_000
+VIEWPORT = {"width": 1400, "height": 1000}
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1"})
+
+
+def chromium_path() -> str:
+    return os.environ.get(CHROMIUM_ENV, DEFAULT_CHROMIUM)
+
+
+def number(text: str) -> int:
+    """``46,971`` as 46971; of ``46,971 → 1,234`` the last number."""
+    found = re.findall(r"\d[\d,]*", text)
+    assert found, f"no number in {text!r}"
+    return int(found[-1].replace(",", ""))
+
+
+def find_chromium() -> str | None:
+    """The Chromium executable to use, or None when there is none."""
+    path = chromium_path()
+    resolved = path if os.path.isabs(path) else shutil.which(path)
+    if resolved and os.path.isfile(resolved) and os.access(resolved, os.X_OK):
+        return resolved
+    return None
+
+
+def e2e_skipped() -> bool:
+    return os.environ.get(SKIP_ENV, "") == "1"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def streamlit_command(port: int, *extra: str) -> list[str]:
+    """The command that serves the inspector on 127.0.0.1:``port`` (no watcher, no stats)."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(REPO_ROOT / "app" / "streamlit_app.py"),
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
+        *extra,
+    ]
+
+
+def server_env(**overrides: str) -> dict[str, str]:
+    """The environment of the app: no API key (so nothing can call a model), no proxy."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("STREAMLIT_")
+    }
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(overrides)
+    return env
+
+
+def wait_healthy(base_url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+    """Poll ``/_stcore/health`` until it answers ``ok``; fail with the log if it never does."""
+    deadline = time.monotonic() + timeout
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"streamlit exited with code {proc.returncode} before it was healthy; "
+                f"log {log}:\n{tail(log)}"
+            )
+        try:
+            with opener.open(base_url + "/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"streamlit was not healthy after {timeout:.0f} s; log {log}:\n{tail(log)}")
+
+
+def tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+@dataclass
+class ServerHandle:
+    base_url: str
+    log: Path
+
+
+def start_server(log: Path, *extra: str, **env: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            streamlit_command(port, *extra),
+            cwd=REPO_ROOT,
+            env=server_env(**env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+# -- the page wrapper ------------------------------------------------------------------------------
+
+# Counts the reruns Streamlit starts: stApp's data-test-script-state becomes "running".
+_OBSERVE_RUNS = """() => {
+  window.__clRuns = 0;
+  if (!window.__clObserver) {
+    window.__clObserver = new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.target.getAttribute('data-test-script-state') === 'running') window.__clRuns++;
+      }
+    });
+    window.__clObserver.observe(document.documentElement, {
+      subtree: true, attributes: true, attributeFilter: ['data-test-script-state'],
+    });
+  }
+}"""
+
+_IDLE = """(needRun) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (needRun && !(window.__clRuns > 0)) return false;
+  if (document.querySelector('[data-testid="stElementContainer"][data-stale="true"]')) return false;
+  // Lazily loaded widgets show a skeleton until their code has arrived.
+  if (document.querySelector('[data-testid="stElementContainer"] > [data-testid="stSkeleton"]')) {
+    return false;
+  }
+  return !document.querySelector('[data-testid="stStatusWidget"]');
+}"""
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")[:120] or "page"
+
+
+@dataclass
+class StreamlitApp:
+    """A Playwright page on the inspector, with Streamlit-aware helpers."""
+
+    page: Any = field(repr=False)
+    base_url: str
+    dialogs: list[str] = field(default_factory=list, repr=False)
+    external_requests: list[str] = field(default_factory=list, repr=False)
+    page_errors: list[str] = field(default_factory=list, repr=False)
+    visits: list[tuple[str, bytes]] = field(default_factory=list, repr=False)
+
+    # -- waiting --------------------------------------------------------------------------------
+
+    def wait_idle(self, *, need_run: bool = False, timeout: float = RERUN_TIMEOUT_MS) -> None:
+        """Wait until no script runs, nothing is stale and no status widget is shown."""
+        self.page.wait_for_function(_IDLE, arg=need_run, timeout=timeout, polling=100)
+
+    def rerun(self, action: Callable[[], Any], *, timeout: float = RERUN_TIMEOUT_MS) -> None:
+        """Do ``action`` and wait for the rerun it starts to finish."""
+        self.page.evaluate(_OBSERVE_RUNS)
+        action()
+        self.wait_idle(need_run=True, timeout=timeout)
+
+    # -- navigation -----------------------------------------------------------------------------
+
+    def open(self, path: str = "") -> None:
+        """Load ``base_url/path`` (a new Streamlit session) and wait for the first run."""
+        self.page.goto(f"{self.base_url}/{path.lstrip('/')}")
+        self.page.locator('[data-testid="stApp"]').wait_for(timeout=RERUN_TIMEOUT_MS)
+        self.page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=RERUN_TIMEOUT_MS)
+        self.wait_idle()
+        self.record_visit(path or "home")
+
+    def nav(self, title: str, heading: str | None = None) -> None:
+        """Go to a page by its sidebar link (client-side: the session and its state stay).
+
+        Waits for the page's title heading (``heading``, default the link's title).
+        """
+        link = self.page.locator('[data-testid="stSidebarNav"] a').filter(
+            has_text=re.compile(rf"{re.escape(title)}\s*$")
+        )
+        self.rerun(lambda: link.first.click())
+        self.main().get_by_role("heading", name=heading or title, exact=True).wait_for(
+            timeout=RERUN_TIMEOUT_MS
+        )
+        self.record_visit(title)
+
+    def record_visit(self, name: str) -> None:
+        """Keep a screenshot of the page just visited (written only if the test fails)."""
+        # A screenshot is a debugging aid, never a failure.
+        with contextlib.suppress(Exception):
+            self.visits.append((name, self.page.screenshot(full_page=True, timeout=10_000)))
+
+    # -- widgets --------------------------------------------------------------------------------
+
+    def keyed(self, key: str) -> Any:
+        """The element container of the widget or element with Streamlit ``key``."""
+        return self.page.locator(f".st-key-{key}")
+
+    def choose(self, key: str, option: str) -> None:
+        """Pick ``option`` (its label) in the selectbox with ``key`` and wait for the rerun."""
+        box = self.keyed(key).get_by_role("combobox")
+        listbox = self.page.get_by_role("listbox")
+        for _attempt in range(5):
+            # A click while the widget is still settling may not open the list: retry.
+            box.click()
+            with contextlib.suppress(PlaywrightTimeout):
+                listbox.wait_for(state="visible", timeout=2000)
+                break
+            self.page.keyboard.press("Escape")
+        option_el = listbox.get_by_role("option", name=option, exact=True)
+        self.rerun(lambda: option_el.click())
+
+    def choose_segment(self, key: str, option: str) -> None:
+        """Press ``option`` of the segmented control with ``key`` and wait for the rerun."""
+        button = self.keyed(key).get_by_role("radio", name=option, exact=True)
+        self.rerun(lambda: button.click())
+
+    def toggle(self, key: str) -> bool:
+        """Flip the toggle (or checkbox) with ``key``, wait for the rerun; its new state."""
+        box = self.keyed(key).locator('input[type="checkbox"]')
+        box.wait_for(state="attached")
+        self.rerun(lambda: self.keyed(key).locator("label").first.click())
+        return bool(box.is_checked())
+
+    def set_number(self, key: str, value: int) -> None:
+        """Type ``value`` into the number input with ``key`` and wait for the rerun."""
+        box = self.keyed(key).locator("input")
+        box.fill(str(value))
+        self.rerun(lambda: box.press("Enter"))
+
+    def click(self, key: str) -> None:
+        """Click the button with ``key`` and wait for the rerun."""
+        self.rerun(lambda: self.keyed(key).locator("button").click())
+
+    def open_expander(self, scope: Any, title: str) -> None:
+        """Open the expander titled ``title`` inside ``scope`` (no rerun: client side)."""
+        details = scope.locator('[data-testid="stExpander"] details').filter(
+            has=self.page.locator("summary").filter(has_text=title)
+        )
+        if details.first.get_attribute("open") is None:
+            details.first.locator("summary").first.click()
+        self.page.wait_for_function(
+            "(el) => el.hasAttribute('open')", arg=details.first.element_handle()
+        )
+
+    def apply_preset(self, label: str, budget: int) -> None:
+        """In the sidebar's strategy builder: pick preset ``label``, its budget, apply it."""
+        self.open_expander(self.sidebar(), "Presets")
+        self.choose("sb_preset", label)
+        self.set_number("sb_budget", budget)
+        self.click("sb_apply")
+
+    def selected(self, key: str) -> str:
+        """The label shown by the selectbox with ``key``."""
+        return str(self.keyed(key).get_by_role("combobox").input_value())
+
+    def upload(self, *files: Path) -> None:
+        """Choose ``files`` in the Load page's uploader and wait for the rerun."""
+        chooser = self.keyed("load_upload").locator('input[type="file"]')
+        self.rerun(lambda: chooser.set_input_files([str(f) for f in files]))
+
+    def metric(self, label: str, scope: Any = None) -> str:
+        """The value shown by the metric card labelled ``label``."""
+        root = scope if scope is not None else self.page
+        card = root.locator('[data-testid="stMetric"]').filter(
+            has=self.page.locator('[data-testid="stMetricLabel"]').get_by_text(label, exact=True)
+        )
+        return str(card.first.locator('[data-testid="stMetricValue"]').inner_text()).strip()
+
+    def status_text(self) -> str:
+        """The run's status line (the alert that carries the status badge)."""
+        alerts = (
+            self.main()
+            .locator('[data-testid="stAlert"]')
+            .filter(has_text=re.compile(r"compacted|unchanged|cannot-fit"))
+        )
+        return str(alerts.first.inner_text())
+
+    def chart_traces(self, key: str) -> list[dict[str, Any]]:
+        """The traces plotly drew for the chart with ``key``: name, type, points, x, y."""
+        plot = self.keyed(key).locator(".js-plotly-plot")
+        plot.wait_for()
+        data = plot.evaluate(
+            """(el) => (el.data || []).map(t => ({
+                name: t.name || '',
+                type: t.type || '',
+                points: Array.isArray(t.x) ? t.x.length : 0,
+                x: Array.isArray(t.x) ? t.x.slice(0, 5000) : [],
+                y: Array.isArray(t.y) ? t.y.slice(0, 5000) : [],
+            }))"""
+        )
+        assert isinstance(data, list)
+        return data
+
+    def download(self, key: str, folder: Path) -> Path:
+        """Click the download button with ``key``; the file it saved in ``folder``."""
+        with self.page.expect_download() as info:
+            self.keyed(key).locator("button").click()
+        dl = info.value
+        assert dl.failure() is None, dl.failure()
+        path = folder / dl.suggested_filename
+        dl.save_as(str(path))
+        return path
+
+    def main(self) -> Any:
+        return self.page.locator('[data-testid="stMain"]')
+
+    def sidebar(self) -> Any:
+        return self.page.locator('[data-testid="stSidebar"]')
+
+
+def guard_page(app: StreamlitApp) -> None:
+    """Abort (and record) requests off 127.0.0.1; record and dismiss dialogs, page errors."""
+
+    def route(route: Any) -> None:
+        url = route.request.url
+        parsed = urlparse(url)
+        if parsed.scheme in ("data", "blob") or parsed.hostname in LOOPBACK_HOSTS:
+            route.continue_()
+        else:
+            app.external_requests.append(url)
+            route.abort()
+
+    def on_dialog(dialog: Any) -> None:
+        app.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    app.page.route("**/*", route)
+    app.page.on("dialog", on_dialog)
+    app.page.on("pageerror", lambda exc: app.page_errors.append(str(exc)))
+
+
+def launch_chromium(playwright: Any, executable: str | None = None) -> Any:
+    """Debian's Chromium (``COMPACTLENS_CHROMIUM``), headless, with no background traffic."""
+    return playwright.chromium.launch(
+        executable_path=executable or chromium_path(), args=CHROMIUM_ARGS
+    )
