@@ -58,3 +58,23 @@ def test_the_default_configuration_is_sized_to_the_linked_sample(app) -> None:
         trigger = at.session_state["cl_lab"].trigger_tokens
         assert trigger is not None and trigger < before  # the default preview does something
         assert "compacted" in plain(texts(at))
+
+
+def test_without_samples_every_page_asks_for_a_transcript(app, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COMPACTLENS_SAMPLES", str(tmp_path))
+    at = app().run()
+    no_exceptions(at)
+    for page in (
+        "landing",
+        "transcript",
+        "lab",
+        "diff",
+        "timeline",
+        "cannot_fit",
+        "sweep",
+        "export",
+    ):
+        at = go(at, page)
+        no_exceptions(at)
+        assert not at.error, page
+        assert any("No transcript is loaded" in i.value for i in at.info), page
