@@ -58,7 +58,11 @@ def render() -> None:
         )
         rng = ranges[int(pick or 0)]
         st.markdown(f"{badges.decision('inserted')} the summary text:")
-        st.code(rng.summary_text, language=None, wrap_lines=True)
+        long = rng.summary_text.count("\n") > 16
+        if long:
+            st.code(rng.summary_text, language=None, wrap_lines=True, height=360)
+        else:
+            st.code(rng.summary_text, language=None, wrap_lines=True)
         if st.toggle(
             "Show the text diff of the replaced range against its summary", key="diff_show"
         ):
