@@ -41,6 +41,7 @@ class Plan:
     why: list[str] = field(init=False)
     replacement: dict[int, tuple[Message, int]] = field(init=False)
     insertions: list[Insertion] = field(init=False)
+    log: list[int] = field(init=False)
     _tokens: int = field(init=False)
     _messages: int = field(init=False)
     _groups: int = field(init=False)
@@ -55,6 +56,7 @@ class Plan:
         self.why = [""] * n
         self.replacement = {}
         self.insertions = []
+        self.log = []
         self._tokens = ix.total_tokens
         self._messages = ix.total_messages
         self._groups = ix.non_system_groups
@@ -149,6 +151,7 @@ class Plan:
         self.action[gid] = action
         self.by[gid] = strategy
         self.why[gid] = reason
+        self.log.append(gid)
 
     def restore(self, gid: int, strategy: str, reason: str) -> None:
         """Put an excluded group back, verbatim (O(1)). Summarized groups cannot come back."""
@@ -167,6 +170,7 @@ class Plan:
         self.action[gid] = "kept"
         self.by[gid] = strategy
         self.why[gid] = reason
+        self.log.append(gid)
 
     def collapse(self, gid: int, message: Message, tokens: int, strategy: str, reason: str) -> None:
         """Replace an untouched group by one message of ``tokens`` tokens (O(1))."""
@@ -181,6 +185,7 @@ class Plan:
         self.replacement[gid] = (message, tokens)
         self.by[gid] = strategy
         self.why[gid] = reason
+        self.log.append(gid)
 
     def insert(self, insertion: Insertion) -> None:
         """Insert new messages (counted as one non-system group in the turn they land in)."""

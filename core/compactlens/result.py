@@ -56,6 +56,8 @@ class StageEvent:
 
     ``event`` is ``skipped`` (trigger false), ``applied`` (target met),
     ``target-missed`` or ``failed`` (for example a summarizer error).
+    ``group_ids`` are the groups this stage (and, for a pipeline, its children)
+    changed, in the order it changed them; ``inserted`` counts the groups it inserted.
     """
 
     stage: int
@@ -73,6 +75,8 @@ class StageEvent:
     duration_ms: float
     detail: str = ""
     depth: int = 0
+    group_ids: tuple[int, ...] = ()
+    inserted: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +95,8 @@ class StageEvent:
             "duration_ms": round(self.duration_ms, 3),
             "detail": self.detail,
             "depth": self.depth,
+            "group_ids": list(self.group_ids),
+            "inserted": self.inserted,
         }
 
 

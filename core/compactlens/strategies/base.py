@@ -157,6 +157,8 @@ class Stage:
         self.messages_before = plan.messages
         self.trigger_values = trigger.values(plan) if trigger is not None else {}
         self.slot = len(ctx.events)
+        self.log_start = len(plan.log)
+        self.insertions_start = len(plan.insertions)
 
     def done(self, event: str, changed: int, target_met: bool, detail: str = "") -> None:
         plan = self.plan
@@ -178,6 +180,8 @@ class Stage:
                 duration_ms=(time.perf_counter() - self.start) * 1000.0,
                 detail=detail,
                 depth=self.ctx.depth,
+                group_ids=tuple(plan.log[self.log_start :]),
+                inserted=len(plan.insertions) - self.insertions_start,
             ),
         )
 

@@ -1,0 +1,51 @@
+"""Each stage event names the groups that stage changed."""
+
+from __future__ import annotations
+
+from strategies_helpers import assistant, call, calls, result, system, user
+
+from compactlens import (
+    PipelineStrategy,
+    ToolResultCompactionStrategy,
+    TruncationStrategy,
+    apply_compaction,
+    tokens_exceed,
+)
+
+
+def _convo() -> list[dict[str, object]]:
+    out: list[dict[str, object]] = [system("be brief")]
+    for t in range(8):
+        out += [
+            user(f"question {t} " + "q" * 80),
+            calls(call(f"c{t}", "search")),
+            result(f"c{t}", "r" * 900),
+            assistant(f"answer {t} " + "a" * 80),
+        ]
+    return out
+
+
+def test_stage_events_list_the_groups_they_changed() -> None:
+    strategy = PipelineStrategy(
+        ToolResultCompactionStrategy(tokens_exceed(900), formatter="names", label="collapse"),
+        TruncationStrategy(tokens_exceed(900), minimum_preserved=3, label="truncate"),
+    )
+    res = apply_compaction(_convo(), strategy)
+    by_stage = {e.strategy: e for e in res.events}
+    collapsed = [d.group_id for d in res.decisions if d.action == "collapsed"]
+    excluded = [d.group_id for d in res.decisions if d.action == "excluded"]
+    assert collapsed and excluded
+    # Truncation may exclude groups that collapse had collapsed first.
+    assert set(by_stage["collapse"].group_ids) >= set(collapsed)
+    assert set(by_stage["truncate"].group_ids) == set(excluded)
+    assert list(by_stage["truncate"].group_ids) == sorted(by_stage["truncate"].group_ids)
+    pipeline = by_stage["pipeline"]
+    assert pipeline.group_ids == by_stage["collapse"].group_ids + by_stage["truncate"].group_ids
+    assert res.to_dict()["events"][0]["group_ids"] == list(pipeline.group_ids)
+
+
+def test_a_skipped_stage_changes_no_group() -> None:
+    res = apply_compaction(_convo(), TruncationStrategy(tokens_exceed(10**6)))
+    assert res.status == "unchanged"
+    assert res.events[0].group_ids == ()
+    assert res.events[0].inserted == 0
