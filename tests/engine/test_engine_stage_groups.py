@@ -27,8 +27,8 @@ def _convo() -> list[dict[str, object]]:
 
 def test_stage_events_list_the_groups_they_changed() -> None:
     strategy = PipelineStrategy(
-        ToolResultCompactionStrategy(tokens_exceed(900), formatter="names", label="collapse"),
-        TruncationStrategy(tokens_exceed(900), minimum_preserved=3, label="truncate"),
+        ToolResultCompactionStrategy(tokens_exceed(1500), formatter="names", label="collapse"),
+        TruncationStrategy(tokens_exceed(600), minimum_preserved=3, label="truncate"),
     )
     res = apply_compaction(_convo(), strategy)
     by_stage = {e.strategy: e for e in res.events}
