@@ -29,7 +29,10 @@ history. Cancellation always raises
 **Strategy hook.** ``strategy`` replaces ``compact()``: a callable
 ``(messages, message_target_tokens) -> CompactResult-like`` (an object with
 ``status``, ``messages``, ``tokens.before``, ``tokens.after``, ``replaced_range``,
-``usage`` and ``reason``). Engine strategies are to be adapted to this hook.
+``usage`` and ``reason``). An engine strategy (``TruncationStrategy(...)`` and the
+like) is accepted directly and wrapped with
+:func:`~compactlens.session_strategy.engine_strategy`; wrap it yourself to pass a
+tokenizer or to build the strategy from the session's message target.
 """
 
 from __future__ import annotations
@@ -49,7 +52,9 @@ from compactlens.checkpoints import (
 )
 from compactlens.compact import CountTokens, acompact, compact, make_counter
 from compactlens.compact_result import CANNOT_FIT_REASONS
+from compactlens.session_strategy import engine_strategy
 from compactlens.session_triggers import Trigger, TriggerContext, as_session_trigger
+from compactlens.strategies.base import Strategy as EngineStrategy
 from compactlens.summarizers.base import Summarizer, Usage
 from compactlens.wire import CallerMessages, from_caller
 
@@ -214,6 +219,8 @@ class CompactionSession:
             raise TypeError(f"instructions must be a string, got {type(instructions).__name__}")
         if strategy is None and not callable(getattr(summarizer, "summarize", None)):
             raise TypeError("a summarizer (with summarize()) is required unless strategy is given")
+        if isinstance(strategy, EngineStrategy):
+            strategy = engine_strategy(strategy, format=format)
         if strategy is not None and not callable(strategy):
             raise TypeError("strategy must be callable")
         triggers = tuple(as_session_trigger(t) for t in triggers)

@@ -104,3 +104,13 @@ def test_session_rejects_bad_engine_threshold() -> None:
         CompactionSession(
             triggers=[tokens_exceed(0)], target_tokens=10, summarizer=FakeSummarizer("s")
         )
+
+
+def test_an_engine_strategy_is_accepted_directly() -> None:
+    session = CompactionSession(
+        triggers=[turns_exceed(5)],
+        target_tokens=100_000,
+        strategy=SlidingWindowStrategy(keep_last_turns=2),
+    )
+    out = session.prepare(_history(8))
+    assert [m["content"].split()[1] for m in out if m["role"] == "user"] == ["6", "7"]
