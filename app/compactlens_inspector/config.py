@@ -438,19 +438,26 @@ def nice_budget(total_tokens: int, fraction: float = 0.5) -> int:
 PRESETS: dict[str, str] = {
     "reference": "Reference pipeline: tool-result collapse, summarization, sliding window, "
     "truncation",
-    "compact": "compact(): tokens > 60,000, target 20,000, keep last 4 messages",
+    "compact": "compact(): one summary when over the budget, keep the last 4 messages",
     "context_window": "Context window: compact at 80% of the window, down to 50%",
     "truncation": "Truncation only",
-    "sliding_window": "Sliding window: keep the last 3 turns",
+    "sliding_window": "Sliding window: drop the oldest turns",
     "tool_collapse": "Tool-result collapse only",
 }
 
+#: The ``compact()`` preset keeps this many newest messages verbatim.
+COMPACT_PRESET_KEEP = 4
+
 
 def preset(name: str, budget: int, *, compact_available: bool = True) -> LabConfig:
-    """A preset configuration; ``budget`` is the token budget (the window for context_window).
+    """A preset configuration sized to ``budget`` tokens.
 
-    Without ``compact()`` (``compact_available=False``) the compact preset is
-    approximated by a summarization stage with the same trigger, target and keep.
+    Every preset compacts when the history is over ``budget`` tokens (``tokens >
+    budget``) and brings it down to ``budget`` (``tokens <= budget``), except
+    ``context_window``, where ``budget`` is the model's context window: it compacts at
+    80% of it, down to 50%. Without ``compact()`` (``compact_available=False``) the
+    compact preset is approximated by a summarization stage with the same trigger,
+    target and keep.
     """
     budget = max(1, int(budget))
     exceed = trigger_dict("exceed", "tokens", budget)
@@ -476,15 +483,15 @@ def preset(name: str, budget: int, *, compact_available: bool = True) -> LabConf
             label="reference",
         )
     if name == "compact":
-        settings = CompactSettings(20000, 4, 60000)
+        settings = CompactSettings(budget, COMPACT_PRESET_KEEP, budget)
         if compact_available:
             return LabConfig(mode="compact", compact=settings, label="compact")
         return LabConfig(
             stages=(
                 {
-                    **default_stage("summarization", 60000),
-                    "target": trigger_dict("at_most", "tokens", 20000),
-                    "minimum_preserved": 4,
+                    **default_stage("summarization", budget),
+                    "target": trigger_dict("at_most", "tokens", budget),
+                    "minimum_preserved": COMPACT_PRESET_KEEP,
                 },
             ),
             label="compact",
@@ -508,16 +515,7 @@ def preset(name: str, budget: int, *, compact_available: bool = True) -> LabConf
             label="truncation",
         )
     if name == "sliding_window":
-        return LabConfig(
-            stages=(
-                {
-                    **default_stage("sliding_window", budget),
-                    "trigger": None,
-                    "keep_last_turns": 3,
-                },
-            ),
-            label="sliding_window",
-        )
+        return LabConfig(stages=(default_stage("sliding_window", budget),), label="sliding_window")
     if name == "tool_collapse":
         return LabConfig(stages=(default_stage("tool_result_collapse", budget),), label="tool")
     raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}")

@@ -47,6 +47,27 @@ def test_every_preset_builds_and_round_trips_through_the_url(name: str) -> None:
         strategy_from_config(config.strategy_config(), summarizer=ExtractiveSummarizer())
 
 
+@pytest.mark.parametrize("compact", [True, False])
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_honours_the_budget(name: str, compact: bool) -> None:
+    """Over ``budget`` tokens it compacts, down to ``budget`` (context_window: 80% -> 50%)."""
+    for budget in (1234, 56789):
+        config = preset(name, budget, compact_available=compact)
+        if name == "context_window":
+            assert (config.trigger_tokens, config.target_tokens) == (
+                int(budget * 0.8),
+                int(budget * 0.5),
+            )
+        else:
+            assert (config.trigger_tokens, config.target_tokens) == (budget, budget), name
+        if config.mode == "pipeline":  # what the engine runs agrees with the numbers shown
+            strategy = strategy_from_config(
+                config.strategy_config(), summarizer=ExtractiveSummarizer()
+            )
+            triggers = [t for t in strategy.to_dict().get("strategies", [strategy.to_dict()])]
+            assert all(t["trigger"]["n"] == config.trigger_tokens for t in triggers)
+
+
 @pytest.mark.parametrize("text", ["", "not base64!", "eJwLycgsVgCi4vzcVAUA", "A" * 9000])
 def test_a_broken_link_is_a_clear_value_error(text: str) -> None:
     with pytest.raises(ValueError):

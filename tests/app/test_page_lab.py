@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apptest_helpers import go, metric_int, no_exceptions, plain, texts
 
-from compactlens_inspector.config import LabConfig, encode_config, preset
+from compactlens_inspector.config import CompactSettings, LabConfig, encode_config, preset
 
 
 def _lab(app, config: LabConfig | None = None, **query: str):
@@ -105,7 +105,7 @@ def test_reference_pipeline_with_summarization_reports_the_extractive_summarizer
 
 
 def test_compact_mode(app) -> None:
-    at = _lab(app, preset("compact", 1))
+    at = _lab(app, LabConfig(mode="compact", compact=CompactSettings(20000, 4, 60000)))
     no_exceptions(at)
     assert at.segmented_control(key="sb_mode").value == "compact"
     # The sample is far below 60,000 tokens: the trigger does not fire.
@@ -119,8 +119,30 @@ def test_compact_mode(app) -> None:
 
 
 def test_a_configuration_error_is_shown_not_raised(app) -> None:
-    at = _lab(app, preset("sliding_window", 1))
-    at.number_input(key="sb_stage0_keep_last_turns").set_value(0).run()
+    at = _lab(app, preset("sliding_window", 1000))
+    # Neither a trigger nor keep_last_turns: the engine refuses the stage.
+    at.selectbox(key="sb_stage0_trigger").set_value("none").run()
     no_exceptions(at)
     assert "Configuration error" in plain(texts(at))
     assert "needs exactly one of trigger" in plain(texts(at)) or "trigger" in plain(texts(at))
+
+
+def test_a_compact_preset_link_uses_its_budget(app) -> None:
+    at = _lab(app, sample="coding_agent", preset="compact", budget="2000")
+    no_exceptions(at)
+    settings = at.session_state["cl_lab"].compact
+    assert (settings.target_tokens, settings.trigger_tokens) == (2000, 2000)
+    assert at.number_input(key="sb_compact_target").value == 2000
+    assert at.number_input(key="sb_compact_trigger").value == 2000
+    assert metric_int(at, "Target") == 2000
+    assert metric_int(at, "Tokens before") > 2000 >= metric_int(at, "Tokens after")
+    assert "compacted" in plain(texts(at))
+
+
+def test_switching_to_compact_mode_keeps_the_budget(app) -> None:
+    at = _lab(app, preset("truncation", 2500))
+    at.segmented_control(key="sb_mode").set_value("compact").run()
+    no_exceptions(at)
+    assert at.number_input(key="sb_compact_target").value == 2500
+    assert at.number_input(key="sb_compact_trigger").value == 2500
+    assert metric_int(at, "Target") == 2500

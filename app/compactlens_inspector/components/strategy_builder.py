@@ -256,8 +256,17 @@ def _summarizer_widgets() -> SummarizerSettings:
         return SummarizerSettings("openai", base.strip(), model.strip() or "gpt-4o-mini")
 
 
+def _compact_start(cfg: LabConfig) -> CompactSettings:
+    """The ``compact()`` settings to show: the stored ones, or, on the first switch from
+    strategies, ones sized like the current configuration (its trigger and target)."""
+    if cfg.mode == "compact" or cfg.compact != CompactSettings():
+        return cfg.compact
+    target = cfg.target_tokens or _budget_default()
+    return CompactSettings(target, cfg.compact.keep_last_messages, cfg.trigger_tokens or target)
+
+
 def _compact_widgets(cfg: LabConfig) -> CompactSettings:
-    c = cfg.compact
+    c = _compact_start(cfg)
     state.widget("sb_compact_target", c.target_tokens)
     state.widget("sb_compact_keep", c.keep_last_messages)
     state.widget("sb_compact_trigger", c.trigger_tokens or 0)
