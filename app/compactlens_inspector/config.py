@@ -689,3 +689,29 @@ def apply_suggestion(config: LabConfig, parameter: str, value: Any) -> LabConfig
 def _param_names(stage: Mapping[str, Any]) -> set[str]:
     spec = STAGE_TYPES.get(str(stage.get("type")))
     return {p.name for p in spec.params} if spec else set()
+
+
+def lower_token_triggers(config: LabConfig, tokens: int) -> LabConfig | None:
+    """``config`` with every ``tokens > n`` trigger above ``tokens`` lowered to ``tokens``.
+
+    The fix for a history that is over the target while no trigger fires: a trigger at
+    the target fires whenever the history does not fit. None when there is no token
+    trigger above ``tokens`` to lower (nothing is mutated).
+    """
+    if config.mode == "compact":
+        current = config.compact.trigger_tokens
+        if current is None or current <= tokens:
+            return None
+        lowered = with_value(config, "compact.trigger_tokens", tokens)
+        return LabConfig(lowered.stages, lowered.target, lowered.mode, lowered.compact)
+    changed = config
+    for i, stage in enumerate(config.stages):
+        trig = stage.get("trigger")
+        if not isinstance(trig, Mapping) or trig.get("op") != "exceed":
+            continue  # combined triggers are left alone
+        n = trigger_tokens(trig)
+        if n is not None and n > tokens:
+            changed = with_value(changed, f"stages.{i}.trigger.n", tokens)
+    if changed is config:
+        return None
+    return LabConfig(changed.stages, changed.target, changed.mode, changed.compact)

@@ -59,3 +59,48 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     assert "keep_last_messages" in parts and "summary wrapper" in parts
     fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]
     assert any("keep_last_messages=" in f and "tokens to spare" in f for f in fixes), fixes
+
+
+def _untriggered_truncation(keep: int) -> LabConfig:
+    stage = {
+        **default_stage("truncation", 60000),
+        "target": {"op": "at_most", "metric": "tokens", "n": 2000},
+        "minimum_preserved": keep,
+    }
+    return LabConfig(stages=(stage,))
+
+
+def test_an_untriggered_history_over_the_target_is_not_called_a_fit(app) -> None:
+    config = LabConfig(mode="compact", compact=CompactSettings(2000, 4, 60000))
+    at = go(app(cfg=encode_config(config), sample="coding_agent").run(), "cannot_fit")
+    no_exceptions(at)
+    before = metric_int(at, "Tokens after")
+    assert before > 2000
+    body = plain(texts(at))
+    assert "This configuration fits" not in body and "nothing to debug" not in body
+    warning = plain(at.warning[0].value)
+    assert "No trigger fired" in warning
+    assert f"`tokens > 60000` at tokens = {before:,}" in warning
+    assert f"{before - 2000:,} over the target" in warning
+    assert metric_int(at, "Over the target") == before - 2000
+    # The lowered trigger was re-run: it fits, and applying it makes the page say so.
+    fix = [ln for ln in body.splitlines() if "Lower the trigger to the target" in ln]
+    assert fix and "fits" in fix[0] and "still does not fit" not in fix[0], body
+    at.button(key="cf_lower_trigger").click().run()
+    no_exceptions(at)
+    assert at.session_state["cl_lab"].compact.trigger_tokens == 2000
+    assert "This configuration fits" in plain(texts(at))
+    assert metric_int(at, "Tokens after") <= 2000
+
+
+def test_a_lowered_trigger_that_still_cannot_fit_says_so(app) -> None:
+    at = go(app(cfg=encode_config(_untriggered_truncation(40))).run(), "cannot_fit")
+    no_exceptions(at)
+    assert "No trigger fired" in plain(at.warning[0].value)
+    body = plain(texts(at))
+    fix = [ln for ln in body.splitlines() if "Lower the trigger to the target" in ln]
+    assert fix and "still does not fit" in fix[0], body
+    at.button(key="cf_lower_trigger").click().run()
+    no_exceptions(at)
+    assert at.session_state["cl_lab"].stages[0]["trigger"]["n"] == 2000
+    assert "cannot-fit" in plain(at.error[0].value)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from compactlens.result import CompactionResult
 from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.config import apply_suggestion
+from compactlens_inspector.config import LabConfig, apply_suggestion, lower_token_triggers
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import (
     BudgetPart,
@@ -19,6 +20,8 @@ from compactlens_inspector.runs import (
 )
 from compactlens_inspector.safety import md_escape
 
+FIXES_REQUESTED = "cf_fixes_requested"
+
 
 def _apply(parameter: str, value: object) -> None:
     new = apply_suggestion(state.lab(), parameter, value)
@@ -27,11 +30,44 @@ def _apply(parameter: str, value: object) -> None:
         state.forget("sb_")
 
 
+def _apply_config(config: LabConfig) -> None:
+    state.set_lab(config)
+    state.forget("sb_")
+
+
+def checked_triggers(result: CompactionResult) -> list[str]:
+    """The triggers that were checked and did not fire, each with the values it saw
+    (``tokens > 60,000`` at tokens = 23,561), without repeats."""
+    out: list[str] = []
+    for e in result.events:
+        if e.event != "skipped" or not e.trigger or e.trigger == "(none)":
+            continue
+        values = ", ".join(f"{k} = {v:,}" for k, v in e.trigger_values.items())
+        line = f"`{e.trigger}`" + (f" at {values}" if values else "")
+        if line not in out:
+            out.append(line)
+    return out
+
+
 def _in_words(
-    status: str, reason: str | None, after: int, target: int | None, parts: list[BudgetPart]
+    status: str,
+    reason: str | None,
+    after: int,
+    target: int | None,
+    parts: list[BudgetPart],
 ) -> str:
     """The outcome as one paragraph: what happened, then what the remaining tokens are."""
-    head = reason or ("The target was met." if status != "cannot-fit" else "The target was missed.")
+    if status == "unchanged" and target is not None and after > target:
+        head = (
+            f"No trigger fired, so nothing was compacted: the history is {after:,} tokens, "
+            f"{after - target:,} over the target of {target:,}."
+        )
+    elif status == "unchanged":
+        head = "No trigger fired and the history is within the target."
+    else:
+        head = reason or (
+            "The target was met." if status != "cannot-fit" else "The target was missed."
+        )
     if not parts:
         return head
     biggest = sorted(parts, key=lambda p: p.tokens, reverse=True)[:3]
@@ -45,6 +81,65 @@ def _in_words(
     return f"{head} The largest parts of what is left: {shares}."
 
 
+def _not_triggered(r: CompactionResult, target: int) -> None:
+    """The alert for a history over the target that no trigger compacted."""
+    checked = checked_triggers(r)
+    which = "; ".join(checked) if checked else "no trigger is configured"
+    st.warning(
+        f"**No trigger fired, but the history is over the target.** Checked: {which}. The "
+        f"history was left as it is: {r.tokens_after:,} tokens, **{r.tokens_after - target:,} "
+        f"over the target** of {target:,}. Lower the trigger (see *Single changes that fit* "
+        "below) and re-run to see whether it then fits.",
+        icon=":material/warning:",
+    )
+
+
+def _lower_trigger_fix(config: LabConfig, target: int, find: bool) -> None:
+    """The lowered-trigger change, re-run (when allowed) to say whether it then fits."""
+    lowered = lower_token_triggers(config, target)
+    if lowered is None:
+        st.caption(
+            "No `tokens >` trigger can be lowered: the triggers count something else "
+            "(messages, turns, groups). Add a `tokens >` trigger at or under the target."
+        )
+        return
+    change = f"Lower the trigger to the target: `tokens > {target:,}`"
+    with st.container(border=True):
+        c = st.columns([6, 1], vertical_alignment="center")
+        if not find:
+            c[0].markdown(
+                f":material/lightbulb: {change}. Press **Find fixes by re-running** to check "
+                "whether it then fits."
+            )
+        else:
+            outcome = state.run(lowered)
+            res = outcome.result if outcome is not None else None
+            if res is None:
+                error = outcome.error if outcome is not None else "no run"
+                c[0].markdown(
+                    f":material/error: {change}: the re-run failed ({md_escape(error or '')})."
+                )
+            elif res.status == "compacted" and res.tokens_after <= target:
+                c[0].markdown(
+                    f":material/lightbulb: {change}. Re-run: it compacts "
+                    f"{res.tokens_before:,} → {res.tokens_after:,} tokens and **fits**, with "
+                    f"{target - res.tokens_after:,} tokens to spare."
+                )
+            else:
+                why = md_escape(res.reason or res.explanation.summary)
+                c[0].markdown(
+                    f":material/warning: {change}. Re-run: it **still does not fit** "
+                    f"({res.status}: {why}); apply it to see what remains."
+                )
+        c[1].button(
+            "Apply",
+            key="cf_lower_trigger",
+            on_click=_apply_config,
+            args=(lowered,),
+            width="stretch",
+        )
+
+
 def render() -> None:
     header(
         "Cannot-fit debugger",
@@ -56,7 +151,7 @@ def render() -> None:
         return
     settings = state.summarizer_settings()
     ix = state.index()
-    find = settings.kind == "extractive" or bool(st.session_state.get("cf_fixes_requested"))
+    find = settings.kind == "extractive" or bool(st.session_state.get(FIXES_REQUESTED))
     outcome = state.run(explain=find)
     if outcome is None or ix is None:
         return
@@ -64,8 +159,13 @@ def render() -> None:
         budget_bar.status_line(outcome)
         return
     r = outcome.result
+    expl = r.explanation
+    target = config.target_tokens if config.target_tokens is not None else expl.target_tokens
     missed = [e for e in r.events if e.event in ("target-missed", "failed")]
-    if r.status != "cannot-fit" and not missed:
+    untriggered = r.status == "unchanged" and target is not None and r.tokens_after > target
+    if untriggered and target is not None:
+        _not_triggered(r, target)
+    elif r.status != "cannot-fit" and not missed:
         st.success(
             f"**This configuration fits** ({r.status}): nothing to debug. The waterfall below "
             "still shows what the compacted history is made of.",
@@ -80,8 +180,6 @@ def render() -> None:
             st.caption(
                 "A stage missed its own target, but a later stage reached the overall target."
             )
-    expl = r.explanation
-    target = config.target_tokens if config.target_tokens is not None else expl.target_tokens
     parts = budget_parts(outcome, ix)
     cols = st.columns(4)
     if config.mode == "compact" and r.status == "cannot-fit" and parts:
@@ -161,10 +259,12 @@ def render() -> None:
         st.button(
             "Find fixes by re-running",
             key="cf_find_fixes",
-            on_click=lambda: st.session_state.update({"cf_fixes_requested": True}),
+            on_click=lambda: st.session_state.update({FIXES_REQUESTED: True}),
         )
+    if untriggered and target is not None:
+        _lower_trigger_fix(config, target, find)
     suggestions = list(expl.suggestions)
-    if not suggestions:
+    if not suggestions and not untriggered:
         st.caption("No single-parameter change was found to fit (or nothing needs fixing).")
     for n, s in enumerate(suggestions):
         with st.container(border=True):
