@@ -483,6 +483,10 @@ def compact_as_result(
         status == "compacted",
         duration_ms,
         detail,
+        group_ids=tuple(
+            d.group_id for d in decisions if d.action == "summarized" and d.group_id is not None
+        ),
+        inserted=sum(1 for d in decisions if d.action == "inserted"),
     )
     protected = _boundary_protections(index, boundary, replaced)
     if status == "compacted":
@@ -793,15 +797,20 @@ class TimelineEvent:
     message_range: tuple[int, int] | None = None
     duration_ms: float = 0.0
     groups_changed: int = 0
+    inserted: int = 0
+    redecided: tuple[int, ...] = ()
 
 
 def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
     """``started``, one event per stage (skipped / applied / target-missed / failed), then
-    ``completed`` or ``failed``; each stage carries the groups it changed."""
-    affected: dict[str, list[GroupDecision]] = {}
-    for d in result.decisions:
-        if d.action != "kept" and d.strategy:
-            affected.setdefault(d.strategy, []).append(d)
+    ``completed`` or ``failed``.
+
+    Each stage carries the groups it changed, in the order it changed them, as the
+    engine logged them (a pipeline's event includes its stages'), the message range they
+    span, how many groups it inserted, and which of its groups a later stage changed
+    again (their final decision belongs to that later stage).
+    """
+    decided = decisions_by_group(result)
     out = [
         TimelineEvent(
             0,
@@ -815,18 +824,12 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
     ]
     events = list(result.events)
     for i, e in enumerate(events):
-        names = [e.strategy]
-        for later in events[i + 1 :]:  # a pipeline's stages follow it, one level deeper
-            if later.depth <= e.depth:
-                break
-            names.append(later.strategy)
-        ds = (
-            [d for name in dict.fromkeys(names) for d in affected.get(name, [])]
-            if e.event != "skipped"
-            else []
-        )
-        gids = tuple(d.group_id for d in ds if d.group_id is not None)
-        idx = [k for d in ds for k in d.message_indices] or [d.position for d in ds]
+        end = i + 1
+        while end < len(events) and events[end].depth > e.depth:
+            end += 1  # a pipeline's stages follow it, one level deeper
+        later = {g for ev in events[end:] for g in ev.group_ids}
+        gids = tuple(dict.fromkeys(e.group_ids))
+        idx = [k for g in gids if g in decided for k in decided[g].message_indices]
         out.append(
             TimelineEvent(
                 len(out),
@@ -844,6 +847,8 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
                 (min(idx), max(idx)) if idx else None,
                 e.duration_ms,
                 e.groups_changed,
+                e.inserted,
+                tuple(g for g in gids if g in later),
             )
         )
     final = {"unchanged": "completed", "compacted": "completed"}.get(result.status, "failed")

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
+from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions, plain, texts
 
-from compactlens_inspector.config import LabConfig, default_stage, encode_config, preset
+from compactlens import CharEstimator, MessageIndex
+from compactlens.engine import run_strategy
+from compactlens.strategies.config import strategy_from_config
+from compactlens.wire import from_caller
+from compactlens_inspector.config import (
+    CompactSettings,
+    LabConfig,
+    default_stage,
+    encode_config,
+    preset,
+)
 
 
 def _summarize(budget: int) -> LabConfig:
@@ -87,3 +97,53 @@ def test_session_replay_fires_the_trigger_over_the_conversation(app) -> None:
     assert any("started" in str(x) for x in table["lifecycle"])
     # After a compaction, the next evaluation restores the saved checkpoint.
     assert any("restored" in str(x) for x in table["lifecycle"])
+
+
+def _collapse_then_truncate() -> LabConfig:
+    collapse = {
+        **default_stage("tool_result_collapse", 3000),
+        "keep_last_tool_call_groups": 0,
+        "minimum_preserved": 2,
+        "formatter": "names",
+    }
+    truncate = {**default_stage("truncation", 1200), "minimum_preserved": 3}
+    return LabConfig(stages=(collapse, truncate))
+
+
+def test_a_stage_lists_every_group_it_changed_even_when_a_later_stage_changed_it_again(
+    app,
+) -> None:
+    config = _collapse_then_truncate()
+    at = go(app(cfg=encode_config(config), sample="coding_agent").run(), "timeline")
+    no_exceptions(at)
+    # What the engine says each stage did (independent of the page).
+    ix = MessageIndex.build(from_caller(coding_agent()).messages, CharEstimator())
+    strategy = strategy_from_config(config.strategy_config())
+    res = run_strategy(ix, strategy)
+    stage = {e.strategy: e for e in res.events}
+    collapsed = list(dict.fromkeys(stage["tool_result_collapse"].group_ids))
+    excluded_later = set(collapsed) & set(stage["truncation"].group_ids)
+    assert collapsed and excluded_later  # the case under test: truncation drops collapsed groups
+    table = at.dataframe[0].value
+    row = next(i for i, s in enumerate(table["strategy"]) if s.strip() == "tool_result_collapse")
+    assert table["groups"].iloc[row] == len(collapsed)
+    at.selectbox(key="timeline_event").set_value(int(table["#"].iloc[row])).run()
+    no_exceptions(at)
+    body = plain(texts(at))
+    assert f"Affected groups ({len(collapsed)})" in body
+    assert f"{len(excluded_later)} of these groups were changed again by a later stage" in body
+    first, last = (int(x) for x in metric(at, "Replaced range").split("–"))
+    spanned = [k for g in collapsed for k in ix.groups[g].indices]
+    assert (first, last) == (min(spanned), max(spanned))
+
+
+def test_compact_mode_timeline_names_the_summarized_groups_and_the_insert(app) -> None:
+    config = LabConfig(mode="compact", compact=CompactSettings(2000, 4, None))
+    at = go(app(cfg=encode_config(config), sample="coding_agent").run(), "timeline")
+    no_exceptions(at)
+    at.selectbox(key="timeline_event").set_value(1).run()
+    assert metric(at, "Event") == "applied"
+    summarized = metric_int(go(at, "diff"), "Summarized")
+    at = go(at, "timeline")
+    body = plain(texts(at))
+    assert f"Affected groups ({summarized}) · 1 inserted" in body

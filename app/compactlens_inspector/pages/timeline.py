@@ -178,17 +178,31 @@ def render() -> None:
             lines.append(f"**Reason:** {md_escape(event.detail)}")
         if lines:
             st.markdown("  \n".join(lines))
-    if event.groups_changed and not event.group_ids:
-        st.caption(
-            f"This stage changed {event.groups_changed:,} groups, and a later stage changed "
-            "them again: their final decision belongs to that later stage."
-        )
-    if event.group_ids:
-        st.subheader(f"Affected groups ({len(event.group_ids):,})", anchor=False)
+    if event.group_ids or event.inserted:
+        what = f"Affected groups ({len(event.group_ids):,})"
+        if event.inserted:
+            what += f" · {event.inserted:,} inserted"
+        st.subheader(what, anchor=False)
+        if event.inserted:
+            many = event.inserted != 1
+            st.caption(
+                f"This stage inserted {event.inserted:,} new group{'s' if many else ''} "
+                f"(a summary); the Diff page shows {'them' if many else 'it'} in place."
+            )
+        if event.redecided:
+            st.caption(
+                f"{len(event.redecided):,} of these groups were changed again by a later "
+                "stage: the list shows each group's final decision."
+            )
         shown = list(event.group_ids[:MAX_AFFECTED])
         if len(event.group_ids) > MAX_AFFECTED:
-            st.caption(f"Showing the first {MAX_AFFECTED} of {len(event.group_ids):,}.")
+            st.caption(
+                f"Showing the first {MAX_AFFECTED} of {len(event.group_ids):,}, in the order "
+                "the stage changed them."
+            )
         show_groups(ix, shown, decisions=decisions_by_group(r), expanded=False)
+    elif event.kind not in ("started", "completed", "failed", "skipped"):
+        st.caption("This stage changed no group.")
     st.subheader("All events", anchor=False)
     st.dataframe(
         [
@@ -201,6 +215,8 @@ def render() -> None:
                 "trigger": e.trigger,
                 "target": e.target,
                 "range": f"{e.message_range[0]}–{e.message_range[1]}" if e.message_range else "",
+                "groups": len(e.group_ids),
+                "inserted": e.inserted,
                 "detail": e.detail,
             }
             for e in events
