@@ -5,7 +5,7 @@ A measurement runs ``fn`` repeatedly, each time on fresh arguments from ``setup`
 and the collector left enabled during the call, as a user has it. The number of
 repetitions adapts to the cost: the first run decides how many more fit the
 time budget, between ``min_reps`` and ``max_reps``; a single run longer than
-the budget is not repeated. Wall-clock time (``perf_counter``) is the measure; the
+``long_s`` is not repeated. Wall-clock time (``perf_counter``) is the measure; the
 process CPU time (``process_time``) is kept beside it, since other work on the machine
 stretches the first but hardly the second.
 """
@@ -24,6 +24,8 @@ from typing import Any
 
 #: Default time budget per measurement, in seconds.
 BUDGET_S = 3.0
+#: A first run longer than this (seconds) is not repeated.
+LONG_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,7 @@ def measure(
     budget_s: float = BUDGET_S,
     min_reps: int = 3,
     max_reps: int = 25,
+    long_s: float = LONG_S,
 ) -> Timing:
     """Time ``fn(*setup())``; see the module docstring for the repetition rule."""
     if max_reps < 1:
@@ -79,7 +82,7 @@ def measure(
         del args
         if len(times) == 1:
             fits = math.floor(budget_s / elapsed) if elapsed > 0 else max_reps
-            wanted = 1 if elapsed > budget_s else max(min_reps, min(max_reps, fits))
+            wanted = 1 if elapsed > long_s else max(min_reps, min(max_reps, fits))
             wanted = min(wanted, max_reps)
     return Timing(tuple(times), value, tuple(cpu))
 
