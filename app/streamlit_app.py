@@ -45,6 +45,12 @@ navigation = st.navigation(
                 url_path="cannot-fit",
             ),
             st.Page(
+                PAGES + "analysis.py",
+                title="Analysis",
+                icon=":material/fact_check:",
+                url_path="analysis",
+            ),
+            st.Page(
                 PAGES + "sweep.py",
                 title="Sweep & compare",
                 icon=":material/ssid_chart:",

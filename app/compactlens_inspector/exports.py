@@ -1,4 +1,5 @@
-"""The export files: compacted transcript, events JSONL, configuration JSON, snippet, report.
+"""The export files: compacted transcript, events JSONL, configuration JSON, snippet, report,
+analysis JSON.
 
 Plain functions returning bytes or text; the Export page only offers them for download.
 No API key is ever part of an export. No Streamlit here.
@@ -10,7 +11,10 @@ import json
 from pathlib import PurePath
 from typing import Any
 
+from compactlens.analysis import CompactionReport
 from compactlens.index import MessageIndex
+from compactlens_inspector.analysis_view import AnalysisSettings
+from compactlens_inspector.analysis_view import analysis_json as _analysis_json
 from compactlens_inspector.config import LabConfig, SummarizerSettings
 from compactlens_inspector.loader import LoadedTranscript
 from compactlens_inspector.report import build_report
@@ -85,11 +89,25 @@ def snippet(
     )
 
 
+def analysis_json(report: CompactionReport, settings: AnalysisSettings) -> str:
+    """The analysis (facts, cache and cost, re-trigger, protocol) and its settings as JSON."""
+    return _analysis_json(report, settings)
+
+
 def report_html(
     loaded: LoadedTranscript,
     index: MessageIndex,
     outcome: RunOutcome,
     *,
     summarizer: SummarizerSettings,
+    analysis: CompactionReport | None = None,
+    analysis_settings: AnalysisSettings | None = None,
 ) -> str:
-    return build_report(loaded, index, outcome, summarizer=summarizer)
+    return build_report(
+        loaded,
+        index,
+        outcome,
+        summarizer=summarizer,
+        analysis=analysis,
+        analysis_settings=analysis_settings,
+    )

@@ -13,8 +13,17 @@ from html import escape
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
+from compactlens.analysis import CompactionReport
 from compactlens.index import MessageIndex
 from compactlens_inspector import figures
+from compactlens_inspector.analysis_view import (
+    AnalysisSettings,
+    latest_request,
+    lost_fact_rows,
+    problem_rows,
+    recall_text,
+    turns_text,
+)
 from compactlens_inspector.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.loader import LoadedTranscript
 from compactlens_inspector.runs import (
@@ -28,6 +37,7 @@ from compactlens_inspector.runs import (
 )
 
 PREVIEW_CHARS = 400
+MAX_ANALYSIS_ROWS = 200
 
 _CSS = """
 body{font-family:Inter,Segoe UI,Helvetica,Arial,sans-serif;margin:0;background:#f6f7f9;
@@ -72,6 +82,94 @@ def _figure_html(fig: go.Figure, first: bool) -> str:
     )
 
 
+def _cards(items: list[tuple[str, str]]) -> str:
+    cards = "".join(
+        f"<div class='card'><div class='k'>{escape(k)}</div><div class='v'>{escape(v)}</div></div>"
+        for k, v in items
+    )
+    return f"<div class='cards'>{cards}</div>"
+
+
+def analysis_section(
+    report: CompactionReport,
+    index: MessageIndex,
+    projection_roles: list[str],
+    settings: AnalysisSettings,
+    *,
+    max_rows: int = MAX_ANALYSIS_ROWS,
+) -> tuple[str, go.Figure | None]:
+    """The analysis as an HTML section (every transcript string escaped) and its cost chart."""
+    facts = report.facts
+    cache = report.cache
+    introduced = report.introduced
+    parts = ["<section><h2>Analysis</h2>"]
+    parts.append(
+        _cards(
+            [
+                ("fact recall", recall_text(report)),
+                ("facts lost", f"{len(facts.lost):,} of {facts.extracted:,}"),
+                ("cached prefix kept", f"{cache.prefix_tokens:,} ({cache.prefix_fraction:.0%})"),
+                ("cache rewrite tokens", f"{cache.rewrite_tokens:,}"),
+                ("turns until re-trigger", turns_text(report)),
+                ("protocol problems introduced", f"{len(introduced):,}"),
+            ]
+        )
+    )
+    latest = latest_request(index, report)
+    parts.append(f"<p><b>Latest user request:</b> {escape(latest.words)}</p>")
+    if report.warnings:
+        parts.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in report.warnings) + "</ul>")
+    cost = cache.cost
+    if cost is not None:
+        parts.append(
+            f"<p class='muted'>Cost estimate at {escape(cost.model)} prices (input "
+            f"${cost.prices.input:g}, cached input ${cost.prices.cached_input:g}, cache write "
+            f"${cost.prices.write:g} per million tokens{', edited' if settings.edited else ''}; "
+            f"list prices change) for the next {cost.further_turns} turns.</p>"
+        )
+    rows = lost_fact_rows(report)
+    if rows:
+        parts.append(
+            "<h3>Lost facts</h3><table><tr><th>fact</th><th>kind</th><th>message</th>"
+            "<th>found in</th></tr>"
+        )
+        for row in rows[:max_rows]:
+            parts.append(
+                f"<tr><td>{_preview(str(row['fact']))}</td><td>{escape(str(row['kind']))}</td>"
+                f"<td>{row['message']} ({escape(str(row['role']))})</td>"
+                f"<td>{escape(str(row['found in']))}</td></tr>"
+            )
+        if len(rows) > max_rows:
+            parts.append(
+                f"<tr><td colspan='4' class='muted'>{len(rows) - max_rows:,} more lost facts "
+                "not shown</td></tr>"
+            )
+        parts.append("</table>")
+    problems = problem_rows(report, projection_roles)
+    parts.append(
+        f"<h3>Protocol problems</h3><p>{len(report.problems):,} in the compacted request, "
+        f"{len(introduced):,} introduced by the compaction.</p>"
+    )
+    if problems:
+        parts.append(
+            "<table><tr><th>provider</th><th>kind</th><th>severity</th><th>location</th>"
+            "<th>introduced</th><th>detail</th></tr>"
+        )
+        for row in problems[:max_rows]:
+            parts.append(
+                "<tr>"
+                + "".join(
+                    f"<td>{escape(str(row[k]))}</td>"
+                    for k in ("provider", "kind", "severity", "location")
+                )
+                + f"<td>{'yes' if row['introduced'] else 'no'}</td>"
+                + f"<td>{escape(str(row['detail']))}</td></tr>"
+            )
+        parts.append("</table>")
+    parts.append("</section>")
+    return "".join(parts), figures.cost_chart(cost) if cost is not None else None
+
+
 def build_report(
     loaded: LoadedTranscript,
     index: MessageIndex,
@@ -79,8 +177,11 @@ def build_report(
     *,
     summarizer: SummarizerSettings | None = None,
     max_rows: int = 2000,
+    analysis: CompactionReport | None = None,
+    analysis_settings: AnalysisSettings | None = None,
 ) -> str:
-    """The whole report as one HTML document (UTF-8 text)."""
+    """The whole report as one HTML document (UTF-8 text); with ``analysis``, a section
+    with fact recall, the cached prefix, the cost chart and the protocol problems."""
     config: LabConfig = outcome.config
     result = outcome.result
     title = loaded.title or loaded.name
@@ -137,6 +238,16 @@ def build_report(
         parts.append("</table>")
     parts.append("</section>")
 
+    cost_fig = None
+    if analysis is not None:
+        section, cost_fig = analysis_section(
+            analysis,
+            index,
+            [m.role for m in result.projection],
+            analysis_settings or AnalysisSettings(),
+        )
+        parts.append(section)
+
     figs = [
         figures.decision_map(result),
         figures.cumulative_tokens(
@@ -149,6 +260,8 @@ def build_report(
         figures.event_timeline(timeline_events(result), target_tokens=target),
         figures.tokens_per_group(index),
     ]
+    if cost_fig is not None:
+        figs.append(cost_fig)
     parts.append("<section><h2>Charts</h2>")
     for i, fig in enumerate(figs):
         parts.append(_figure_html(fig, i == 0))

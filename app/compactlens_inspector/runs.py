@@ -1017,6 +1017,12 @@ class _MemoTokenizer:
         return [self.cache[t] for t in texts]
 
 
+def memo_tokenizer(index: MessageIndex) -> Tokenizer:
+    """The index's tokenizer, counting each distinct text once and primed with the index's
+    own counts (for analyses that re-count the same messages)."""
+    return _MemoTokenizer(index)
+
+
 def replay_engine(
     index: MessageIndex,
     config: LabConfig,

@@ -22,9 +22,11 @@ from typing import Any
 
 import streamlit as st
 
+from compactlens.analysis import CompactionReport
 from compactlens.errors import TranscriptError
 from compactlens.index import MessageIndex
 from compactlens.summarizers.base import SummaryResponse
+from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
 from compactlens_inspector.config import (
     PRESETS,
     TOKENIZERS,
@@ -64,6 +66,7 @@ LOAD_ERRORS = "cl_load_errors"
 NONCE = "cl_nonce"
 INITIALIZED = "cl_initialized"
 URL_NOTICE = "cl_url_notice"
+ANALYSIS = "cl_analysis"
 
 #: Query parameters that make a link reproduce a view.
 QP_SAMPLE = "sample"
@@ -122,6 +125,21 @@ def _run(
     key = api_key() if _settings.kind == "openai" else None
     summarizer = make_summarizer(_settings, api_key=key, cache=_summary_cache(summarizer_key))
     return run_config(_index, _config, summarizer, secrets=(key,) if key else (), explain=explain)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _analysis(
+    digest: str,
+    tokenizer: str,
+    config_key: str,
+    summarizer_key: str,
+    nonce: int,
+    settings_key: str,
+    _index: MessageIndex,
+    _outcome: RunOutcome,
+    _settings: AnalysisSettings,
+) -> CompactionReport | None:
+    return run_analysis(_index, _outcome, _settings)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -333,6 +351,42 @@ def summarizer_settings() -> SummarizerSettings:
 
 def set_summarizer(settings: SummarizerSettings) -> None:
     st.session_state[SUMMARIZER] = settings
+
+
+def analysis_settings() -> AnalysisSettings:
+    """Model, (edited) prices, context window and turns ahead of the analysis."""
+    value = st.session_state.get(ANALYSIS)
+    return value if isinstance(value, AnalysisSettings) else AnalysisSettings()
+
+
+def set_analysis_settings(settings: AnalysisSettings) -> None:
+    st.session_state[ANALYSIS] = settings
+
+
+def analysis(
+    outcome: RunOutcome | None = None, settings: AnalysisSettings | None = None
+) -> CompactionReport | None:
+    """The (cached) analysis of ``outcome`` (default: the lab's run) over the active
+    transcript: once per (content hash, counter, configuration, summarizer, settings)."""
+    current = loaded()
+    if current is None:
+        return None
+    out = outcome or run()
+    if out is None or out.result is None:
+        return None
+    chosen = settings or analysis_settings()
+    name = tokenizer()
+    return _analysis(
+        current.content_hash,
+        name,
+        out.config.key(),
+        summarizer_settings().key(),
+        nonce(),
+        chosen.key(),
+        _index(current.content_hash, name, current),
+        out,
+        chosen,
+    )
 
 
 def nonce() -> int:

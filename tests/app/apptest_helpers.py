@@ -175,3 +175,14 @@ def code_values(at: AppTest) -> list[str]:
 
 def widget_keys(elements: Iterable[Any]) -> list[str]:
     return [e.key for e in elements if getattr(e, "key", None)]
+
+
+def frame(at: AppTest, key: str) -> Any:
+    """The table (a pandas DataFrame) of the ``st.dataframe`` with ``key``."""
+    found = [d for d in at.dataframe if d.key == key]
+    assert found, f"no dataframe {key!r}; dataframes: {[d.key for d in at.dataframe]}"
+    return found[0].value
+
+
+def has_frame(at: AppTest, key: str) -> bool:
+    return any(d.key == key for d in at.dataframe)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -149,3 +150,52 @@ def test_figures_work_from_a_plain_python_process(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize(
+    ("original", "compacted", "prefix", "compaction_cost"),
+    [
+        (40_000, 8_000, 500, 0.0),  # pays off at once
+        (40_000, 8_000, 500, 0.05),  # a costly summary: pays off after a few turns
+        (40_000, 8_000, 500, 0.2),  # pays off only after the turns shown
+        (8_000, 9_000, 8_000, 0.0),  # grows the request: never pays off
+    ],
+)
+def test_cost_chart_accumulates_and_marks_break_even(
+    original: int, compacted: int, prefix: int, compaction_cost: float
+) -> None:
+    from compactlens.analysis import DEFAULT_PRICES, estimate_cost
+
+    cost = estimate_cost(
+        original,
+        compacted,
+        prefix,
+        prices=DEFAULT_PRICES["claude-sonnet-4"],
+        further_turns=12,
+        growth_tokens=300,
+        compaction_cost=compaction_cost,
+        model="claude-sonnet-4",
+    )
+    fig = figures.cost_chart(cost)
+    lines = {t.name: list(t.y) for t in fig.data if t.mode == "lines+markers"}
+    without, with_ = lines["without compaction"], lines["with compaction"]
+    assert len(without) == len(with_) == 13  # turn 0 .. 12
+    assert without[0] == 0 and with_[0] == compaction_cost
+    assert without == sorted(without) and with_ == sorted(with_)
+    assert math.isclose(without[-1], cost.cost_without)
+    assert math.isclose(with_[-1], cost.cost_with)
+    turn = cost.break_even_turn
+    marked = [t for t in fig.data if t.name == "break-even"]
+    if turn is None:
+        assert not marked and "never breaks even" in fig.layout.title.text
+        assert all(w > wo for w, wo in zip(with_[1:], without[1:], strict=True))
+    elif turn > cost.further_turns:
+        assert not marked and f"breaks even after turn {turn}" in fig.layout.title.text
+        assert all(w > wo for w, wo in zip(with_, without, strict=True))
+    else:
+        # From the break-even turn on, compaction is cheaper; before it, it is not.
+        assert turn > 1 or compaction_cost == 0
+        assert with_[turn] <= without[turn]
+        assert all(with_[k] > without[k] for k in range(1, turn))
+        assert marked and list(marked[0].x) == [turn]
+        assert any(f"turn {turn}" in (a.text or "") for a in fig.layout.annotations)

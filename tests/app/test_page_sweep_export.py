@@ -51,9 +51,12 @@ def test_export_offers_every_file_and_their_contents_are_right(app) -> None:
         "export_events",
         "export_config",
         "export_snippet",
+        "export_analysis",
         "export_report",
     }
-    config_code, events_code, snippet_code, transcript_code = (c.value for c in at.code)
+    config_code, events_code, snippet_code, transcript_code, analysis_code = (
+        c.value for c in at.code
+    )
     exported = json.loads(config_code)
     assert LabConfig.from_dict(exported["inspector"]) == LabConfig.from_dict(config.to_dict())
     assert exported["strategy"] == config.strategy_config()
@@ -64,6 +67,14 @@ def test_export_offers_every_file_and_their_contents_are_right(app) -> None:
     assert events[0]["type"] == "started" and events[-1]["type"] == "completed"
     assert events[-1]["tokens_after"] <= 2000
     assert "compacted" in plain(texts(at))
+    # The analysis JSON is the analysis of this very run.
+    analysis = json.loads(analysis_code)
+    assert analysis["settings"]["model"] == "gpt-4o"
+    assert analysis["analysis"]["tokens_after"] == events[-1]["tokens_after"]
+    assert analysis["analysis"]["status"] == "compacted"
+    facts = analysis["analysis"]["facts"]
+    assert facts["lost_total"] == facts["extracted"] - facts["survived"]
+    assert analysis["analysis"]["retrigger"]["triggers"] == ["tokens > 2000"]
 
 
 def test_export_preview_of_the_compacted_transcript_is_in_the_original_envelope(app) -> None:

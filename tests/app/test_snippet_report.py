@@ -7,10 +7,18 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from apptest_helpers import XSS_TEXT
 
+from compactlens.analysis import DEFAULT_PRICES
+from compactlens_inspector.analysis_view import (
+    AnalysisSettings,
+    price_rows,
+    prices_from_rows,
+    run_analysis,
+)
 from compactlens_inspector.config import (
     CompactSettings,
     LabConfig,
@@ -136,3 +144,61 @@ def test_compacted_transcript_round_trips_in_its_format(samples_folder: Path) ->
     assert kept == doc["messages"]  # only removals, original objects, original order
     assert len(doc["messages"]) == outcome.result.messages_after
     assert os.path.basename(loaded.name) == "coding_agent.json"
+
+
+def _analysed(samples_folder: Path, sample: str, config: LabConfig) -> tuple[str, Any]:
+    path = samples_folder / f"{sample}.json"
+    loaded = parse_transcript(path.read_bytes(), path.name)
+    index = build_index(loaded.messages, "estimate")
+    outcome = run_config(index, config, make_summarizer(SummarizerSettings()))
+    settings = AnalysisSettings(model="claude-sonnet-4")
+    report = run_analysis(index, outcome, settings)
+    assert report is not None
+    html = report_html(
+        loaded,
+        index,
+        outcome,
+        summarizer=SummarizerSettings(),
+        analysis=report,
+        analysis_settings=settings,
+    )
+    return html, report
+
+
+def test_report_has_the_analysis_and_keeps_it_inert(samples_folder: Path) -> None:
+    config = LabConfig(stages=({**default_stage("truncation", 10), "minimum_preserved": 1},))
+    html, report = _analysed(samples_folder, "hostile", config)
+    assert "<h2>Analysis</h2>" in html
+    assert f"{report.facts.recall:.0%}" in html
+    assert "does not survive verbatim" in html  # the latest request was dropped
+    assert "<h3>Lost facts</h3>" in html and "claude-sonnet-4" in html
+    assert "<script>alert('pwned')</script>" not in html
+    assert "http://127.0.0.1:9/t.png" in html  # a lost URL fact, as text
+    assert not re.search(r"<img[^>]+127\.0\.0\.1", html)
+    assert "Cost of the next 10 turns" in html  # the cost chart is embedded
+
+
+def test_report_without_analysis_has_no_analysis_section(samples_folder: Path) -> None:
+    html = _report(samples_folder, "coding_agent", CONFIGS["truncation"])
+    assert "<h2>Analysis</h2>" not in html
+
+
+def test_edited_prices_are_read_back_and_bad_rows_are_reported() -> None:
+    rows = price_rows(DEFAULT_PRICES)
+    rows[0] = {**rows[0], "cached_input": 9.5}
+    rows[1] = {**rows[1], "input": -1}
+    rows[2] = {**rows[2], "output": None}
+    prices, errors = prices_from_rows(rows)
+    table = dict(prices)
+    first, second, third = list(DEFAULT_PRICES)[:3]
+    assert table[first].cached_input == 9.5 and table[first].input == DEFAULT_PRICES[first].input
+    assert second not in table and third not in table
+    assert len(errors) == 2 and errors[0].startswith(second) and "input" in errors[0]
+    assert len(table) == len(DEFAULT_PRICES) - 2
+    settings = AnalysisSettings(first, tuple({**DEFAULT_PRICES, **table}.items()))
+    assert settings.edited and settings.chosen.cached_input == 9.5
+    assert settings.key() != AnalysisSettings(first).key()
+    # Another model's price does not change what the analysis of this model depends on.
+    other = AnalysisSettings(second, tuple({**DEFAULT_PRICES, **table}.items()))
+    assert other.key() == AnalysisSettings(second).key()
+    assert json.loads(settings.key())["prices"]["cached_input"] == 9.5

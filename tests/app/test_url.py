@@ -71,6 +71,7 @@ def test_without_samples_every_page_asks_for_a_transcript(app, tmp_path, monkeyp
         "diff",
         "timeline",
         "cannot_fit",
+        "analysis",
         "sweep",
         "export",
     ):

@@ -1,6 +1,7 @@
 """Export: the compacted transcript in its original format, the events as JSONL, the
-configuration as JSON and as a Python snippet that reproduces it, and a self-contained
-HTML report (charts, diff, events) for people without the app."""
+configuration as JSON and as a Python snippet that reproduces it, the analysis as JSON,
+and a self-contained HTML report (charts, diff, events, analysis) for people without the
+app."""
 
 from __future__ import annotations
 
@@ -43,8 +44,13 @@ def render() -> None:
     snippet = exports.snippet(
         config, tokenizer=tok, summarizer=settings, transcript_name=current.name
     )
+    analysis_settings = state.analysis_settings()
+    analysis = state.analysis(outcome, analysis_settings)
+    analysis_doc = (
+        exports.analysis_json(analysis, analysis_settings) if analysis is not None else None
+    )
     ext = ".jsonl" if current.jsonl else ".json"
-    cols = st.columns(5)
+    cols = st.columns(6)
     cols[0].download_button(
         "Compacted transcript",
         transcript,
@@ -82,8 +88,25 @@ def render() -> None:
         width="stretch",
     )
     cols[4].download_button(
+        "Analysis (JSON)",
+        analysis_doc or "",
+        file_name=f"{stem}.analysis.json",
+        mime="application/json",
+        key="export_analysis",
+        icon=":material/fact_check:",
+        disabled=analysis_doc is None,
+        width="stretch",
+    )
+    cols[5].download_button(
         "HTML report",
-        lambda: exports.report_html(current, ix, outcome, summarizer=settings),
+        lambda: exports.report_html(
+            current,
+            ix,
+            outcome,
+            summarizer=settings,
+            analysis=analysis,
+            analysis_settings=analysis_settings,
+        ),
         file_name=f"{stem}.report.html",
         mime="text/html",
         key="export_report",
@@ -109,6 +132,9 @@ def render() -> None:
         st.markdown("##### Compacted transcript (start)")
         text = transcript.decode("utf-8", errors="replace")
         st.code("\n".join(text.splitlines()[:PREVIEW_LINES]), language="json", wrap_lines=True)
+    if analysis_doc is not None:
+        with st.expander("Analysis (JSON)"):
+            st.code(analysis_doc, language="json", height=420)
 
 
 if __name__ == "__main__":

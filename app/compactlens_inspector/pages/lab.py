@@ -7,6 +7,7 @@ import streamlit as st
 
 from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.analysis_summary import analysis_summary
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import config_title
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -85,6 +86,7 @@ def render() -> None:
         "Each bar is a group (height: its tokens before), coloured by its decision: "
         "**kept**, **excluded**, **collapsed**, **summarized**, **inserted**. Hover for the reason."
     )
+    analysis_summary(outcome)
     if r.status == "cannot-fit":
         st.page_link(
             "compactlens_inspector/pages/cannot_fit.py",

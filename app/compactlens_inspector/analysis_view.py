@@ -1,0 +1,280 @@
+"""The compaction analysis of a run: fact survival, prompt-cache impact, re-trigger guard and
+protocol problems (:func:`compactlens.analysis.analyze`), with the settings the inspector
+lets a user change (model prices, context window, turns ahead) and the views its pages,
+the HTML report and the export read. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from compactlens.analysis import (
+    DEFAULT_MODEL,
+    DEFAULT_PRICES,
+    CompactionReport,
+    ModelPrices,
+    analyze,
+    prices_for,
+)
+from compactlens.analysis.facts import latest_user_request
+from compactlens.index import MessageIndex
+from compactlens.tokens import CharEstimator, Tokenizer
+from compactlens.triggers import Trigger, always, tokens_exceed
+from compactlens_inspector.config import LabConfig
+from compactlens_inspector.runs import RunOutcome, memo_tokenizer, render_message
+
+#: The columns of the editable price table, in order (USD per million tokens).
+PRICE_COLUMNS: tuple[str, ...] = ("input", "cached_input", "cache_write", "output")
+
+#: The context window assumed until the user sets one (0 turns the check off).
+DEFAULT_CONTEXT_WINDOW = 128_000
+
+PRICES_NOTE = (
+    "List prices in USD per million tokens (standard tier) as published by the providers "
+    "in 2025, from compactlens' DEFAULT_PRICES. Prices change and discounts apply: every "
+    "cell is editable, and the analysis uses the edited prices of the selected model."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisSettings:
+    """What the analysis depends on besides the run: prices, context window, turns ahead.
+
+    ``prices`` is the whole (possibly edited) table as (model, prices) pairs; only the
+    selected model's prices enter :meth:`key`, so editing another row re-uses the
+    cached analysis.
+    """
+
+    model: str = DEFAULT_MODEL
+    prices: tuple[tuple[str, ModelPrices], ...] = tuple(DEFAULT_PRICES.items())
+    context_window: int | None = DEFAULT_CONTEXT_WINDOW
+    further_turns: int = 10
+
+    @property
+    def table(self) -> dict[str, ModelPrices]:
+        return dict(self.prices)
+
+    @property
+    def chosen(self) -> ModelPrices:
+        """The selected model's prices (the default model's when it is not in the table)."""
+        table = self.table
+        try:
+            return prices_for(self.model, table)
+        except ValueError:
+            return table.get(DEFAULT_MODEL) or DEFAULT_PRICES[DEFAULT_MODEL]
+
+    @property
+    def edited(self) -> bool:
+        """True when any price differs from the list prices."""
+        return self.table != dict(DEFAULT_PRICES)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "prices": self.chosen.to_dict(),
+            "prices_edited": self.chosen != DEFAULT_PRICES.get(self.model),
+            "context_window": self.context_window,
+            "further_turns": self.further_turns,
+        }
+
+    def key(self) -> str:
+        """A canonical string of what changes the analysis (a cache key)."""
+        data = self.to_dict()
+        data.pop("prices_edited")
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def price_rows(table: Mapping[str, ModelPrices]) -> list[dict[str, Any]]:
+    """The price table as rows for an editable grid (``model`` plus :data:`PRICE_COLUMNS`)."""
+    return [{"model": name, **p.to_dict()} for name, p in table.items()]
+
+
+def prices_from_rows(
+    rows: Sequence[Mapping[str, Any]],
+) -> tuple[tuple[tuple[str, ModelPrices], ...], list[str]]:
+    """Rows of an edited grid back to (model, prices) pairs, and one message per bad row.
+
+    A row with an empty, negative or non-numeric price is reported and left out.
+    """
+    out: list[tuple[str, ModelPrices]] = []
+    errors: list[str] = []
+    for row in rows:
+        name = str(row.get("model") or "").strip()
+        if not name:
+            continue
+        values: dict[str, float] = {}
+        bad = ""
+        for column in PRICE_COLUMNS:
+            raw = row.get(column)
+            try:
+                value = float(raw) if raw is not None else math.nan
+            except (TypeError, ValueError):
+                value = math.nan
+            if not math.isfinite(value) or value < 0:
+                bad = column
+                break
+            values[column] = value
+        if bad:
+            errors.append(f"{name}: {bad} must be a number >= 0")
+            continue
+        out.append((name, ModelPrices(**values)))
+    return tuple(out), errors
+
+
+def analysis_triggers(config: LabConfig) -> Trigger | Mapping[str, Any] | list[Trigger]:
+    """The triggers that start the configuration (what the re-trigger guard projects)."""
+    if config.mode == "compact":
+        n = config.compact.trigger_tokens
+        return [always] if n is None else [tokens_exceed(n)]
+    return config.strategy_config()
+
+
+def analysis_tokenizer(index: MessageIndex) -> Tokenizer:
+    """The index's tokenizer, answering known texts from the index's own counts."""
+    if type(index.tokenizer) is CharEstimator:
+        return index.tokenizer
+    return memo_tokenizer(index)
+
+
+def run_analysis(
+    index: MessageIndex, outcome: RunOutcome, settings: AnalysisSettings
+) -> CompactionReport | None:
+    """:func:`compactlens.analysis.analyze` of a run (None for a configuration error).
+
+    In ``compact()`` mode the real ``CompactResult`` is analysed (its replaced range and
+    summarizer usage); otherwise the engine result.
+    """
+    if outcome.result is None:
+        return None
+    result: Any = outcome.result
+    if outcome.config.mode == "compact" and outcome.compact is not None:
+        result = outcome.compact
+    return analyze(
+        index.messages,
+        result,
+        triggers=analysis_triggers(outcome.config),
+        context_window=settings.context_window,
+        prices=settings.chosen,
+        model=settings.model,
+        further_turns=settings.further_turns,
+        tokenizer=analysis_tokenizer(index),
+    )
+
+
+# -- views ---------------------------------------------------------------------------------------
+
+LatestState = Literal["none", "kept", "survived", "lost"]
+
+
+@dataclass(frozen=True, slots=True)
+class LatestRequest:
+    """What happened to the latest user request (the message an agent is working on)."""
+
+    index: int | None
+    state: LatestState
+    text: str
+
+    @property
+    def words(self) -> str:
+        where = f"message {self.index}" if self.index is not None else ""
+        return {
+            "none": "There is no user request with text in this history.",
+            "kept": f"The latest user request ({where}) is kept verbatim.",
+            "survived": f"The latest user request ({where}) was compacted, and its text "
+            "survives verbatim in the compacted history.",
+            "lost": f"The latest user request ({where}) was compacted and its text does not "
+            "survive verbatim: the model may not know what it is working on.",
+        }[self.state]
+
+
+def latest_request(index: MessageIndex, report: CompactionReport) -> LatestRequest:
+    at = latest_user_request(index.messages)
+    if at is None:
+        return LatestRequest(None, "none", "")
+    text = index.messages[at].text
+    if at not in report.facts.affected_messages:
+        return LatestRequest(at, "kept", text)
+    return LatestRequest(at, "lost" if report.facts.latest_request_lost else "survived", text)
+
+
+def lost_fact_rows(report: CompactionReport) -> list[dict[str, Any]]:
+    """One row per lost fact: its text, kind, source message and where in it."""
+    return [
+        {
+            "fact": f.value,
+            "kind": f.kind,
+            "message": f.message_index,
+            "role": f.role,
+            "found in": f.source.replace("_", " "),
+        }
+        for f in report.facts.lost
+    ]
+
+
+def kind_rows(report: CompactionReport) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": k.kind.replace("_", " "),
+            "extracted": k.extracted,
+            "survived": k.survived,
+            "recall": k.recall,
+        }
+        for k in report.facts.by_kind()
+    ]
+
+
+def problem_rows(
+    report: CompactionReport, roles: Sequence[str], *, introduced_only: bool = False
+) -> list[dict[str, Any]]:
+    """Protocol problems of the compacted request, with where they are and whether the
+    compaction introduced them (``roles``: the compacted messages' roles, for the location)."""
+    introduced = set(report.introduced)
+    rows: list[dict[str, Any]] = []
+    for p in report.problems:
+        new = p in introduced
+        if introduced_only and not new:
+            continue
+        role = roles[p.message_index] if 0 <= p.message_index < len(roles) else ""
+        rows.append(
+            {
+                "provider": p.provider,
+                "kind": p.kind.replace("_", " "),
+                "severity": p.severity,
+                "location": f"message {p.message_index}" + (f" ({role})" if role else ""),
+                "message": p.message_index,
+                "call id": p.call_id or "",
+                "introduced": new,
+                "detail": p.detail,
+            }
+        )
+    return rows
+
+
+def turns_text(report: CompactionReport) -> str:
+    """Turns until a trigger fires again, in a few words."""
+    r = report.retrigger
+    if not r.triggers:
+        return "no trigger"
+    if r.turns_until_trigger is None:
+        return f"> {r.horizon:,}"
+    return f"{r.turns_until_trigger:,}"
+
+
+def recall_text(report: CompactionReport) -> str:
+    facts = report.facts
+    return f"{facts.recall:.0%}" if facts.extracted else "—"
+
+
+def source_text(index: MessageIndex, message_index: int) -> str:
+    """The source message of a fact as plain text (shown inert, never as Markdown)."""
+    return render_message(index.messages[message_index], message_index)
+
+
+def analysis_json(report: CompactionReport, settings: AnalysisSettings) -> str:
+    """The analysis as JSON: the settings it used and :meth:`CompactionReport.to_dict`."""
+    doc = {"settings": settings.to_dict(), "analysis": report.to_dict()}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

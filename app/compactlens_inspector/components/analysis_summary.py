@@ -1,0 +1,54 @@
+"""The analysis in a few numbers (for the Strategy lab): fact recall, the cached prefix,
+protocol problems the compaction introduced, and turns until it fires again."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from compactlens_inspector import state
+from compactlens_inspector.analysis_view import recall_text, turns_text
+from compactlens_inspector.runs import RunOutcome
+from compactlens_inspector.safety import md_escape
+
+
+def analysis_summary(outcome: RunOutcome) -> None:
+    """A bordered row of the analysis' key numbers with a link to the Analysis page."""
+    report = state.analysis(outcome)
+    if report is None:
+        return
+    facts = report.facts
+    cache = report.cache
+    introduced = report.introduced
+    errors = sum(1 for p in introduced if p.severity == "error")
+    with st.container(border=True):
+        head = st.columns([3, 1], vertical_alignment="center")
+        head[0].markdown("**Analysis** · facts, prompt cache, re-trigger, protocol")
+        head[1].page_link(
+            "compactlens_inspector/pages/analysis.py",
+            label="Open the analysis",
+            icon=":material/fact_check:",
+        )
+        cols = st.columns(4)
+        cols[0].metric(
+            "Fact recall",
+            recall_text(report),
+            help=f"{facts.survived:,} of {facts.extracted:,} facts of the compacted messages "
+            f"survive verbatim; {len(facts.lost):,} lost.",
+        )
+        cols[1].metric(
+            "Cached prefix kept",
+            f"{cache.prefix_tokens:,}",
+            delta=f"{cache.prefix_fraction:.0%} of the request",
+            delta_color="off",
+            help=f"{cache.rewrite_tokens:,} tokens are written to the prompt cache again.",
+        )
+        cols[2].metric(
+            "Protocol problems introduced",
+            f"{len(introduced):,}",
+            delta=f"{errors:,} errors" if errors else None,
+            delta_color="inverse" if errors else "off",
+            help=f"{len(report.problems):,} problems in the compacted request in all.",
+        )
+        cols[3].metric("Turns until re-trigger", turns_text(report))
+        if report.warnings:
+            st.caption(" · ".join(md_escape(w) for w in report.warnings))

@@ -1,0 +1,430 @@
+"""Analysis: what the lab's compaction keeps and costs. Fact survival (recall, the lost
+facts and the messages they came from, the latest user request), the prompt cache (the
+prefix that stays cached, what is written again, the cost of the next turns with and
+without compaction at editable list prices), the re-trigger guard (turns until a trigger
+fires again, against a context window) and the protocol problems providers would reject."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped]
+import streamlit as st
+
+from compactlens.analysis import CompactionReport
+from compactlens.index import MessageIndex
+from compactlens_inspector import figures, state
+from compactlens_inspector.analysis_view import (
+    PRICE_COLUMNS,
+    PRICES_NOTE,
+    AnalysisSettings,
+    kind_rows,
+    latest_request,
+    lost_fact_rows,
+    price_rows,
+    prices_from_rows,
+    problem_rows,
+    recall_text,
+    source_text,
+    turns_text,
+)
+from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.config import config_title
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.runs import RunOutcome, render_message
+from compactlens_inspector.safety import md_escape
+
+MAX_FACT_CHOICES = 500
+LAST_ROW = "an_last_row"
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+def _price_frame(settings: AnalysisSettings) -> pd.DataFrame:
+    return pd.DataFrame(price_rows(settings.table), columns=["model", *PRICE_COLUMNS])
+
+
+def _reset_prices() -> None:
+    current = state.analysis_settings()
+    state.set_analysis_settings(
+        AnalysisSettings(
+            current.model, AnalysisSettings().prices, current.context_window, current.further_turns
+        )
+    )
+    st.session_state.pop("an_prices", None)
+
+
+def _settings() -> AnalysisSettings:
+    """The model, context window, turns ahead and the editable price table."""
+    current = state.analysis_settings()
+    with st.container(border=True):
+        cols = st.columns([2, 2, 2], vertical_alignment="bottom")
+        models = list(current.table)
+        state.widget("an_model", current.model if current.model in models else models[0])
+        model = cols[0].selectbox(
+            "Model (prices)",
+            models,
+            key="an_model",
+            help="Whose prices the cost estimate uses. Edit them in the table below.",
+        )
+        state.widget("an_window", current.context_window or 0)
+        window = cols[1].number_input(
+            "Context window (tokens, 0 = no check)",
+            min_value=0,
+            step=8000,
+            key="an_window",
+            help="Warn when the compacted history uses more than 80% of it.",
+        )
+        state.widget("an_turns", current.further_turns)
+        turns = cols[2].number_input(
+            "Further turns to estimate",
+            min_value=1,
+            max_value=200,
+            step=1,
+            key="an_turns",
+            help="The cost chart covers this many turns after the compaction.",
+        )
+        pending = st.session_state.get("an_prices")
+        edited = current.edited or bool(isinstance(pending, dict) and pending.get("edited_rows"))
+        label = "Model prices: editable list prices (USD per million tokens)"
+        if edited:
+            label += " · edited"
+        with st.expander(label, expanded=False):
+            st.caption(PRICES_NOTE)
+            grid = st.data_editor(
+                _price_frame(current),
+                key="an_prices",
+                num_rows="fixed",
+                hide_index=True,
+                disabled=["model"],
+                width="stretch",
+                column_config={
+                    "model": st.column_config.TextColumn("model"),
+                    **{
+                        c: st.column_config.NumberColumn(
+                            c.replace("_", " "), min_value=0.0, format="$%.4g", step=0.005
+                        )
+                        for c in PRICE_COLUMNS
+                    },
+                },
+            )
+            prices, errors = prices_from_rows(grid.to_dict("records"))
+            for error in errors:
+                st.error(f"Not used: {md_escape(error)}", icon=":material/error:")
+            st.button(
+                "Reset to list prices",
+                key="an_prices_reset",
+                on_click=_reset_prices,
+                disabled=not edited,
+            )
+    table = dict(current.prices)
+    table.update(prices)
+    settings = AnalysisSettings(str(model), tuple(table.items()), int(window) or None, int(turns))
+    if settings != current:
+        state.set_analysis_settings(settings)
+    return settings
+
+
+# -- sections ------------------------------------------------------------------------------------
+
+
+def _cards(report: CompactionReport) -> None:
+    facts = report.facts
+    cache = report.cache
+    cols = st.columns(5)
+    cols[0].metric(
+        "Fact recall",
+        recall_text(report),
+        border=True,
+        help=f"{facts.survived:,} of {facts.extracted:,} facts (ids, paths, numbers, dates...) "
+        "of the compacted messages still appear verbatim.",
+    )
+    cols[1].metric("Facts lost", f"{len(facts.lost):,}", border=True)
+    cols[2].metric(
+        "Cached prefix kept",
+        f"{cache.prefix_tokens:,}",
+        delta=f"{cache.prefix_fraction:.0%} of the request",
+        delta_color="off",
+        border=True,
+        help=f"The first {cache.prefix_messages:,} messages are unchanged, so a provider's "
+        "prompt cache still serves them.",
+    )
+    cols[3].metric(
+        "Cache rewrite tokens",
+        f"{cache.rewrite_tokens:,}",
+        border=True,
+        help="Tokens of the compacted request after the cached prefix: written to the cache "
+        "again on the next request.",
+    )
+    r = report.retrigger
+    cols[4].metric(
+        "Turns until re-trigger",
+        turns_text(report),
+        delta=("fires again at once" if r.loops else None),
+        delta_color="inverse" if r.loops else "off",
+        border=True,
+        help="Turns of the measured per-turn growth until a configured trigger fires again "
+        "on the compacted history.",
+    )
+
+
+def _findings(report: CompactionReport) -> None:
+    if not report.warnings:
+        st.success(
+            "**No findings:** no fact from the compacted messages was lost, nothing fires "
+            "again soon, and no protocol problem was introduced.",
+            icon=":material/verified:",
+        )
+        return
+    lines = "\n".join(f"- {md_escape(w)}" for w in report.warnings)
+    n = len(report.warnings)
+    st.warning(f"**{n} finding{'s' if n != 1 else ''}**\n{lines}", icon=":material/flag:")
+
+
+def _selected_row(selection: Any) -> int | None:
+    try:
+        rows = selection["selection"]["rows"]
+    except (KeyError, TypeError):
+        return None
+    return int(rows[0]) if rows else None
+
+
+def _facts(report: CompactionReport, ix: MessageIndex) -> None:
+    st.subheader("Fact survival", anchor=False)
+    facts = report.facts
+    latest = latest_request(ix, report)
+    icon = {
+        "kept": ":material/check_circle:",
+        "survived": ":material/check_circle:",
+        "lost": ":material/error:",
+        "none": ":material/info:",
+    }[latest.state]
+    box = st.error if latest.state == "lost" else st.info
+    box(f"**Latest user request:** {md_escape(latest.words)}", icon=icon)
+    if not facts.affected_messages:
+        st.caption("Nothing was removed, collapsed or summarized: every fact is still there.")
+        return
+    st.caption(
+        f"{facts.extracted:,} facts were extracted from the {len(facts.affected_messages):,} "
+        "messages the compaction removed, collapsed or summarized; a fact survives when its "
+        "text still appears verbatim in the compacted history. Deterministic, no model."
+    )
+    left, right = st.columns([1, 2])
+    with left:
+        st.dataframe(
+            kind_rows(report),
+            hide_index=True,
+            width="stretch",
+            key="an_kinds",
+            column_config={
+                "recall": st.column_config.ProgressColumn(
+                    "recall", min_value=0.0, max_value=1.0, format="percent"
+                )
+            },
+        )
+    rows = lost_fact_rows(report)
+    with right:
+        if not rows:
+            st.success("Every extracted fact survives.", icon=":material/check_circle:")
+            return
+        selection = st.dataframe(
+            rows,
+            hide_index=True,
+            width="stretch",
+            height=300,
+            key="an_lost",
+            on_select="rerun",
+            selection_mode="single-row",
+            column_config={"fact": st.column_config.TextColumn("lost fact", width="large")},
+        )
+    choices = list(range(min(len(rows), MAX_FACT_CHOICES)))
+    clicked = _selected_row(selection)
+    if clicked is not None and clicked != st.session_state.get(LAST_ROW):
+        st.session_state[LAST_ROW] = clicked
+        if clicked in choices:
+            st.session_state["an_fact"] = clicked
+    if st.session_state.get("an_fact") not in choices:
+        st.session_state["an_fact"] = 0
+
+    def label(i: int) -> str:
+        row = rows[i]
+        value = str(row["fact"])
+        short = value if len(value) <= 70 else value[:67] + "…"
+        return f"{short} · {row['kind']} · message {row['message']}"
+
+    picked = st.selectbox(
+        "Source of a lost fact (or click a row above)", choices, format_func=label, key="an_fact"
+    )
+    fact = facts.lost[int(picked)]
+    with st.container(border=True):
+        st.markdown(
+            f"**Message {fact.message_index}** · {md_escape(fact.role)} · found in "
+            f"{md_escape(fact.source.replace('_', ' '))} · this message was "
+            "removed, collapsed or summarized"
+        )
+        st.code(source_text(ix, fact.message_index), language=None, wrap_lines=True, height=260)
+    if len(rows) > MAX_FACT_CHOICES:
+        st.caption(f"The picker lists the first {MAX_FACT_CHOICES:,} of {len(rows):,} lost facts.")
+
+
+def _cache(report: CompactionReport) -> None:
+    st.subheader("Prompt cache and cost", anchor=False)
+    cache = report.cache
+    if cache.first_difference is None:
+        st.markdown(
+            "The compacted request is the original one: the whole prompt cache "
+            f"({cache.prefix_tokens:,} tokens) still applies."
+        )
+    else:
+        st.markdown(
+            f"The first **{cache.prefix_messages:,} messages** ({cache.prefix_tokens:,} tokens, "
+            f"{cache.prefix_fraction:.0%} of the original request) are unchanged and stay "
+            f"cached. From message {cache.first_difference} on, the compacted request "
+            f"(**{cache.rewrite_tokens:,} tokens**) is written to the cache again, and "
+            f"{cache.invalidated_tokens:,} cached tokens of the original are thrown away."
+        )
+    cost = cache.cost
+    if cost is None:
+        return
+    st.plotly_chart(figures.cost_chart(cost), key="an_cost_chart", config={"displaylogo": False})
+    write = cost.prices.write
+    st.caption(
+        f"{md_escape(cost.model)}: input ${cost.prices.input:g}, cached input "
+        f"${cost.prices.cached_input:g}, cache write ${write:g} per million tokens (editable "
+        f"list prices above); every turn adds {cost.growth_tokens:,} tokens (measured on "
+        "this transcript) and re-reads the previous request from the cache. An estimate to "
+        "compare setups, not a bill: cache minimums, block sizes and expiry are ignored."
+    )
+    cols = st.columns(3)
+    cols[0].metric("Without compaction", figures.usd(cost.cost_without), border=True)
+    cols[1].metric("With compaction", figures.usd(cost.cost_with), border=True)
+    turn = cost.break_even_turn
+    cols[2].metric(
+        "Break-even",
+        f"turn {turn}" if turn is not None else "never",
+        border=True,
+        help="The first turn after which the compaction has paid for rewriting the cache.",
+    )
+
+
+def _retrigger(report: CompactionReport) -> None:
+    st.subheader("Re-trigger guard", anchor=False)
+    r = report.retrigger
+    growth = r.growth
+    if not r.triggers:
+        st.caption("The configuration has no trigger to project.")
+        return
+    triggers = ", ".join(f"`{t}`" for t in r.triggers)
+    if r.turns_until_trigger is None:
+        when = f"no trigger fires within {r.horizon:,} turns"
+    elif r.turns_until_trigger == 0:
+        when = f"`{r.firing_trigger}` **already fires** on the compacted history"
+    else:
+        n = r.turns_until_trigger
+        when = f"`{r.firing_trigger}` fires again after **{n:,} turn{'s' if n != 1 else ''}**"
+    source = (
+        f"the median of {growth.turns_measured:,} turns of this transcript"
+        if growth.source == "transcript"
+        else "given"
+        if growth.source == "given"
+        else "none could be measured"
+    )
+    st.markdown(
+        f"Triggers: {triggers}. The compacted history starts at {r.start.tokens:,} tokens and "
+        f"grows by about {growth.tokens:,.0f} tokens a turn ({source}): {when}."
+    )
+    if r.context_window:
+        fraction = r.window_fraction or 0.0
+        st.progress(
+            min(1.0, fraction),
+            text=f"{r.start.tokens:,} of the {r.context_window:,}-token context window "
+            f"({fraction:.0%}; warn above {r.max_fraction:.0%})",
+        )
+
+
+def _protocol(report: CompactionReport, outcome: RunOutcome) -> None:
+    st.subheader("Protocol problems", anchor=False)
+    result = outcome.result
+    assert result is not None
+    introduced = report.introduced
+    errors = [p for p in introduced if p.severity == "error"]
+    st.markdown(
+        f"Checked for {', '.join(f'`{p}`' for p in report.providers)} and tool-call pairing "
+        f"(`any`): **{len(report.problems):,}** problems in the compacted request, "
+        f"**{len(introduced):,}** introduced by the compaction ({len(errors):,} errors)."
+    )
+    if not report.problems:
+        st.success("No provider would reject the compacted request.", icon=":material/check:")
+        return
+    state.widget("an_introduced_only", bool(introduced))
+    only = st.toggle("Only problems the compaction introduced", key="an_introduced_only")
+    roles = [m.role for m in result.projection]
+    rows = problem_rows(report, roles, introduced_only=only)
+    if not rows:
+        st.caption("None: every problem was already in the original history.")
+        return
+    selection = st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        key="an_problems",
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config={"detail": st.column_config.TextColumn("detail", width="large")},
+    )
+    st.caption(
+        "Locations are message positions in the compacted request; a problem that is not "
+        "introduced was already in the original history. Select a row to see the message."
+    )
+    picked = _selected_row(selection)
+    if picked is not None and 0 <= picked < len(rows):
+        at = int(rows[picked]["message"])
+        if 0 <= at < len(result.projection):
+            with st.container(border=True):
+                st.markdown(
+                    f"**Compacted message {at}** · {md_escape(str(rows[picked]['kind']))} "
+                    f"({md_escape(str(rows[picked]['provider']))})"
+                )
+                st.code(
+                    render_message(result.projection[at], at),
+                    language=None,
+                    wrap_lines=True,
+                    height=220,
+                )
+
+
+def render() -> None:
+    header(
+        "Analysis",
+        "What the compaction keeps and costs: facts, the prompt cache, when it fires again, "
+        "and what providers would reject.",
+    )
+    current, config = analysis_sidebar()
+    if current is None:
+        need_transcript()
+        return
+    settings = _settings()
+    outcome = state.run()
+    ix = state.index()
+    if outcome is None or ix is None:
+        return
+    st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
+    budget_bar.status_line(outcome)
+    if outcome.result is None:
+        return
+    with st.spinner("Analysing the compaction…"):
+        report = state.analysis(outcome, settings)
+    if report is None:
+        return
+    _cards(report)
+    _findings(report)
+    _facts(report, ix)
+    _cache(report)
+    _retrigger(report)
+    _protocol(report, outcome)
+
+
+if __name__ == "__main__":
+    page(render, "analysis")

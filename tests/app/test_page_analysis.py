@@ -1,0 +1,254 @@
+"""Analysis page: fact survival, prompt cache and cost, re-trigger guard, protocol problems,
+for engine strategies and compact() alike; the lab's summary of it."""
+
+from __future__ import annotations
+
+import math
+
+from apptest_helpers import (
+    XSS_TEXT,
+    coding_agent,
+    frame,
+    go,
+    hostile,
+    metric,
+    metric_int,
+    no_exceptions,
+    plain,
+    texts,
+    unresolved,
+)
+
+from compactlens import CharEstimator, MessageIndex
+from compactlens.analysis import DEFAULT_PRICES, analyze
+from compactlens.compact import compact
+from compactlens.engine import run_strategy
+from compactlens.strategies.config import strategy_from_config
+from compactlens.summarizers.extractive import ExtractiveSummarizer
+from compactlens.triggers import always
+from compactlens.wire import from_caller
+from compactlens_inspector.config import (
+    CompactSettings,
+    LabConfig,
+    default_stage,
+    encode_config,
+    preset,
+)
+
+TRUNCATION = preset("truncation", 2000)
+
+
+def _index(messages: list[dict]) -> MessageIndex:
+    return MessageIndex.build(from_caller(messages).messages, CharEstimator())
+
+
+def _analysis(app, config: LabConfig, sample: str = "coding_agent"):
+    return go(app(cfg=encode_config(config), sample=sample).run(), "analysis")
+
+
+def _usd(at, label: str) -> float:
+    return float(metric(at, label).replace("$", "").replace(",", ""))
+
+
+def test_the_cards_are_the_analysis_of_the_lab_run(app) -> None:
+    at = _analysis(app, TRUNCATION)
+    no_exceptions(at)
+    # The same run and analysis, made here with compactlens alone.
+    ix = _index(coding_agent())
+    strategy = strategy_from_config(TRUNCATION.strategy_config())
+    report = analyze(
+        ix.messages,
+        run_strategy(ix, strategy),
+        triggers=strategy,
+        context_window=128_000,
+        prices="gpt-4o",
+    )
+    assert report.facts.lost, "the case under test loses facts"
+    assert metric(at, "Fact recall") == f"{report.facts.recall:.0%}"
+    assert metric_int(at, "Facts lost") == len(report.facts.lost)
+    assert metric_int(at, "Cache rewrite tokens") == report.cache.rewrite_tokens
+    assert metric(at, "Turns until re-trigger") == str(report.retrigger.turns_until_trigger)
+    # Truncation drops the oldest turns: only the system prompt stays a cached prefix.
+    assert metric_int(at, "Cached prefix kept") == ix.message_tokens[0]
+    cost = report.cache.cost
+    assert cost is not None
+    assert math.isclose(_usd(at, "Without compaction"), cost.cost_without, rel_tol=1e-3)
+    assert math.isclose(_usd(at, "With compaction"), cost.cost_with, rel_tol=1e-3)
+    body = plain(texts(at))
+    for warning in report.warnings:
+        assert warning in body
+    assert at.get("plotly_chart"), "the cost chart is drawn"
+
+
+def test_a_lost_fact_shows_the_message_it_came_from(app) -> None:
+    at = _analysis(app, TRUNCATION)
+    lost = frame(at, "an_lost")
+    facts = list(lost["fact"])
+    # Turn 0 read src/module_0.py; truncation dropped that turn and nothing else names it.
+    assert "src/module_0.py" in facts
+    row = facts.index("src/module_0.py")
+    at.selectbox(key="an_fact").set_value(row).run()
+    no_exceptions(at)
+    source = at.code[-1].value
+    message = int(lost["message"].iloc[row])
+    assert source.startswith(f"[{message}] ")
+    assert "src/module_0.py" in source
+    assert f"**Message {message}**" in plain(texts(at))
+
+
+def test_transcript_text_in_the_analysis_is_inert(app) -> None:
+    config = LabConfig(stages=({**default_stage("truncation", 10), "minimum_preserved": 1},))
+    at = _analysis(app, config, sample="hostile")
+    no_exceptions(at)
+    # The user request was dropped: it is the latest one, and it is lost.
+    assert any("latest user request" in e.value and "does not" in e.value for e in at.error)
+    lost = frame(at, "an_lost")
+    kinds = list(lost["kind"])
+    assert "latest_request" in kinds
+    at.selectbox(key="an_fact").set_value(kinds.index("latest_request")).run()
+    assert XSS_TEXT in at.code[-1].value  # shown verbatim, as code
+    markdown = "\n".join(str(m.value) for m in at.markdown)
+    assert "<script>" not in markdown and "javascript:alert" not in markdown.replace("\\", "")
+    assert hostile()[1]["content"] not in markdown
+
+
+def test_model_and_edited_prices_drive_the_cost(app) -> None:
+    at = _analysis(app, TRUNCATION)
+    gpt4o = _usd(at, "Without compaction")
+    at.selectbox(key="an_model").set_value("claude-opus-4").run()
+    no_exceptions(at)
+    opus = DEFAULT_PRICES["claude-opus-4"]
+    base = DEFAULT_PRICES["gpt-4o"]
+    # Without compaction every turn is priced at cached input and cache writes only.
+    assert _usd(at, "Without compaction") > gpt4o
+    assert "claude-opus-4" in plain(texts(at))
+    # Edit the selected model's cached-input price in the table: the cost follows.
+    models = list(DEFAULT_PRICES)
+    doubled = opus.cached_input * 2
+    at.session_state["an_prices"] = {
+        "edited_rows": {models.index("claude-opus-4"): {"cached_input": doubled}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    before = _usd(at, "Without compaction")
+    at.run()
+    no_exceptions(at)
+    settings = at.session_state["cl_analysis"]
+    assert settings.chosen.cached_input == doubled
+    assert settings.table["gpt-4o"] == base  # the other rows are untouched
+    assert _usd(at, "Without compaction") > before
+    assert any("edited" in e.label for e in at.expander)
+    # The edit survives a visit to another page, and the reset brings the list back.
+    at = go(go(at, "lab"), "analysis")
+    assert at.session_state["cl_analysis"].chosen.cached_input == doubled
+    at.button(key="an_prices_reset").click().run()
+    no_exceptions(at)
+    assert at.session_state["cl_analysis"].chosen == opus
+    assert math.isclose(_usd(at, "Without compaction"), before, rel_tol=1e-3)
+
+
+def test_a_small_context_window_warns_and_zero_turns_the_check_off(app) -> None:
+    at = _analysis(app, TRUNCATION)
+    window_warning = "of the 1,800-token context window"
+    assert window_warning not in plain(texts(at))
+    at.number_input(key="an_window").set_value(1800).run()
+    no_exceptions(at)
+    assert window_warning in plain(texts(at))
+    assert at.session_state["cl_analysis"].context_window == 1800
+    at.number_input(key="an_window").set_value(0).run()
+    assert "context window" not in plain(texts(at)).replace("Context window (tokens", "")
+
+
+def test_a_compaction_at_its_trigger_fires_again_soon(app) -> None:
+    # Trigger and target at the same number: the next turns push it over again.
+    at = _analysis(app, TRUNCATION)
+    turns = metric_int(at, "Turns until re-trigger")
+    body = plain(texts(at))
+    assert "`tokens > 2000` fires again after" in body
+    ix = _index(coding_agent())
+    per_turn = sorted(
+        sum(g.tokens for g in ix.groups if g.turn == t)
+        for t in {g.turn for g in ix.groups if g.turn}
+    )
+    assert turns >= 1 and per_turn  # a turn adds tokens, so the trigger fires again
+
+
+def test_pre_existing_and_introduced_protocol_problems_are_told_apart(app) -> None:
+    # The unresolved sample ends with a tool call that has no result: already a problem.
+    at = _analysis(app, preset("truncation", 100000), sample="unresolved")
+    no_exceptions(at)
+    table = frame(at, "an_problems")
+    assert not any(table["introduced"])
+    assert "unresolved" in " ".join(table["kind"])
+    last = len(unresolved()) - 1
+    assert f"message {last} (assistant)" in list(table["location"])
+    # Truncation that keeps a tool call but drops the user turn before it introduces one.
+    config = LabConfig(stages=({**default_stage("truncation", 300), "minimum_preserved": 2},))
+    at = _analysis(app, config)
+    no_exceptions(at)
+    assert at.toggle(key="an_introduced_only").value is True
+    table = frame(at, "an_problems")
+    assert all(table["introduced"]) and len(table) > 0
+    providers = set(table["provider"])
+    assert providers <= {"any", "openai-chat", "anthropic"}
+    ix = _index(coding_agent())
+    strategy = strategy_from_config(config.strategy_config())
+    report = analyze(ix.messages, run_strategy(ix, strategy))
+    assert len(table) == len(report.introduced)
+
+
+def test_compact_mode_is_analysed_from_its_compact_result(app) -> None:
+    config = LabConfig(mode="compact", compact=CompactSettings(2000, 4, None))
+    at = _analysis(app, config)
+    no_exceptions(at)
+    ix = _index(coding_agent())
+    res = compact(list(ix.messages), summarizer=ExtractiveSummarizer(), target_tokens=2000)
+    assert res.status == "compacted"
+    report = analyze(ix.messages, res, triggers=[always])
+    assert metric_int(at, "Facts lost") == len(report.facts.lost)
+    assert metric_int(at, "Cached prefix kept") == report.cache.prefix_tokens
+    # compact() re-inserts the latest user message after the summary.
+    assert any("latest user request" in i.value and "kept verbatim" in i.value for i in at.info)
+    # "0 = always": the compacted history triggers again at once.
+    assert metric(at, "Turns until re-trigger") == "0"
+
+
+def test_the_lab_shows_the_analysis_in_short(app) -> None:
+    at = go(app(cfg=encode_config(TRUNCATION), sample="coding_agent").run(), "lab")
+    no_exceptions(at)
+    lab = {
+        label: metric(at, label)
+        for label in (
+            "Fact recall",
+            "Cached prefix kept",
+            "Protocol problems introduced",
+            "Turns until re-trigger",
+        )
+    }
+    at = go(at, "analysis")
+    assert lab["Fact recall"] == metric(at, "Fact recall")
+    assert lab["Cached prefix kept"] == metric(at, "Cached prefix kept")
+    assert lab["Turns until re-trigger"] == metric(at, "Turns until re-trigger")
+    # Truncation drops the first user turn: Anthropic needs a user message first.
+    assert at.toggle(key="an_introduced_only").value is True
+    introduced = frame(at, "an_problems")
+    assert int(lab["Protocol problems introduced"]) == len(introduced) >= 1
+
+
+def test_selecting_rows_shows_the_fact_source_and_the_problem_message(app) -> None:
+    at = _analysis(app, TRUNCATION)
+    lost = frame(at, "an_lost")
+    row = len(lost) - 1
+    at.session_state["an_lost"] = {"selection": {"rows": [row], "columns": []}}
+    at.run()
+    no_exceptions(at)
+    assert at.selectbox(key="an_fact").value == row
+    message = int(lost["message"].iloc[row])
+    assert f"**Message {message}**" in plain(texts(at))
+    problems = frame(at, "an_problems")
+    at.session_state["an_problems"] = {"selection": {"rows": [0], "columns": []}}
+    at.run()
+    no_exceptions(at)
+    where = int(problems["message"].iloc[0])
+    assert f"**Compacted message {where}**" in plain(texts(at))
+    assert any(c.value.startswith(f"[{where}] ") for c in at.code)
