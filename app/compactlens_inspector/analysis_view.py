@@ -215,13 +215,23 @@ def lost_fact_rows(report: CompactionReport) -> list[dict[str, Any]]:
     ]
 
 
+def share(fraction: float) -> str:
+    """A fraction as a whole percentage, ``<1%`` / ``>99%`` rather than a misleading 0 / 100."""
+    if 0 < fraction < 0.01:
+        return "<1%"
+    if 0.99 < fraction < 1:
+        return ">99%"
+    return f"{fraction:.0%}"
+
+
 def kind_rows(report: CompactionReport) -> list[dict[str, Any]]:
+    """Recall per fact kind (``recall`` in percent)."""
     return [
         {
             "kind": k.kind.replace("_", " "),
             "extracted": k.extracted,
             "survived": k.survived,
-            "recall": k.recall,
+            "recall": round(k.recall * 100),
         }
         for k in report.facts.by_kind()
     ]
@@ -266,7 +276,7 @@ def turns_text(report: CompactionReport) -> str:
 
 def recall_text(report: CompactionReport) -> str:
     facts = report.facts
-    return f"{facts.recall:.0%}" if facts.extracted else "—"
+    return share(facts.recall) if facts.extracted else "—"
 
 
 def source_text(index: MessageIndex, message_index: int) -> str:

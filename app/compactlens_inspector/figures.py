@@ -376,7 +376,10 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
                 customdata=custom,
             )
     fig.update_layout(barmode="stack", bargap=0.0 if bucketed else 0.08)
-    fig.update_xaxes(title="group, in order (new summaries in place)")
+    fig.update_xaxes(
+        title="group, in order (new summaries in place)",
+        dtick=1 if len(decisions) <= 20 else None,
+    )
     fig.update_yaxes(title="tokens before")
     title = (
         f"Decisions: {result.tokens_before:,} → {result.tokens_after:,} tokens ({result.status})"

@@ -22,6 +22,7 @@ from compactlens_inspector.analysis_view import (
     lost_fact_rows,
     problem_rows,
     recall_text,
+    share,
     turns_text,
 )
 from compactlens_inspector.config import LabConfig, SummarizerSettings, config_title
@@ -108,7 +109,7 @@ def analysis_section(
             [
                 ("fact recall", recall_text(report)),
                 ("facts lost", f"{len(facts.lost):,} of {facts.extracted:,}"),
-                ("cached prefix kept", f"{cache.prefix_tokens:,} ({cache.prefix_fraction:.0%})"),
+                ("cached prefix kept", f"{cache.prefix_tokens:,} ({share(cache.prefix_fraction)})"),
                 ("cache rewrite tokens", f"{cache.rewrite_tokens:,}"),
                 ("turns until re-trigger", turns_text(report)),
                 ("protocol problems introduced", f"{len(introduced):,}"),

@@ -761,11 +761,14 @@ def budget_breakdown(result: CompactionResult, index: MessageIndex) -> list[Budg
     if inserted_tokens:
         parts.append(BudgetPart("summaries", inserted_tokens, "inserted summary messages"))
     if other_tokens:
+        untouched = result.status == "unchanged"
         parts.append(
             BudgetPart(
-                "other kept content",
+                "not compacted (no trigger fired)" if untouched else "other kept content",
                 other_tokens,
-                "kept because no stage removed it before the run ended",
+                "no trigger fired, so no stage ran"
+                if untouched
+                else "kept because no stage removed it before the run ended",
                 tuple(other_ids),
             )
         )

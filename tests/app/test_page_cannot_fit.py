@@ -78,6 +78,7 @@ def test_an_untriggered_history_over_the_target_is_not_called_a_fit(app) -> None
     assert before > 2000
     body = plain(texts(at))
     assert "This configuration fits" not in body and "nothing to debug" not in body
+    assert "What to change" in body and "not compacted (no trigger fired)" in body
     warning = plain(at.warning[0].value)
     assert "No trigger fired" in warning
     assert f"`tokens > 60000` at tokens = {before:,}" in warning

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens_inspector import state
-from compactlens_inspector.analysis_view import recall_text, turns_text
+from compactlens_inspector.analysis_view import recall_text, share, turns_text
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
 
@@ -38,15 +38,17 @@ def analysis_summary(outcome: RunOutcome) -> None:
         cols[1].metric(
             "Cached prefix kept",
             f"{cache.prefix_tokens:,}",
-            delta=f"{cache.prefix_fraction:.0%} of the request",
+            delta=f"{share(cache.prefix_fraction)} of the request",
             delta_color="off",
+            delta_arrow="off",
             help=f"{cache.rewrite_tokens:,} tokens are written to the prompt cache again.",
         )
         cols[2].metric(
             "Protocol problems introduced",
             f"{len(introduced):,}",
-            delta=f"{errors:,} errors" if errors else None,
-            delta_color="inverse" if errors else "off",
+            delta=f"{errors:,} error{'s' if errors != 1 else ''}" if errors else None,
+            delta_color="inverse",
+            delta_arrow="off",
             help=f"{len(report.problems):,} problems in the compacted request in all.",
         )
         cols[3].metric("Turns until re-trigger", turns_text(report))

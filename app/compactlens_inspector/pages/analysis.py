@@ -25,6 +25,7 @@ from compactlens_inspector.analysis_view import (
     prices_from_rows,
     problem_rows,
     recall_text,
+    share,
     source_text,
     turns_text,
 )
@@ -145,8 +146,9 @@ def _cards(report: CompactionReport) -> None:
     cols[2].metric(
         "Cached prefix kept",
         f"{cache.prefix_tokens:,}",
-        delta=f"{cache.prefix_fraction:.0%} of the request",
+        delta=f"{share(cache.prefix_fraction)} of the request",
         delta_color="off",
+        delta_arrow="off",
         border=True,
         help=f"The first {cache.prefix_messages:,} messages are unchanged, so a provider's "
         "prompt cache still serves them.",
@@ -158,16 +160,26 @@ def _cards(report: CompactionReport) -> None:
         help="Tokens of the compacted request after the cached prefix: written to the cache "
         "again on the next request.",
     )
-    r = report.retrigger
     cols[4].metric(
         "Turns until re-trigger",
         turns_text(report),
-        delta=("fires again at once" if r.loops else None),
-        delta_color="inverse" if r.loops else "off",
+        delta=_loop_words(report),
+        delta_color="inverse",
+        delta_arrow="off",
         border=True,
         help="Turns of the measured per-turn growth until a configured trigger fires again "
         "on the compacted history.",
     )
+
+
+def _loop_words(report: CompactionReport) -> str | None:
+    """A warning under the re-trigger card when compaction would loop."""
+    until = report.retrigger.turns_until_trigger
+    if until == 0:
+        return "loops: fires now"
+    if until == 1:
+        return "loops: next turn"
+    return None
 
 
 def _findings(report: CompactionReport) -> None:
@@ -220,7 +232,7 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
             key="an_kinds",
             column_config={
                 "recall": st.column_config.ProgressColumn(
-                    "recall", min_value=0.0, max_value=1.0, format="percent"
+                    "recall", min_value=0, max_value=100, format="%d%%", width="small"
                 )
             },
         )
@@ -259,10 +271,12 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
     )
     fact = facts.lost[int(picked)]
     with st.container(border=True):
+        value = fact.value if len(fact.value) <= 80 else fact.value[:77] + "…"
         st.markdown(
-            f"**Message {fact.message_index}** · {md_escape(fact.role)} · found in "
-            f"{md_escape(fact.source.replace('_', ' '))} · this message was "
-            "removed, collapsed or summarized"
+            f"**Message {fact.message_index}** · {md_escape(fact.role)} · the lost "
+            f"{md_escape(fact.kind.replace('_', ' '))} “{md_escape(value)}” is in its "
+            f"{md_escape(fact.source.replace('_', ' '))}; the compaction removed, collapsed or "
+            "summarized this message"
         )
         st.code(source_text(ix, fact.message_index), language=None, wrap_lines=True, height=260)
     if len(rows) > MAX_FACT_CHOICES:
@@ -278,10 +292,18 @@ def _cache(report: CompactionReport) -> None:
             f"({cache.prefix_tokens:,} tokens) still applies."
         )
     else:
+        n = cache.prefix_messages
+        if n == 0:
+            kept = "Not even the first message is unchanged: nothing stays cached."
+        else:
+            what = "The first **message**" if n == 1 else f"The first **{n:,} messages**"
+            kept = (
+                f"{what} ({cache.prefix_tokens:,} tokens, {share(cache.prefix_fraction)} of "
+                f"the original request) {'is' if n == 1 else 'are'} unchanged and "
+                f"{'stays' if n == 1 else 'stay'} cached."
+            )
         st.markdown(
-            f"The first **{cache.prefix_messages:,} messages** ({cache.prefix_tokens:,} tokens, "
-            f"{cache.prefix_fraction:.0%} of the original request) are unchanged and stay "
-            f"cached. From message {cache.first_difference} on, the compacted request "
+            f"{kept} From message {cache.first_difference} on, the compacted request "
             f"(**{cache.rewrite_tokens:,} tokens**) is written to the cache again, and "
             f"{cache.invalidated_tokens:,} cached tokens of the original are thrown away."
         )
@@ -372,7 +394,10 @@ def _protocol(report: CompactionReport, outcome: RunOutcome) -> None:
         key="an_problems",
         on_select="rerun",
         selection_mode="single-row",
-        column_config={"detail": st.column_config.TextColumn("detail", width="large")},
+        column_config={
+            "detail": st.column_config.TextColumn("detail", width="large"),
+            "message": None,
+        },
     )
     st.caption(
         "Locations are message positions in the compacted request; a problem that is not "

@@ -88,8 +88,8 @@ def _not_triggered(r: CompactionResult, target: int) -> None:
     st.warning(
         f"**No trigger fired, but the history is over the target.** Checked: {which}. The "
         f"history was left as it is: {r.tokens_after:,} tokens, **{r.tokens_after - target:,} "
-        f"over the target** of {target:,}. Lower the trigger (see *Single changes that fit* "
-        "below) and re-run to see whether it then fits.",
+        f"over the target** of {target:,}. Lower the trigger (see *What to change* below) "
+        "and re-run to see whether it then fits.",
         icon=":material/warning:",
     )
 
@@ -208,11 +208,12 @@ def render() -> None:
         border=True,
         help="The token count of the best the current parameters can do.",
     )
-    title = (
-        "compact(): what stays besides the summary, against the target"
-        if config.mode == "compact"
-        else "What the compacted history still costs, against the target"
-    )
+    if untriggered:
+        title = "The history as it is (nothing was compacted), against the target"
+    elif config.mode == "compact":
+        title = "compact(): what stays besides the summary, against the target"
+    else:
+        title = "What the compacted history still costs, against the target"
     st.plotly_chart(
         figures.budget_waterfall(parts, target, title=title),
         key="cf_waterfall",
@@ -249,7 +250,7 @@ def render() -> None:
                 width="stretch",
                 key="cf_protected",
             )
-    st.subheader("Single changes that fit", anchor=False)
+    st.subheader("What to change" if untriggered else "Single changes that fit", anchor=False)
     if not find:
         st.info(
             "Finding fixes re-runs the configuration, which calls the model again for "

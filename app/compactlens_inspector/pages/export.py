@@ -50,7 +50,7 @@ def render() -> None:
         exports.analysis_json(analysis, analysis_settings) if analysis is not None else None
     )
     ext = ".jsonl" if current.jsonl else ".json"
-    cols = st.columns(6)
+    cols = [*st.columns(3), *st.columns(3)]  # two rows: files for code, then for people
     cols[0].download_button(
         "Compacted transcript",
         transcript,
