@@ -8,12 +8,37 @@ byte-for-byte. Nothing here mutates anything.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 Role: TypeAlias = Literal["system", "developer", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "developer", "user", "assistant", "tool")
+
+
+class _EmptyMeta(Mapping[str, Any]):
+    """An empty, immutable mapping; one instance is shared (and copied and pickled as itself)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    def __reduce__(self) -> str:
+        return "EMPTY_META"
+
+
+#: The shared, read-only ``meta`` of messages that have none (no dict per message).
+EMPTY_META: Mapping[str, Any] = _EmptyMeta()
 
 #: Prefix that marks a summary message produced by compaction.
 SUMMARY_PREFIX = "Previous conversation summary:\n"
@@ -115,7 +140,9 @@ class Message:
 
     ``wire`` is the original wire object (never modified, never compared) and
     ``wire_format`` the name of its format, for example ``"openai-chat"``.
-    ``meta`` holds provider fields that have no part of their own.
+    ``meta`` holds provider fields that have no part of their own. ``origin`` is the
+    wire object the message was read from; it stays when a strategy clears ``wire``
+    to have the message rebuilt, so unknown keys survive the rebuild.
     """
 
     role: Role
@@ -123,7 +150,8 @@ class Message:
     name: str | None = None
     wire: Any = field(default=None, compare=False, repr=False)
     wire_format: str | None = field(default=None, compare=False)
-    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    meta: Mapping[str, Any] = field(default_factory=lambda: EMPTY_META, compare=False, repr=False)
+    origin: Any = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:

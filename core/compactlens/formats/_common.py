@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 from compactlens.errors import TranscriptError
 from compactlens.formats.base import META_ORIGINAL, META_PART_BLOCKS
-from compactlens.messages import Message, Part, Role, ToolResultPart
+from compactlens.messages import EMPTY_META, Message, Part, Role, ToolResultPart
 
 ROLE_OF: dict[str, Role] = {
     "system": "system",
@@ -103,11 +103,14 @@ def make_message(
     meta: Mapping[str, Any] | None = None,
 ) -> Message:
     """A message with ``part_blocks`` in its meta (when any part has a block)."""
-    full: dict[str, Any] = dict(meta or {})
-    full[META_ORIGINAL] = wire
-    if any(b is not None for b in blocks):
-        full[META_PART_BLOCKS] = tuple(blocks)
-    return Message(role=role, parts=tuple(parts), name=name, wire=wire, wire_format=fmt, meta=full)
+    full: Mapping[str, Any] = EMPTY_META
+    if meta or any(b is not None for b in blocks):
+        full = dict(meta or {})
+        if any(b is not None for b in blocks):
+            full[META_PART_BLOCKS] = tuple(blocks)
+    return Message(
+        role=role, parts=tuple(parts), name=name, wire=wire, wire_format=fmt, meta=full, origin=wire
+    )
 
 
 def parts_and_blocks(message: Message) -> list[tuple[Part, Mapping[str, Any] | None]]:
@@ -155,9 +158,11 @@ def original_of(message: Message) -> Any:
     """The wire object a message was read from, even after ``wire`` was cleared.
 
     A strategy that changes a message drops ``wire`` (so it is not re-emitted
-    as is); ``meta["original"]`` still holds it, and rebuilding keeps the keys
-    of it that no part carries.
+    as is); ``origin`` (or ``meta["original"]`` on hand-built messages) still
+    holds it, and rebuilding keeps the keys of it that no part carries.
     """
     if message.wire is not None:
         return message.wire
+    if message.origin is not None:
+        return message.origin
     return message.meta.get(META_ORIGINAL) if message.meta else None
