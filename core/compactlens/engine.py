@@ -16,6 +16,7 @@ from compactlens.index import MessageIndex, _scan
 from compactlens.plan import Plan
 from compactlens.result import (
     CompactionResult,
+    Decisions,
     Explanation,
     GroupDecision,
     ProtectedItem,
@@ -223,8 +224,14 @@ def run_strategy(
         reason = _cannot_fit_reason(ctx.events) if status == "cannot-fit" else None
     projection = tuple(plan.project()) if status != "unchanged" else index.messages
     messages = caller.emit(projection) if caller is not None else list(projection)
-    # Unchanged: the projection is the indexed transcript, whose problems are known.
-    problems = index.problems if status == "unchanged" else _scan(projection).problems
+    # Groups are kept or dropped whole and replacements are plain text, so a projection
+    # can only have pairing problems the input had: with none in the index there is
+    # nothing to re-scan. (A summary inserted inside a split pair can add one, which
+    # the re-scan then finds.)
+    if status == "unchanged" or not index.problems:
+        problems = index.problems
+    else:
+        problems = _scan(projection).problems
     return CompactionResult(
         status=status,
         messages=messages,
@@ -233,7 +240,7 @@ def run_strategy(
         tokens_after=plan.tokens,
         messages_before=index.total_messages,
         messages_after=len(projection),
-        decisions=_decisions(plan),
+        decisions=Decisions(lambda: _decisions(plan)),
         events=events,
         explanation=explanation,
         strategy=strategy.name,

@@ -6,8 +6,9 @@ All are frozen dataclasses with ``to_dict()`` output that ``json.dumps`` accepts
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from compactlens.index import PairingProblem
 from compactlens.messages import Message
@@ -48,6 +49,54 @@ class GroupDecision:
             "message_indices": list(self.message_indices),
             "turn": self.turn,
         }
+
+
+class Decisions(Sequence[GroupDecision]):
+    """The per-group decisions of a result, built on first access.
+
+    A caller that only wants the compacted messages never pays for one
+    :class:`GroupDecision` per group. Compares equal to any sequence holding the
+    same decisions.
+    """
+
+    __slots__ = ("_build", "_items")
+
+    def __init__(self, build: Callable[[], tuple[GroupDecision, ...]] | tuple[GroupDecision, ...]):
+        self._items: tuple[GroupDecision, ...] | None = build if isinstance(build, tuple) else None
+        self._build = None if isinstance(build, tuple) else build
+
+    def _all(self) -> tuple[GroupDecision, ...]:
+        if self._items is None:
+            assert self._build is not None
+            self._items = self._build()
+            self._build = None
+        return self._items
+
+    @overload
+    def __getitem__(self, index: int) -> GroupDecision: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[GroupDecision, ...]: ...
+    def __getitem__(self, index: int | slice) -> GroupDecision | tuple[GroupDecision, ...]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[GroupDecision]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Decisions):
+            return self._all() == other._all()
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"Decisions({list(self._all())!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +226,7 @@ class CompactionResult:
     tokens_after: int
     messages_before: int
     messages_after: int
-    decisions: tuple[GroupDecision, ...]
+    decisions: Decisions
     events: tuple[StageEvent, ...]
     explanation: Explanation
     strategy: str

@@ -50,3 +50,22 @@ def test_a_skipped_stage_changes_no_group() -> None:
     assert res.status == "unchanged"
     assert res.events[0].group_ids == ()
     assert res.events[0].inserted == 0
+
+
+def test_result_problems_match_a_fresh_pairing_check() -> None:
+    from compactlens import SlidingWindowStrategy, validate_pairing
+
+    convo = _convo()
+    # A result that arrives after an unrelated message: a split pair in the input.
+    convo.insert(3, user("interjection"))
+    for strategy in (
+        TruncationStrategy(tokens_exceed(600), minimum_preserved=3),
+        SlidingWindowStrategy(keep_last_turns=2),
+        ToolResultCompactionStrategy(tokens_exceed(600), formatter="names"),
+    ):
+        res = apply_compaction(convo, strategy)
+        assert list(res.problems) == validate_pairing(res.messages)
+        clean = apply_compaction(_convo(), strategy)
+        assert list(clean.problems) == validate_pairing(clean.messages) == []
+    assert len(res.decisions) == len(list(res.decisions))
+    assert res.decisions == tuple(res.decisions)
