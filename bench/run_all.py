@@ -471,9 +471,9 @@ def report(
         "`apply_compaction` = `from_caller` (wire dicts to messages) + `MessageIndex.build` "
         "(groups, links, token counts) + `run_strategy` (plan, projection, wire output, "
         "decisions, explanation). Each is timed on its own; medians in ms. The garbage "
-        "collection rows come from one extra `apply_compaction` call with `gc.callbacks`: "
-        "time spent in collections, how many were full (generation 2) collections, and "
-        "their share of that call."
+        "collection rows come from three extra `apply_compaction` calls with `gc.callbacks`, "
+        "keeping the fastest: time spent in collections, how many were full (generation 2) "
+        "collections, their share of that call, and the call's time without them."
     )
     add("")
     header = "| step | " + " | ".join(f"{n:,} turns" for n in sizes) + " |"
