@@ -153,21 +153,42 @@ def _text_of(value: Any) -> str:
     return value if isinstance(value, str) else dumps(value)
 
 
+def _fast_tool_call(call: Any) -> ToolCallPart | None:
+    """The common, well-formed function call without building error locations (else None)."""
+    if type(call) is not dict or call.get("type", "function") != "function":
+        return None
+    call_id = call.get("id")
+    fn = call.get("function")
+    if type(call_id) is not str or type(fn) is not dict:
+        return None
+    name = fn.get("name")
+    args = fn.get("arguments", "")
+    if type(name) is not str or type(args) is not str:
+        return None
+    return ToolCallPart(call_id, name, args)
+
+
 def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
     """Convert Chat Completions message dicts to messages.
 
     Legacy ``function_call`` messages get a stable synthetic id ``fc_<index>``;
     a later ``role: "function"`` message is paired with the oldest earlier
-    pending legacy call of the same name.
+    pending legacy call of the same name. Well-formed messages take a fast path;
+    error locations are only built for values that need checking.
     """
     out: list[Message] = []
     pending_legacy: dict[str, list[str]] = {}
     for i, raw in enumerate(items):
-        loc = f"messages[{i}]"
-        item = expect_map(raw, source, loc, "a message object")
+        if type(raw) is dict:
+            item: Mapping[str, Any] = raw
+        else:
+            item = expect_map(raw, source, f"messages[{i}]", "a message object")
         role = item.get("role")
-        name_value = opt_str(item.get("name"), source, f"{loc}.name")
+        name_value = item.get("name")
+        if name_value is not None and type(name_value) is not str:
+            name_value = opt_str(name_value, source, f"messages[{i}].name")
         if role == "function":
+            loc = f"messages[{i}]"
             name = expect_str(item.get("name"), source, f"{loc}.name")
             stack = pending_legacy.get(name)
             call_id = stack.pop(0) if stack else f"fc_orphan_{i}"
@@ -189,47 +210,67 @@ def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
                 )
             )
             continue
-        if not isinstance(role, str) or role not in ROLE_OF:
-            unknown("role", role, _ROLES, source, f"{loc}.role")
-        typed_role = ROLE_OF[role]
+        typed_role = ROLE_OF.get(role) if isinstance(role, str) else None
+        if typed_role is None:
+            unknown("role", role, _ROLES, source, f"messages[{i}].role")
         parts: list[Part] = []
         blocks: list[Mapping[str, Any] | None] = []
         for key in _REASONING_KEYS:
             reasoning = item.get(key)
-            if isinstance(reasoning, str) and reasoning:
-                parts.append(ReasoningPart(reasoning))
-                blocks.append(None)
-                break
-            if (
-                key == "reasoning_content"
-                and reasoning is not None
-                and not isinstance(reasoning, str)
-            ):
-                fail(f"expected a string, got {json_type(reasoning)}", source, f"{loc}.{key}")
-        content_parts, content_blocks = _content_parts(
-            item.get("content"), source, f"{loc}.content"
-        )
+            if reasoning is None:
+                continue
+            if isinstance(reasoning, str):
+                if reasoning:
+                    parts.append(ReasoningPart(reasoning))
+                    blocks.append(None)
+                    break
+            elif key == "reasoning_content":
+                fail(
+                    f"expected a string, got {json_type(reasoning)}", source, f"messages[{i}].{key}"
+                )
+        content = item.get("content")
+        content_parts: list[Part]
+        content_blocks: list[Mapping[str, Any] | None]
+        if type(content) is str:
+            content_parts, content_blocks = ([TextPart(content)], [None]) if content else ([], [])
+        else:
+            content_parts, content_blocks = _content_parts(
+                content, source, f"messages[{i}].content"
+            )
         if typed_role == "tool":
-            call_id = expect_str(item.get("tool_call_id"), source, f"{loc}.tool_call_id")
+            raw_id = item.get("tool_call_id")
+            result_id = (
+                raw_id
+                if type(raw_id) is str
+                else expect_str(raw_id, source, f"messages[{i}].tool_call_id")
+            )
             output = "\n".join(p.text for p in content_parts if isinstance(p, TextPart))
-            parts.append(ToolResultPart(call_id, output, name=name_value))
+            parts.append(ToolResultPart(result_id, output, name=name_value))
             blocks.append(None)
             for p, b in zip(content_parts, content_blocks, strict=True):
                 if not isinstance(p, TextPart):
                     parts.append(p)
                     blocks.append(b)
-        else:
+        elif content_parts:
             parts.extend(content_parts)
             blocks.extend(content_blocks)
         tool_calls = item.get("tool_calls")
         if tool_calls is not None:
-            calls = expect_list(tool_calls, source, f"{loc}.tool_calls")
+            calls = (
+                tool_calls
+                if type(tool_calls) is list
+                else expect_list(tool_calls, source, f"messages[{i}].tool_calls")
+            )
             for j, call in enumerate(calls):
-                parts.append(_tool_call(call, source, f"{loc}.tool_calls[{j}]"))
+                part = _fast_tool_call(call)
+                if part is None:
+                    part = _tool_call(call, source, f"messages[{i}].tool_calls[{j}]")
+                parts.append(part)
                 blocks.append(call)
         legacy = item.get("function_call")
         meta: dict[str, Any] = {}
         if legacy is not None:
+            loc = f"messages[{i}]"
             fc = expect_map(legacy, source, f"{loc}.function_call")
             name = expect_str(fc.get("name"), source, f"{loc}.function_call.name")
             call_id = f"fc_{i}"
