@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from compactlens.gc_pause import gc_paused
 from compactlens.index import MessageIndex, _scan
 from compactlens.plan import Plan
 from compactlens.result import (
@@ -268,11 +269,13 @@ def apply_compaction(
 
     Returns a :class:`CompactionResult` whose ``messages`` are of the same kind as
     the input; unchanged messages are the very same objects. The input is never
-    mutated. Without a ``tokenizer`` tokens are estimated (characters / 4).
+    mutated. Without a ``tokenizer`` tokens are estimated (characters / 4). The cyclic
+    garbage collector is paused during the call (see :mod:`compactlens.gc_pause`).
     """
-    caller = from_caller(messages, format=format)
-    index = MessageIndex.build(caller.messages, tokenizer)
-    return run_strategy(index, strategy, caller=caller, tokenizer_given=tokenizer is not None)
+    with gc_paused():
+        caller = from_caller(messages, format=format)
+        index = MessageIndex.build(caller.messages, tokenizer)
+        return run_strategy(index, strategy, caller=caller, tokenizer_given=tokenizer is not None)
 
 
 async def apply_compaction_async(

@@ -47,6 +47,7 @@ from compactlens.formats.base import (
     WireFormat,
 )
 from compactlens.formats.detect import detect
+from compactlens.gc_pause import gc_paused
 from compactlens.messages import Message, ToolCallPart, ToolResultPart
 
 if TYPE_CHECKING:
@@ -558,6 +559,7 @@ def _system_message(fmt: WireFormat, container: Container, source: str) -> Messa
     return None
 
 
+@gc_paused()
 def load_transcript(
     src: str | os.PathLike[str] | bytes | Sequence[Any] | Mapping[str, Any],
     format: str | None = None,
