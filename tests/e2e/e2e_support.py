@@ -228,15 +228,27 @@ class StreamlitApp:
 
     # -- waiting --------------------------------------------------------------------------------
 
-    def wait_idle(self, *, need_run: bool = False, timeout: float = RERUN_TIMEOUT_MS) -> None:
-        """Wait until no script runs, nothing is stale and no status widget is shown."""
-        self.page.wait_for_function(_IDLE, arg=need_run, timeout=timeout, polling=100)
+    def wait_idle(
+        self, *, need_run: bool = False, timeout: float = RERUN_TIMEOUT_MS, polling: int = 100
+    ) -> None:
+        """Wait until no script runs, nothing is stale and no status widget is shown.
 
-    def rerun(self, action: Callable[[], Any], *, timeout: float = RERUN_TIMEOUT_MS) -> None:
-        """Do ``action`` and wait for the rerun it starts to finish."""
+        With ``need_run``, also until a rerun has started since :meth:`rerun` armed the
+        counter. ``polling`` is the check interval in ms (the benchmark uses a short one).
+        """
+        self.page.wait_for_function(_IDLE, arg=need_run, timeout=timeout, polling=polling)
+
+    def arm_rerun(self) -> None:
+        """Start counting reruns (``wait_idle(need_run=True)`` waits for one to finish)."""
         self.page.evaluate(_OBSERVE_RUNS)
+
+    def rerun(
+        self, action: Callable[[], Any], *, timeout: float = RERUN_TIMEOUT_MS, polling: int = 100
+    ) -> None:
+        """Do ``action`` and wait for the rerun it starts to finish."""
+        self.arm_rerun()
         action()
-        self.wait_idle(need_run=True, timeout=timeout)
+        self.wait_idle(need_run=True, timeout=timeout, polling=polling)
 
     # -- navigation -----------------------------------------------------------------------------
 
@@ -275,8 +287,11 @@ class StreamlitApp:
         return self.page.locator(f".st-key-{key}")
 
     def choose(self, key: str, option: str) -> None:
-        """Pick ``option`` (its label) in the selectbox with ``key`` and wait for the rerun."""
+        """Pick ``option`` (its label) in the selectbox with ``key`` and wait for the rerun
+        (nothing happens when it is already the chosen one)."""
         box = self.keyed(key).get_by_role("combobox")
+        if box.input_value() == option:
+            return
         listbox = self.page.get_by_role("listbox")
         for _attempt in range(5):
             # A click while the widget is still settling may not open the list: retry.
@@ -301,8 +316,11 @@ class StreamlitApp:
         return bool(box.is_checked())
 
     def set_number(self, key: str, value: int) -> None:
-        """Type ``value`` into the number input with ``key`` and wait for the rerun."""
+        """Type ``value`` into the number input with ``key`` and wait for the rerun
+        (nothing happens when it already holds ``value``)."""
         box = self.keyed(key).locator("input")
+        if box.input_value() == str(value):
+            return
         box.fill(str(value))
         self.rerun(lambda: box.press("Enter"))
 

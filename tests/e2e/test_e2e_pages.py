@@ -20,6 +20,7 @@ PAGES = (
     "Diff",
     "Event timeline",
     "Cannot-fit debugger",
+    "Analysis",
     "Sweep & compare",
     "Export",
 )

@@ -119,7 +119,7 @@ def test_other_views_of_the_transcript_are_inert(app: StreamlitApp, tmp_path: Pa
     app.apply_preset("Truncation only", 100)
     assert "excluded" in app.main().inner_text(), "the budget dropped nothing"
     assert_inert(app, "strategy lab")
-    for title in ("Diff", "Event timeline", "Export", "Overview"):
+    for title in ("Diff", "Event timeline", "Analysis", "Export", "Overview"):
         app.nav(title, heading="compactlens inspector" if title == "Overview" else None)
         expand_all(app)
         assert_inert(app, title)
