@@ -239,3 +239,31 @@ def test_fact_survival_checks_whitespace_normalized_text() -> None:
     kinds = {c.fact.kind: c.survived for c in report.checks}
     assert kinds["path"] and kinds["date"]
     assert report.recall == 1.0
+
+
+def test_the_absence_prefilter_agrees_with_a_plain_search() -> None:
+    from compactlens.analysis.facts import Fact, check_facts, searchable_text
+    from compactlens.messages import text_message
+
+    kept = [
+        text_message("user", "order ORD-778812 ships to /srv/app/config.yaml on 2024-03-05"),
+        text_message("assistant", "refund RF-00042 issued; see https://example.com/r/42"),
+    ]
+    values = [
+        "ORD-778812",
+        "/srv/app/config.yaml",
+        "2024-03-05",
+        "RF-00042",
+        "https://example.com/r/42",
+        "ORD-778813",
+        "/srv/app/config.yml",
+        "RF-0004",
+        "ships to /srv",
+        "x",
+    ] + [f"ID-{n:08d}" for n in range(100)]
+    facts = [Fact("identifier", v, 0, "user", "text") for v in values]
+    haystack = searchable_text(kept)
+    checks = check_facts(facts, kept)
+    assert [c.survived for c in checks] == [v in haystack for v in values]
+    # The five kept values, the phrase, 'RF-0004' (inside RF-00042) and 'x' (in 'example').
+    assert sum(c.survived for c in checks) == 8

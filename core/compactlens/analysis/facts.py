@@ -599,10 +599,45 @@ def searchable_text(messages: Sequence[Message]) -> str:
     return normalize_space("\n".join(message_text(m) for m in messages))
 
 
+#: Length of the substrings the absence prefilter of :func:`check_facts` indexes.
+_GRAM = 8
+#: Below this many facts, or above this many characters of text, no prefilter is built.
+_GRAM_MIN_FACTS = 64
+_GRAM_MAX_TEXT = 2_000_000
+
+
+def _grams(text: str) -> frozenset[str]:
+    """Every ``_GRAM``-character substring of ``text``."""
+    return frozenset(text[i : i + _GRAM] for i in range(len(text) - _GRAM + 1))
+
+
+def _present(value: str, haystack: str, grams: frozenset[str] | None) -> bool:
+    """``value in haystack``, answered from the gram set when it proves absence.
+
+    A substring of the haystack has every one of its grams in the set, so a value with
+    a missing gram is certainly absent; otherwise the real search decides. Exact.
+    """
+    if grams is not None and len(value) >= _GRAM:
+        last = len(value) - _GRAM
+        for j in (0, last, last // 2):
+            if value[j : j + _GRAM] not in grams:
+                return False
+    return value in haystack
+
+
 def check_facts(facts: Sequence[Fact], compacted: Sequence[Message]) -> tuple[FactCheck, ...]:
-    """Whether each fact appears verbatim (whitespace-normalized) in ``compacted``."""
+    """Whether each fact appears verbatim (whitespace-normalized) in ``compacted``.
+
+    With many facts, the absent ones (most of them after a deep truncation) are ruled
+    out by a set of the text's 8-character substrings instead of a full search each.
+    """
     haystack = searchable_text(compacted)
-    return tuple(FactCheck(f, f.value in haystack) for f in facts)
+    grams = (
+        _grams(haystack)
+        if len(facts) >= _GRAM_MIN_FACTS and len(haystack) <= _GRAM_MAX_TEXT
+        else None
+    )
+    return tuple(FactCheck(f, _present(f.value, haystack, grams)) for f in facts)
 
 
 def fact_survival(
