@@ -10,9 +10,31 @@ from compactlens_inspector.analysis_view import recall_text, share, turns_text
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
 
+#: Above this many messages the lab does not analyze every preview live: fact extraction
+#: takes seconds there, and a parameter change must re-render within one.
+LIVE_ANALYSIS_MAX_MESSAGES = 2_000
+
 
 def analysis_summary(outcome: RunOutcome) -> None:
-    """A bordered row of the analysis' key numbers with a link to the Analysis page."""
+    """A bordered row of the analysis' key numbers with a link to the Analysis page.
+
+    On long transcripts the analysis runs on request (a button), not on every change.
+    """
+    result = outcome.result
+    if result is not None and result.messages_before > LIVE_ANALYSIS_MAX_MESSAGES:
+        wanted = st.session_state.get("lab_analysis_for") == outcome.config.key()
+        if not wanted:
+            with st.container(border=True):
+                head = st.columns([3, 1], vertical_alignment="center")
+                head[0].markdown(
+                    f"**Analysis** · not run live on transcripts over "
+                    f"{LIVE_ANALYSIS_MAX_MESSAGES:,} messages (this one has "
+                    f"{result.messages_before:,}), so that parameter changes stay fast."
+                )
+                if head[1].button("Analyze this run", key="lab_analyze"):
+                    st.session_state["lab_analysis_for"] = outcome.config.key()
+                    st.rerun()
+            return
     report = state.analysis(outcome)
     if report is None:
         return
