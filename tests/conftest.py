@@ -56,3 +56,13 @@ def corpus_files(corpus_dir: Path) -> list[Path]:
     if not files:
         pytest.skip(f"the transcript corpus at {corpus_dir} holds no *.json transcripts")
     return files
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the browser tests last.
+
+    Playwright's sync API keeps an event loop running in the main thread for as long as
+    the session-scoped browser lives; a later test calling ``asyncio.run`` would fail
+    with "cannot be called from a running event loop".
+    """
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
