@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies_helpers import (
     assistant,
     call,
@@ -27,6 +29,7 @@ from compactlens import (
     tokens_exceed,
     validate_pairing,
 )
+from compactlens.wire import from_caller
 
 
 def contents(messages: Sequence[dict[str, object]]) -> list[object]:
@@ -256,3 +259,27 @@ def test_message_objects_in_message_objects_out() -> None:
 def test_invalid_parameters(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         ToolResultCompactionStrategy(**kwargs)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from("ab \n\t"), max_size=400),
+    n=st.integers(min_value=1, max_value=120),
+)
+def test_folding_a_prefix_equals_folding_everything(text: str, n: int) -> None:
+    from compactlens.strategies.tool_results import fold_whitespace_prefix
+
+    assert fold_whitespace_prefix(text, n) == " ".join(text.split())[:n]
+
+
+def test_collapsed_line_of_a_huge_spaced_output_is_unchanged_by_the_prefix_fold() -> None:
+    from compactlens.strategies.tool_results import format_tool_results
+
+    output = ("word \n\n   " * 50_000) + "tail"
+    msgs = from_caller([calls(call("a", "dump")), result("a", output)]).messages
+    line = format_tool_results(msgs)
+    folded = " ".join(output.split())
+    full = f"[Tool results: dump: {folded}]"
+    room = 4096 - len("[Tool results: ") - len("]") - len("... [truncated]")
+    assert len(full) > 4096
+    assert line == "[Tool results: " + f"dump: {folded}"[:room] + "... [truncated]]"

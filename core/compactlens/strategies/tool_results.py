@@ -50,10 +50,34 @@ def format_tool_results(messages: Sequence[Message], limit: int = MAX_SUMMARY_CH
     for m in messages:
         for r in m.tool_results:
             name = names.get(r.call_id) or r.name or ""
-            output = " ".join(r.output.split())
-            labels.append(f"{name}: {output}".strip() if name else output)
+            # Only the first ``limit`` characters of the line can show: fold no more of
+            # the output than that (one more tells that it was cut).
+            output = fold_whitespace_prefix(r.output, limit + 1)
+            if len(output) > limit:
+                labels.append(f"{name}: {output}" if name else output)
+            else:
+                labels.append(f"{name}: {output}".strip() if name else output)
     body = "; ".join(labels) if labels else "no results"
     return _cap("[Tool results: ", body, "]", limit)
+
+
+def fold_whitespace_prefix(text: str, n: int) -> str:
+    """``" ".join(text.split())[:n]`` without folding all of a long ``text``.
+
+    Folding a prefix of the text gives the same words, except that the last one may be
+    cut where the prefix ends; everything before that word is exact. The prefix grows
+    until the exact part holds ``n`` characters.
+    """
+    size = 2 * n + 64
+    while size < len(text):
+        folded = " ".join(text[:size].split())
+        if not text[size].isspace():
+            cut = folded.rfind(" ")
+            folded = folded[:cut] if cut >= 0 else ""
+        if len(folded) >= n:
+            return folded[:n]
+        size *= 2
+    return " ".join(text.split())[:n]
 
 
 def format_tool_names(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
