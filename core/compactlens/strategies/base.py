@@ -218,3 +218,32 @@ def newest_tool_groups(plan: Plan, count: int) -> set[int]:
             if len(out) >= count:
                 break
     return out
+
+
+def open_tool_stage(
+    plan: Plan,
+    ctx: RunContext,
+    name: str,
+    trigger: Trigger | None,
+    target: Trigger | None,
+    protected: set[int],
+    *,
+    untouched_only: bool,
+) -> tuple[Stage, list[int], StageOutcome | None]:
+    """Start a stage over the older tool-call groups: the stage, its candidates oldest
+    first, and the outcome when there is nothing to do (trigger false, or no trigger and
+    no eligible group)."""
+    stage = Stage(plan, ctx, name, trigger, target)
+    eligible = plan.untouched if untouched_only else plan.included
+    candidates = [
+        g.id
+        for g in plan.index.groups
+        if g.kind is GroupKind.TOOL_CALL and eligible(g.id) and g.id not in protected
+    ]
+    if trigger is not None and not trigger(plan):
+        stage.done("skipped", 0, True)
+        return stage, candidates, StageOutcome(False, True, target)
+    if trigger is None and not candidates:
+        stage.done("skipped", 0, True, "no tool-call group is eligible")
+        return stage, candidates, StageOutcome(False, True, None)
+    return stage, candidates, None

@@ -10,13 +10,13 @@ from compactlens.plan import Plan
 from compactlens.result import ProtectedItem
 from compactlens.strategies.base import (
     RunContext,
-    Stage,
     StageOutcome,
     Variant,
     check_count,
     countdown_variants,
     exclude_until,
     newest_tool_groups,
+    open_tool_stage,
     protected_newest,
     protection,
     resolve,
@@ -55,22 +55,12 @@ class SelectiveToolCallCompactionStrategy:
 
     def run(self, plan: Plan, ctx: RunContext) -> StageOutcome:
         trigger, target = resolve(self.trigger, self.target)
-        stage = Stage(plan, ctx, self.name, trigger, target)
         newest_tools, newest = self._protected(plan)
-        candidates = [
-            g.id
-            for g in plan.index.groups
-            if g.kind is GroupKind.TOOL_CALL
-            and plan.included(g.id)
-            and g.id not in newest_tools
-            and g.id not in newest
-        ]
-        if trigger is not None and not trigger(plan):
-            stage.done("skipped", 0, True)
-            return StageOutcome(False, True, target)
-        if trigger is None and not candidates:
-            stage.done("skipped", 0, True, "no tool-call group is eligible")
-            return StageOutcome(False, True, None)
+        stage, candidates, idle = open_tool_stage(
+            plan, ctx, self.name, trigger, target, newest_tools | newest, untouched_only=False
+        )
+        if idle is not None:
+            return idle
         changed = exclude_until(plan, candidates, target, self.name, "older tool-call group")
         met = target is None or target(plan)
         stage.done("applied" if met else "target-missed", changed, met)
