@@ -61,6 +61,10 @@ from e2e_support import (  # noqa: E402
 )
 from generate import DATA_DIR, DEFAULT_SEED, generate_messages  # noqa: E402
 
+from compactlens_inspector.components.analysis_summary import (  # noqa: E402
+    LIVE_ANALYSIS_MAX_MESSAGES,
+)
+
 GOAL_FIRST_SCREEN_S = 3.0
 GOAL_PARAMETER_S = 1.0
 DOCS = ROOT / "docs" / "benchmarks_ui.md"
@@ -272,7 +276,7 @@ def server_pieces(path: Path, lab_target: int | None) -> list[Piece]:
         )
         if analysis is not None:
             timed(
-                f"analysis ({name}): what the lab's analysis summary computes",
+                f"analysis ({name}): the Analysis page, or the lab's button on long transcripts",
                 lambda o=outcome, run=analysis: run(est, o),
                 "compactlens.analysis.analyze via the app's run_analysis",
             )
@@ -404,7 +408,7 @@ def render_report(
     return "\n".join(lines)
 
 
-def findings(runs: list[RunTimes], pieces: list[Piece]) -> list[str]:
+def findings(runs: list[RunTimes], pieces: list[Piece], messages: int) -> list[str]:
     """Plain-words notes on the goals, with the server-side pieces that explain them."""
     by_name = {p.name: p.seconds for p in pieces}
     first = statistics.median(r.first_screen_s for r in runs)
@@ -443,7 +447,7 @@ def findings(runs: list[RunTimes], pieces: list[Piece]) -> list[str]:
     why = [
         f"the plan ({first_plan.seconds:.2f} s, {first_plan.note})" if first_plan else "the plan"
     ]
-    if first_analysis is not None:
+    if first_analysis is not None and messages <= LIVE_ANALYSIS_MAX_MESSAGES:
         why.append(f"the analysis summary of that plan ({first_analysis:.2f} s)")
     why.append(
         "the first plotly chart of the browser session, which loads Streamlit's PlotlyChart "
@@ -463,8 +467,13 @@ def findings(runs: list[RunTimes], pieces: list[Piece]) -> list[str]:
         analysis = next((p.seconds for p in pieces if p.name.startswith(f"analysis ({key})")), None)
         verdict = "within" if median <= GOAL_PARAMETER_S else "over"
         parts = f"Re-planning takes {plan:.2f} s and the decision map {fig:.2f} s to build"
-        if analysis is not None:
+        if analysis is not None and messages <= LIVE_ANALYSIS_MAX_MESSAGES:
             parts += f"; the lab's analysis summary (`analyze()`) takes {analysis:.2f} s"
+        elif analysis is not None:
+            parts += (
+                f"; `analyze()` ({analysis:.2f} s) is not part of it: the lab runs it on "
+                f"request for transcripts over {LIVE_ANALYSIS_MAX_MESSAGES:,} messages"
+            )
         notes.append(
             f"- Parameter change, {label}: {median:.2f} s, {verdict} the "
             f"{GOAL_PARAMETER_S:.0f} s goal. {parts}; the remainder is Streamlit re-running "
@@ -642,7 +651,7 @@ def write_report(results: dict[str, Any], dry: bool) -> int:
         size_bytes=int(results["size_bytes"]),
         tokens=int(results["tokens"]),
         env=dict(results["env"]),
-        notes=findings(runs, pieces),
+        notes=findings(runs, pieces, int(results["count"])),
     )
     if dry:
         print(report)
