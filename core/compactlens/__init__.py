@@ -1,91 +1,35 @@
 """compactlens: a reference engine for LLM conversation compaction.
 
-Build a :class:`MessageIndex` once (groups, tool-call links, turns, token counts),
-run any strategy over it, and read a :class:`CompactionResult` that says what was
-kept, excluded, collapsed or summarized, and why. Nothing here mutates its input.
+The names here are the ones most programs need: load a transcript, run a strategy or
+the one-shot ``compact()``, keep a session compacted, and read what happened. Everything
+else lives in the subpackage that owns it, each with a curated ``__init__``:
+
+- :mod:`compactlens.model`: messages and parts, canonical JSON, token counting, errors;
+- :mod:`compactlens.formats`: one module per wire format, detection, the caller bridge;
+- :mod:`compactlens.summarizers`: the summarizer protocol and implementations;
+- :mod:`compactlens.engine`: index, plan, triggers, strategies, results, explanations;
+- :mod:`compactlens.compact`: the one-shot contract, its boundary and explanation;
+- :mod:`compactlens.session`: the session runtime, its triggers' context, checkpoints;
+- :mod:`compactlens.analysis`: fact survival, cache impact, re-trigger, protocol, reports;
+- :mod:`compactlens.cli`: the command line.
+
+Nothing here mutates its input.
 """
 
 from __future__ import annotations
 
-from compactlens.analysis import (
-    DEFAULT_PRICES,
-    CacheImpact,
-    CompactionReport,
-    CostEstimate,
-    Fact,
-    FactReport,
-    ModelPrices,
-    ProtocolProblem,
-    RetriggerEstimate,
-    analyze,
-    cache_impact,
-    check_protocol,
-    estimate_cost,
-    estimate_retrigger,
-    extract_facts,
-    fact_survival,
-    run_corpus_report,
-)
-from compactlens.boundary import (
-    BoundaryAnalysis,
-    CannotFitExplanation,
-    FitSuggestion,
-    analyze_boundary,
+from compactlens.analysis import analyze
+from compactlens.compact import (
+    CancelToken,
+    CompactResult,
+    acompact,
+    compact,
+    estimate_tokens,
     explain_cannot_fit,
 )
-from compactlens.cancel import CancelToken, CompactionCancelled
-from compactlens.checkpoints import (
-    Checkpoint,
-    InMemoryCheckpointStore,
-    JsonFileCheckpointStore,
-    SQLiteCheckpointStore,
-)
-from compactlens.compact import acompact, compact, estimate_tokens
-from compactlens.compact_result import CompactResult, TokenCounts
-from compactlens.engine import apply_compaction, apply_compaction_async, run_strategy
-from compactlens.errors import TranscriptError
-from compactlens.index import (
-    GroupKind,
-    MessageGroup,
-    MessageIndex,
-    PairingProblem,
-    ToolLink,
-    validate_pairing,
-)
-from compactlens.messages import (
-    SUMMARY_PREFIX,
-    ApprovalRequestPart,
-    ApprovalResponsePart,
-    MediaPart,
-    Message,
-    OpaquePart,
-    Part,
-    ReasoningPart,
-    Role,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-    text_message,
-)
-from compactlens.plan import Plan
-from compactlens.result import (
+from compactlens.engine import (
     CompactionResult,
-    Explanation,
-    GroupDecision,
-    ProtectedItem,
-    StageEvent,
-    Suggestion,
-)
-from compactlens.session import (
-    CheckpointRestored,
-    CompactionCompleted,
-    CompactionFailed,
-    CompactionSession,
-    CompactionStarted,
-)
-from compactlens.session_strategy import engine_strategy
-from compactlens.session_triggers import cache_likely_cold, infer_cache_retention_ms
-from compactlens.strategies import (
+    MessageIndex,
     PipelineStrategy,
     SelectiveToolCallCompactionStrategy,
     SlidingWindowStrategy,
@@ -93,152 +37,65 @@ from compactlens.strategies import (
     SummarizationStrategy,
     TokenBudgetComposedStrategy,
     ToolResultCompactionStrategy,
-    TruncationStrategy,
-    format_tool_names,
-    format_tool_results,
-)
-from compactlens.strategies.config import strategy_from_config
-from compactlens.summarizers import (
-    CachingSummarizer,
-    ExtractiveSummarizer,
-    FakeSummarizer,
-    OpenAISummarizer,
-    Summarizer,
-    SummaryRequest,
-    SummaryResponse,
-    Usage,
-    build_summary_request,
-)
-from compactlens.tokens import CharEstimator, TiktokenTokenizer, Tokenizer
-from compactlens.transcript import Transcript, convert_file, dump_transcript, load_transcript
-from compactlens.triggers import (
     Trigger,
-    all_of,
-    always,
-    any_of,
-    groups_exceed,
-    has_tool_calls,
+    TruncationStrategy,
+    apply_compaction,
+    apply_compaction_async,
+    cache_likely_cold,
     messages_exceed,
-    never,
-    not_,
-    tokens_at_most,
-    tokens_below,
+    run_strategy,
+    strategy_from_config,
     tokens_exceed,
     turns_exceed,
+    validate_pairing,
 )
+from compactlens.model import CharEstimator, Message, TiktokenTokenizer, Tokenizer, TranscriptError
+from compactlens.session import CompactionSession, JsonFileCheckpointStore, SQLiteCheckpointStore
+from compactlens.summarizers import ExtractiveSummarizer, OpenAISummarizer, Summarizer
+from compactlens.transcript import Transcript, dump_transcript, load_transcript
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DEFAULT_PRICES",
-    "SUMMARY_PREFIX",
-    "ApprovalRequestPart",
-    "ApprovalResponsePart",
-    "BoundaryAnalysis",
-    "CacheImpact",
-    "CachingSummarizer",
     "CancelToken",
-    "CannotFitExplanation",
     "CharEstimator",
-    "Checkpoint",
-    "CheckpointRestored",
     "CompactResult",
-    "CompactionCancelled",
-    "CompactionCompleted",
-    "CompactionFailed",
-    "CompactionReport",
     "CompactionResult",
     "CompactionSession",
-    "CompactionStarted",
-    "CostEstimate",
-    "Explanation",
     "ExtractiveSummarizer",
-    "Fact",
-    "FactReport",
-    "FakeSummarizer",
-    "FitSuggestion",
-    "GroupDecision",
-    "GroupKind",
-    "InMemoryCheckpointStore",
     "JsonFileCheckpointStore",
-    "MediaPart",
     "Message",
-    "MessageGroup",
     "MessageIndex",
-    "ModelPrices",
-    "OpaquePart",
     "OpenAISummarizer",
-    "PairingProblem",
-    "Part",
     "PipelineStrategy",
-    "Plan",
-    "ProtectedItem",
-    "ProtocolProblem",
-    "ReasoningPart",
-    "RetriggerEstimate",
-    "Role",
     "SQLiteCheckpointStore",
     "SelectiveToolCallCompactionStrategy",
     "SlidingWindowStrategy",
-    "StageEvent",
     "Strategy",
-    "Suggestion",
     "SummarizationStrategy",
     "Summarizer",
-    "SummaryRequest",
-    "SummaryResponse",
-    "TextPart",
     "TiktokenTokenizer",
     "TokenBudgetComposedStrategy",
-    "TokenCounts",
     "Tokenizer",
-    "ToolCallPart",
-    "ToolLink",
     "ToolResultCompactionStrategy",
-    "ToolResultPart",
     "Transcript",
     "TranscriptError",
     "Trigger",
     "TruncationStrategy",
-    "Usage",
     "__version__",
     "acompact",
-    "all_of",
-    "always",
     "analyze",
-    "analyze_boundary",
-    "any_of",
     "apply_compaction",
     "apply_compaction_async",
-    "build_summary_request",
-    "cache_impact",
     "cache_likely_cold",
-    "check_protocol",
     "compact",
-    "convert_file",
     "dump_transcript",
-    "engine_strategy",
-    "estimate_cost",
-    "estimate_retrigger",
     "estimate_tokens",
     "explain_cannot_fit",
-    "extract_facts",
-    "fact_survival",
-    "format_tool_names",
-    "format_tool_results",
-    "groups_exceed",
-    "has_tool_calls",
-    "infer_cache_retention_ms",
     "load_transcript",
     "messages_exceed",
-    "never",
-    "not_",
-    "run_corpus_report",
     "run_strategy",
     "strategy_from_config",
-    "text_message",
-    "tokens_at_most",
-    "tokens_below",
     "tokens_exceed",
     "turns_exceed",
     "validate_pairing",

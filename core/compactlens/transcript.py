@@ -16,7 +16,7 @@ go back to their positions. Converting to another format builds new wire
 objects and reports, as :class:`ConversionWarning` objects, what could not be
 carried over.
 
-Bad input raises :class:`~compactlens.errors.TranscriptError` naming the source,
+Bad input raises :class:`~compactlens.model.errors.TranscriptError` naming the source,
 a location (``line 3, column 17``, ``messages[12].content[3].type``,
 ``line 8: message.content[0]``) and the problem. Limits (size, nesting depth,
 string length) are keyword arguments of :func:`load_transcript`.
@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from compactlens.errors import TranscriptError
 from compactlens.formats import FORMATS, get_format
 from compactlens.formats import anthropic as anthropic_format
 from compactlens.formats import canonical as canonical_format
@@ -47,12 +46,13 @@ from compactlens.formats.base import (
     WireFormat,
 )
 from compactlens.formats.detect import detect
-from compactlens.gc_pause import gc_paused
-from compactlens.messages import Message, ToolCallPart, ToolResultPart
+from compactlens.model.errors import TranscriptError
+from compactlens.model.gc_pause import gc_paused
+from compactlens.model.messages import Message, ToolCallPart, ToolResultPart
 
 if TYPE_CHECKING:
-    from compactlens.index import PairingProblem
-    from compactlens.tokens import Tokenizer
+    from compactlens.engine.index import PairingProblem
+    from compactlens.model.tokens import Tokenizer
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 200
@@ -142,7 +142,7 @@ class Transcript:
     @property
     def problems(self) -> tuple[PairingProblem, ...]:
         """Tool-call pairing problems (orphan results, unresolved calls, ...)."""
-        from compactlens.index import validate_pairing
+        from compactlens.engine.index import validate_pairing
 
         return tuple(validate_pairing(list(self.messages)))
 
@@ -163,7 +163,7 @@ class Transcript:
         Completions conversion of it). To count another format, count
         ``transcript.convert(name)``.
         """
-        from compactlens.tokens import CharEstimator, count_messages
+        from compactlens.model.tokens import CharEstimator, count_messages
 
         return count_messages(
             self.messages, tokenizer if tokenizer is not None else CharEstimator()
@@ -574,7 +574,7 @@ def load_transcript(
     ``format`` forces a wire format (see ``compactlens.formats.FORMATS``);
     otherwise it is detected and :attr:`Transcript.detection` says which one was
     chosen and why. ``source`` names the input in errors. Raises
-    :class:`~compactlens.errors.TranscriptError` (a ``ValueError``) on any bad
+    :class:`~compactlens.model.errors.TranscriptError` (a ``ValueError``) on any bad
     input: invalid JSON or JSON lines (with line and column), an unknown role or
     part type (with its path), wrong types, a file over ``max_bytes``, binary
     or non-UTF-8 data, nesting deeper than ``max_depth``, strings longer than
@@ -922,7 +922,7 @@ def convert_file(
 
     Writes the text to ``out`` when given. What could not be carried over is
     passed to ``on_warning`` (one :class:`ConversionWarning` each). Raises
-    :class:`~compactlens.errors.TranscriptError` for unreadable input or an
+    :class:`~compactlens.model.errors.TranscriptError` for unreadable input or an
     unknown format name.
     """
     target = get_format(to_format)

@@ -6,6 +6,13 @@ configuration over a folder of transcripts and writes a table.
 
 from __future__ import annotations
 
+from compactlens.analysis.budget import (
+    BudgetPart,
+    budget_breakdown,
+    compact_budget,
+    protection_label,
+    unique_protections,
+)
 from compactlens.analysis.cache import (
     DEFAULT_MODEL,
     DEFAULT_PRICES,
@@ -33,6 +40,7 @@ from compactlens.analysis.facts import (
     FactReport,
     extract_facts,
     fact_survival,
+    latest_user_request,
 )
 from compactlens.analysis.judge import JUDGE_LABEL, JudgeScore, judge_survival
 from compactlens.analysis.protocol import PROVIDERS, ProtocolProblem, check_protocol
@@ -52,6 +60,7 @@ __all__ = [
     "FACT_KINDS",
     "JUDGE_LABEL",
     "PROVIDERS",
+    "BudgetPart",
     "CacheImpact",
     "CompactionReport",
     "CorpusConfig",
@@ -68,19 +77,24 @@ __all__ = [
     "ProtocolProblem",
     "RetriggerEstimate",
     "analyze",
+    "budget_breakdown",
     "cache_impact",
     "check_protocol",
     "common_prefix",
+    "compact_budget",
     "estimate_cost",
     "estimate_retrigger",
     "extract_facts",
     "fact_survival",
     "growth_from_index",
     "judge_survival",
+    "latest_user_request",
     "price_table",
     "prices_for",
+    "protection_label",
     "read_rows",
     "run_corpus_report",
     "strategy_triggers",
+    "unique_protections",
     "write_rows",
 ]

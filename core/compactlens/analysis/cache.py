@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from compactlens.messages import Message
-from compactlens.tokens import CharEstimator, Tokenizer, count_messages
+from compactlens.model.messages import Message
+from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,9 +51,11 @@ from typing import Any, Literal
 from compactlens.analysis.cache import ModelPrices, prices_for
 from compactlens.analysis.protocol import PROVIDERS
 from compactlens.analysis.report import CompactionReport, analyze
-from compactlens.messages import Message
-from compactlens.tokens import CharEstimator, TiktokenTokenizer, Tokenizer
-from compactlens.wire import from_caller
+from compactlens.formats.caller import from_caller
+from compactlens.model.messages import Message
+from compactlens.model.tokens import Tokenizer, make_tokenizer
+from compactlens.model.validation import check_int
+from compactlens.transcript import load_transcript
 
 Engine = Literal["process", "ray"]
 ENGINES: tuple[Engine, ...] = ("process", "ray")
@@ -244,11 +246,8 @@ class CorpusConfig:
             if "target_tokens" not in self.compact:
                 raise ValueError("compact: 'target_tokens' is required")
             for key in ("target_tokens", "keep_last_messages", "trigger_tokens"):
-                value = self.compact.get(key)
-                if key in self.compact and (
-                    isinstance(value, bool) or not isinstance(value, int) or value < 1
-                ):
-                    raise ValueError(f"compact.{key} must be a positive integer, got {value!r}")
+                if key in self.compact:
+                    check_int(f"compact.{key}", self.compact[key])
         if self.analysis is not None:
             unknown = set(self.analysis) - _ANALYSIS_KEYS
             if unknown:
@@ -308,7 +307,7 @@ class CorpusConfig:
         """The engine strategy (None for a ``compact`` setup)."""
         if self.strategy is None:
             return None
-        from compactlens.strategies.config import strategy_from_config
+        from compactlens.engine.strategies.config import strategy_from_config
 
         return strategy_from_config(self.strategy, summarizer=_summarizer())
 
@@ -344,45 +343,23 @@ def _summarizer() -> Any:
     return ExtractiveSummarizer()
 
 
-def make_tokenizer(name: str) -> Tokenizer:
-    """``estimate`` -> :class:`CharEstimator`; an encoding or model -> tiktoken."""
-    if name in ("estimate", "chars", ""):
-        return CharEstimator()
-    return TiktokenTokenizer(name)
-
-
 # ----------------------------------------------------------------------------- one file
 
 
 def load_messages(path: Path, fmt: str | None = None) -> tuple[tuple[Message, ...], str]:
     """The messages of a transcript file and the name of its format.
 
-    Uses ``compactlens.transcript.load_transcript`` (every supported format) when it is
-    available; otherwise reads JSON holding ``{"messages": [...]}`` or a bare list of
-    OpenAI Chat Completions messages.
+    Uses :func:`compactlens.transcript.load_transcript` (every supported format).
     """
-    try:
-        module: Any = importlib.import_module("compactlens.transcript")
-    except ImportError:
-        module = None
-    load_transcript = getattr(module, "load_transcript", None)
-    if load_transcript is not None:
-        transcript = load_transcript(path, format=fmt) if fmt else load_transcript(path)
-        messages = tuple(transcript.messages)
-        fmt_value = getattr(transcript, "format", None)
-        name = getattr(fmt_value, "name", fmt_value)
-        return messages, str(name) if name else (fmt or "openai-chat")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    items = data.get("messages") if isinstance(data, Mapping) else data
-    if not isinstance(items, list):
-        raise ValueError("expected a JSON object with a 'messages' list, or a list of messages")
-    caller = from_caller(items, format=fmt, source=str(path))
-    return caller.messages, caller.format.name
+    transcript = load_transcript(path, format=fmt) if fmt else load_transcript(path)
+    messages = tuple(transcript.messages)
+    name = transcript.format
+    return messages, str(name) if name else (fmt or "openai-chat")
 
 
 def _counter(tokenizer: Tokenizer) -> Callable[[list[Any]], int]:
     """A ``count_tokens`` for ``compact()`` that counts like the engine does."""
-    from compactlens.tokens import count_messages
+    from compactlens.model.tokens import count_messages
 
     def count(items: list[Any]) -> int:
         return sum(count_messages(from_caller(items).messages, tokenizer))
@@ -401,12 +378,12 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
         strategy = cfg.build_strategy()
         result: Any
         if strategy is not None:
-            from compactlens.engine import apply_compaction
+            from compactlens.engine.run import apply_compaction
 
             result = apply_compaction(messages, strategy, tokenizer)
             kwargs["triggers"] = strategy
         else:
-            from compactlens.compact import compact
+            from compactlens.compact.contract import compact
 
             params = dict(cfg.compact or {})
             trigger_tokens = params.pop("trigger_tokens", None)
@@ -414,7 +391,7 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
                 params["count_tokens"] = _counter(tokenizer)
             result = compact(messages, summarizer=_summarizer(), **params)
             if trigger_tokens is not None:
-                from compactlens.triggers import tokens_exceed
+                from compactlens.engine.triggers import tokens_exceed
 
                 kwargs["triggers"] = tokens_exceed(int(trigger_tokens))
         report = analyze(messages, result, tokenizer=tokenizer, **kwargs)
@@ -797,9 +774,7 @@ def run_corpus_report(
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     cfg = CorpusConfig.load(config)
     cfg_dict = cfg.to_dict()
-    n_jobs = _default_jobs() if jobs is None else jobs
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    n_jobs = _default_jobs() if jobs is None else check_int("jobs", jobs)
     out_path = Path(output) if output is not None else None
     if out_path is not None and out_path.suffix.lower() not in OUTPUT_SUFFIXES:
         raise ValueError(f"unknown output type {out_path.suffix!r}; use one of {OUTPUT_SUFFIXES}")

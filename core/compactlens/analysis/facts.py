@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.judge import JudgeScore
-from compactlens.messages import (
+from compactlens.model.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,

@@ -16,13 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compactlens.messages import Message
-from compactlens.summarizers.base import (
-    FINISH_STOP,
-    Summarizer,
-    SummaryRequest,
-    message_to_dict,
-)
+from compactlens.model.messages import Message
+from compactlens.model.serialize import message_to_dict
+from compactlens.summarizers.base import FINISH_STOP, Summarizer, SummaryRequest
 
 #: The label every judge score carries in reports.
 JUDGE_LABEL = "LLM judge (graded by a model, not deterministic)"

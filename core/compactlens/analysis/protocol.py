@@ -4,7 +4,7 @@
 
 * tool-call pairing problems for every provider (``provider="any"``): orphan results,
   unresolved calls, duplicate ids and split pairs, from
-  :func:`compactlens.index.validate_pairing`;
+  :func:`compactlens.engine.index.validate_pairing`;
 * ``openai-chat`` (Chat Completions): an empty request and an assistant message with
   neither content nor tool calls (a tool message that does not directly answer its call
   is already a pairing problem: orphan or split pair);
@@ -24,9 +24,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from compactlens.index import validate_pairing
-from compactlens.messages import Message, TextPart
-from compactlens.wire import from_caller
+from compactlens.engine.index import validate_pairing
+from compactlens.formats.caller import from_caller
+from compactlens.model.messages import Message, TextPart
 
 Provider: TypeAlias = Literal["openai-chat", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = ("openai-chat", "anthropic")

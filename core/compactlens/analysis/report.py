@@ -1,7 +1,7 @@
 """``analyze(original, result)``: fact survival, cache impact, re-trigger guard, protocol.
 
-:func:`analyze` accepts the engine's :class:`~compactlens.result.CompactionResult`,
-``compact()``'s :class:`~compactlens.compact_result.CompactResult`, or any object with
+:func:`analyze` accepts the engine's :class:`~compactlens.engine.result.CompactionResult`,
+``compact()``'s :class:`~compactlens.compact.result.CompactResult`, or any object with
 ``messages`` (and optionally ``status`` / ``reason``), and returns a
 :class:`CompactionReport` whose ``to_dict()`` ``json.dumps`` accepts.
 
@@ -46,13 +46,13 @@ from compactlens.analysis.retrigger import (
     growth_from_index,
     strategy_triggers,
 )
-from compactlens.index import MessageIndex
-from compactlens.messages import Message
-from compactlens.result import CompactionResult
+from compactlens.engine.index import MessageIndex
+from compactlens.engine.result import CompactionResult
+from compactlens.engine.triggers import Trigger, tokens_exceed
+from compactlens.formats.caller import CallerMessages, from_caller
+from compactlens.model.messages import Message
+from compactlens.model.tokens import ENCODINGS, Tokenizer, make_tokenizer
 from compactlens.summarizers.base import Summarizer
-from compactlens.tokens import ENCODINGS, CharEstimator, TiktokenTokenizer, Tokenizer
-from compactlens.triggers import Trigger, tokens_exceed
-from compactlens.wire import CallerMessages, from_caller
 
 _AFFECTING = ("excluded", "collapsed", "summarized")
 
@@ -206,9 +206,8 @@ def _adapt(result: Any, caller: CallerMessages) -> _Outcome:
 
 
 def _tokenizer_for(name: str | None) -> Tokenizer:
-    if name is not None and name in ENCODINGS:
-        return TiktokenTokenizer(name)
-    return CharEstimator()
+    """The named encoding's tokenizer; the estimate for any other name (or none)."""
+    return make_tokenizer(name if name is not None and name in ENCODINGS else "estimate")
 
 
 def _original_caller(original: Any) -> CallerMessages:

@@ -21,8 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compactlens.index import GroupKind, MessageIndex
-from compactlens.triggers import Trigger
+from compactlens.engine.index import GroupKind, MessageIndex
+from compactlens.engine.triggers import Trigger
+from compactlens.model.validation import check_int
 
 GrowthSource = Literal["transcript", "given", "none"]
 
@@ -84,7 +85,7 @@ def growth_from_index(index: MessageIndex) -> Growth:
 
 @dataclass(frozen=True, slots=True)
 class HistoryMetrics:
-    """The metrics a trigger reads (the :class:`compactlens.triggers.Metrics` protocol)."""
+    """The metrics a trigger reads (the :class:`compactlens.engine.triggers.Metrics` protocol)."""
 
     tokens: int
     messages: int
@@ -176,12 +177,8 @@ def estimate_retrigger(
     horizon: int = DEFAULT_HORIZON,
 ) -> RetriggerEstimate:
     """Project ``start`` turn by turn and find the first turn at which a trigger fires."""
-    if context_window is not None and (
-        isinstance(context_window, bool)
-        or not isinstance(context_window, int)
-        or context_window < 1
-    ):
-        raise ValueError(f"context_window must be a positive integer, got {context_window!r}")
+    if context_window is not None:
+        check_int("context_window", context_window)
     if not 0 < max_fraction <= 1:
         raise ValueError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
     if horizon < 0:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from compactlens.errors import TranscriptError
 from compactlens.formats.agent_framework import FORMAT as AGENT_FRAMEWORK
 from compactlens.formats.ai_sdk import FORMAT as AI_SDK
 from compactlens.formats.anthropic import FORMAT as ANTHROPIC
@@ -13,6 +12,7 @@ from compactlens.formats.langchain import FORMAT as LANGCHAIN
 from compactlens.formats.openai_chat import FORMAT as OPENAI_CHAT
 from compactlens.formats.openai_responses import FORMAT as OPENAI_RESPONSES
 from compactlens.formats.openhands import FORMAT as OPENHANDS
+from compactlens.model.errors import TranscriptError
 
 FORMATS: dict[str, WireFormat] = {
     f.name: f
@@ -33,7 +33,7 @@ FORMATS: dict[str, WireFormat] = {
 def get_format(name: str) -> WireFormat:
     """The wire format registered under ``name`` (for example ``"openai-chat"``).
 
-    Raises :class:`~compactlens.errors.TranscriptError` (a ``ValueError``) for an
+    Raises :class:`~compactlens.model.errors.TranscriptError` (a ``ValueError``) for an
     unknown name, listing the known ones.
     """
     try:
@@ -56,9 +56,13 @@ __all__ = [
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "OPENHANDS",
+    "CallerMessages",
     "ConversionWarning",
     "Encoded",
     "Split",
     "WireFormat",
+    "from_caller",
     "get_format",
 ]
+
+from compactlens.formats.caller import CallerMessages, from_caller  # noqa: E402  (it uses get_format)

@@ -6,9 +6,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from compactlens.errors import TranscriptError
 from compactlens.formats.base import META_ORIGINAL, META_PART_BLOCKS
-from compactlens.messages import EMPTY_META, Message, Part, Role, ToolResultPart
+from compactlens.model.errors import TranscriptError
+from compactlens.model.messages import EMPTY_META, Message, Part, Role, ToolResultPart
 
 ROLE_OF: dict[str, Role] = {
     "system": "system",

@@ -31,7 +31,7 @@ from compactlens.formats._common import (
     unknown,
 )
 from compactlens.formats.base import META_CONTAINER_KEY, Encoded, WireFormat
-from compactlens.messages import (
+from compactlens.model.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compactlens.messages import Message
+from compactlens.model.messages import Message
 
 #: meta keys shared by the format modules.
 META_PART_BLOCKS = "part_blocks"
@@ -94,7 +94,7 @@ class WireFormat:
 
     ``to_messages(items, source)`` converts a whole list (some formats need the
     context of earlier items, for example to pair legacy function calls) and raises
-    :class:`~compactlens.errors.TranscriptError` naming ``source`` and a location such
+    :class:`~compactlens.model.errors.TranscriptError` naming ``source`` and a location such
     as ``messages[3].content[1].type`` on bad input. Every message it returns keeps
     its wire object in ``Message.wire``.
     ``from_message(message)`` builds a new wire object; callers re-emit

@@ -23,7 +23,7 @@ from compactlens.formats._common import (
     unknown,
 )
 from compactlens.formats.base import Encoded, WireFormat
-from compactlens.messages import (
+from compactlens.model.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,

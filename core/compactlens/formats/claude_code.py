@@ -24,13 +24,8 @@ from compactlens.formats._common import (
     original_of,
     unknown,
 )
-from compactlens.formats.base import (
-    META_POSITIONS,
-    Encoded,
-    Split,
-    WireFormat,
-)
-from compactlens.messages import Message, Part, Role
+from compactlens.formats.base import META_POSITIONS, Encoded, Split, WireFormat
+from compactlens.model.messages import Message, Part, Role
 
 NAME = "claude-code"
 MESSAGE_EVENTS = ("user", "assistant")
@@ -58,15 +53,6 @@ class _Builder:
             fmt=NAME,
             meta={META_POSITIONS: tuple(self.positions)},
         )
-
-
-def is_message_event(event: Any) -> bool:
-    """True for ``user``/``assistant`` events that carry a ``message`` object."""
-    return (
-        isinstance(event, Mapping)
-        and event.get("type") in MESSAGE_EVENTS
-        and isinstance(event.get("message"), Mapping)
-    )
 
 
 def split(items: Sequence[Any], source: str = "<input>") -> Split:

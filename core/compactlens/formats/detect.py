@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compactlens.errors import TranscriptError
 from compactlens.formats import FORMATS
 from compactlens.formats.base import Split
+from compactlens.model.errors import TranscriptError
 
 #: Tie-break order when several formats read the input equally well.
 PRIORITY: tuple[str, ...] = (

@@ -34,7 +34,7 @@ from compactlens.formats._common import (
 )
 from compactlens.formats.base import META_CONTAINER_KEY, Encoded, WireFormat
 from compactlens.formats.openai_chat import data_url_type
-from compactlens.messages import (
+from compactlens.model.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,

@@ -32,7 +32,7 @@ from compactlens.formats._common import (
     original_of,
 )
 from compactlens.formats.base import META_POSITIONS, Encoded, Split, WireFormat
-from compactlens.messages import (
+from compactlens.model.messages import (
     Message,
     Part,
     ReasoningPart,

@@ -6,6 +6,13 @@ core works without it.
 
 from __future__ import annotations
 
+from compactlens.model.serialize import (
+    message_from_dict,
+    message_to_dict,
+    messages_to_json,
+    part_from_dict,
+    part_to_dict,
+)
 from compactlens.summarizers.base import (
     FINISH_STOP,
     SUMMARY_PROMPT,
@@ -16,11 +23,6 @@ from compactlens.summarizers.base import (
     Usage,
     build_prompt,
     build_summary_request,
-    message_from_dict,
-    message_to_dict,
-    messages_to_json,
-    part_from_dict,
-    part_to_dict,
     summarize_async,
 )
 from compactlens.summarizers.caching import CachingSummarizer

@@ -7,7 +7,7 @@ order of priority: the latest user request, any earlier summary, where the
 assistant stopped, the other user requests, failures, identifiers (paths, URLs,
 ids, numbers with units), tool calls with their key results, and the assistant's
 decision sentences. It fits its output allowance measured the way
-:func:`compactlens.compact.estimate_tokens` measures it (UTF-16 units of the JSON
+:func:`compactlens.compact.contract.estimate_tokens` measures it (UTF-16 units of the JSON
 text / 4), so with the default counter its summary never overflows the target.
 """
 
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from compactlens.messages import (
+from compactlens.model.messages import (
     SUMMARY_PREFIX,
     ApprovalRequestPart,
     ApprovalResponsePart,

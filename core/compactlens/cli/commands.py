@@ -1,0 +1,547 @@
+"""The ``compactlens`` command line: inspect, compact and convert transcripts.
+
+``compactlens inspect FILE`` prints the message groups, their tokens and any
+tool-call pairing problems; ``compactlens compact FILE --strategy NAME`` runs one
+strategy and writes the compacted transcript in the input's own format and
+container shape; ``compactlens convert FILE --to FORMAT`` rewrites a transcript in
+another wire format. Every supported format is read (detected, or named with
+``--format``).
+
+Exit codes: 0 when the command worked (a compaction that left the transcript
+unchanged or compacted it), 1 when the result is ``cannot-fit``, 2 for usage
+errors and unreadable input (one line on stderr naming the file and location).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from compactlens.cli.report import add_report_parser, run_report
+from compactlens.engine import triggers as _triggers
+from compactlens.engine.index import MessageGroup, MessageIndex
+from compactlens.engine.result import CompactionResult
+from compactlens.engine.run import run_strategy
+from compactlens.engine.strategies.base import Strategy
+from compactlens.engine.strategies.config import STRATEGY_TYPES, strategy_from_config
+from compactlens.engine.triggers import Trigger
+from compactlens.formats import FORMATS
+from compactlens.model.errors import TranscriptError
+from compactlens.model.tokens import CharEstimator, EncodingUnavailableError, TiktokenTokenizer
+from compactlens.model.tokens import Tokenizer as _Tokenizer
+from compactlens.summarizers.extractive import ExtractiveSummarizer
+from compactlens.transcript import Transcript, dump_transcript, load_transcript
+
+PROG = "compactlens"
+TOKENIZERS = ("estimate", "o200k_base", "cl100k_base")
+#: Strategy names that can be built from ``--strategy`` and ``--param`` alone.
+SIMPLE_STRATEGIES = (
+    "truncation",
+    "sliding_window",
+    "tool_result_collapse",
+    "selective_tool_calls",
+    "summarization",
+)
+#: ``--param trigger=NAME:N`` shorthands (and ``NAME`` alone for those without a number).
+TRIGGER_SHORTHANDS: Mapping[str, Any] = {
+    "tokens_exceed": _triggers.tokens_exceed,
+    "tokens_below": _triggers.tokens_below,
+    "tokens_at_most": _triggers.tokens_at_most,
+    "messages_exceed": _triggers.messages_exceed,
+    "turns_exceed": _triggers.turns_exceed,
+    "groups_exceed": _triggers.groups_exceed,
+}
+_NULLARY_TRIGGERS: Mapping[str, Trigger] = {
+    "has_tool_calls": _triggers.has_tool_calls(),
+    "always": _triggers.always,
+    "never": _triggers.never,
+}
+_TRIGGER_KEYS = ("trigger", "target")
+
+EXIT_OK = 0
+EXIT_CANNOT_FIT = 1
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A usage or input error: printed as one line, exit code 2."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser that raises instead of exiting on bad arguments."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see '{self.prog} --help')")
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_file(path: str, format: str | None = None) -> Transcript:
+    """Read a transcript file in any supported format (detected unless ``format`` is given)."""
+    return load_transcript(Path(path), format, source=path)
+
+
+def make_tokenizer(name: str) -> _Tokenizer:
+    if name == "estimate":
+        return CharEstimator()
+    try:
+        return TiktokenTokenizer(name)
+    except (EncodingUnavailableError, ValueError, KeyError) as exc:
+        raise CliError(f"--tokenizer {name}: {exc}") from None
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
+    """Plain-text columns: right-aligned where ``right`` says, two spaces apart."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        out = [
+            c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)
+        ]
+        return "  ".join(out).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def message_range(indices: Sequence[int]) -> str:
+    """``3`` / ``3-5`` for contiguous indices, ``3-4,7`` when the group has gaps."""
+    runs: list[str] = []
+    start = prev = indices[0]
+    for k in (*indices[1:], None):
+        if k is not None and k == prev + 1:
+            prev = k
+            continue
+        runs.append(str(start) if start == prev else f"{start}-{prev}")
+        if k is not None:
+            start = prev = k
+    return ",".join(runs)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _group_row(g: MessageGroup) -> list[str]:
+    return [
+        str(g.id),
+        g.kind.value,
+        "-" if g.turn is None else str(g.turn),
+        message_range(g.indices),
+        f"{g.tokens:,}",
+        ",".join(sorted(g.flags)),
+        _clip(", ".join(g.tool_names), 60),
+    ]
+
+
+def group_dict(g: MessageGroup) -> dict[str, Any]:
+    return {
+        "id": g.id,
+        "kind": g.kind.value,
+        "turn": g.turn,
+        "messages": list(g.indices),
+        "tokens": g.tokens,
+        "bytes": g.bytes,
+        "flags": sorted(g.flags),
+        "tool_names": list(g.tool_names),
+        "call_ids": list(g.call_ids),
+    }
+
+
+def totals_dict(index: MessageIndex) -> dict[str, int]:
+    return {
+        "messages": index.total_messages,
+        "groups": index.total_groups,
+        "non_system_groups": index.non_system_groups,
+        "turns": index.total_turns,
+        "tokens": index.total_tokens,
+        "system_tokens": index.system_tokens,
+        "tool_calls": len(index.links),
+        "pairing_problems": len(index.problems),
+    }
+
+
+def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> str:
+    lines = [
+        f"{path}  (format: {transcript.format}, tokenizer: {index.tokenizer_name})",
+        f"detected: {transcript.detection}",
+        "",
+    ]
+    headers = ("group", "kind", "turn", "messages", "tokens", "flags", "tools")
+    lines += _table(headers, [_group_row(g) for g in index.groups], right={0, 2, 4})
+    lines.append("")
+    if index.problems:
+        lines.append(f"Pairing problems ({len(index.problems)}):")
+        rows = [[p.kind, str(p.message_index), p.call_id, p.detail] for p in index.problems]
+        lines += ["  " + row for row in _table(("kind", "message", "call id", "detail"), rows, {1})]
+    else:
+        lines.append("Pairing problems: none")
+    t = totals_dict(index)
+    lines.append("")
+    lines.append(
+        f"Totals: {t['messages']:,} messages, {t['groups']:,} groups, {t['turns']:,} turns, "
+        f"{t['tool_calls']:,} tool calls, {t['tokens']:,} tokens "
+        f"({t['system_tokens']:,} in system messages)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def render_result(path: str, result: CompactionResult, output: str | None) -> str:
+    lines = [
+        f"{path}: {result.strategy} (tokenizer: {result.tokenizer})",
+        f"status: {result.status}",
+    ]
+    if result.reason:
+        lines.append(f"reason: {result.reason}")
+    lines.append(
+        f"tokens: {result.tokens_before:,} -> {result.tokens_after:,} "
+        f"(saved {result.tokens_saved:,})"
+    )
+    lines.append(f"messages: {result.messages_before:,} -> {result.messages_after:,}")
+    counts: dict[str, int] = {}
+    for d in result.decisions:
+        counts[d.action] = counts.get(d.action, 0) + 1
+    order = ("kept", "excluded", "collapsed", "summarized", "inserted")
+    lines.append("groups: " + ", ".join(f"{counts.get(a, 0)} {a}" for a in order))
+    if result.events:
+        lines.append("")
+        lines.append("stages:")
+        rows = []
+        for e in result.events:
+            values = ", ".join(f"{k}={v:,}" for k, v in e.trigger_values.items())
+            rows.append(
+                [
+                    str(e.stage),
+                    "  " * e.depth + e.strategy,
+                    e.event,
+                    e.trigger + (f" ({values})" if values else ""),
+                    e.target,
+                    f"{e.tokens_before:,} -> {e.tokens_after:,}",
+                    f"{e.messages_before:,} -> {e.messages_after:,}",
+                    f"{e.duration_ms:.1f} ms",
+                ]
+            )
+        headers = ("#", "strategy", "event", "trigger", "target", "tokens", "messages", "time")
+        lines += ["  " + row for row in _table(headers, rows, {0, 5, 6, 7})]
+    ex = result.explanation
+    lines.append("")
+    lines.append(f"explanation: {ex.summary}")
+    if result.status == "cannot-fit":
+        for item in ex.protected:
+            detail = f" - {item.detail}" if item.detail else ""
+            lines.append(
+                f"  protected ({item.why}): {item.tokens:,} tokens in "
+                f"{len(item.group_ids)} groups{detail}"
+            )
+        if ex.target_tokens is not None:
+            lines.append(f"  target: {ex.target_tokens:,} tokens")
+        if ex.smallest_target is not None:
+            lines.append(f"  smallest reachable: {ex.smallest_target:,} tokens")
+        if ex.suggestions:
+            lines.append("suggestions:")
+            lines += [f"  - {s.change}" for s in ex.suggestions]
+    if result.problems:
+        lines.append(f"pairing problems in the result: {len(result.problems)}")
+        lines += [f"  {p.kind} at message {p.message_index}: {p.detail}" for p in result.problems]
+    if output is not None:
+        note = (
+            " (best effort: it does not meet the target)" if result.status == "cannot-fit" else ""
+        )
+        where = "stdout" if output == "-" else output
+        lines.append(f"wrote {result.messages_after:,} messages to {where}{note}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def parse_trigger(text: str, key: str) -> dict[str, Any]:
+    """``tokens_exceed:32000`` (or ``has_tool_calls``) as a trigger dict."""
+    name, sep, number = text.partition(":")
+    name = name.strip()
+    if name in _NULLARY_TRIGGERS and not sep:
+        return _NULLARY_TRIGGERS[name].to_dict()
+    if name not in TRIGGER_SHORTHANDS or not sep:
+        known = sorted([*TRIGGER_SHORTHANDS, *_NULLARY_TRIGGERS])
+        raise CliError(
+            f"--param {key}={text}: expected NAME:N such as tokens_exceed:32000 "
+            f"(NAME one of {', '.join(known)}) or a trigger JSON object"
+        )
+    try:
+        n = int(number.replace("_", "").replace(",", ""))
+        trigger: Trigger = TRIGGER_SHORTHANDS[name](n)
+    except ValueError as exc:
+        raise CliError(f"--param {key}={text}: {exc}") from None
+    return trigger.to_dict()
+
+
+def parse_param(text: str) -> tuple[str, Any]:
+    """``key=value``: the value as JSON when it parses (ints, bools, null), else a string."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise CliError(f"--param {text!r}: expected KEY=VALUE, for example minimum_preserved=8")
+    value: Any
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    if key in _TRIGGER_KEYS and isinstance(value, str):
+        value = parse_trigger(value, key)
+    return key, value
+
+
+def load_config(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file (--config)") from None
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read (--config): {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{path}: byte {exc.start}: not UTF-8 text (--config)") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(
+            f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
+        ) from None
+    if isinstance(data, dict) and isinstance(data.get("strategy"), dict):
+        data = data["strategy"]
+    if not isinstance(data, dict):
+        raise CliError(f"{path}: $: a strategy config must be a JSON object (--config)")
+    return data
+
+
+def build_strategy(
+    name: str | None, params: Sequence[str], config_path: str | None
+) -> tuple[Strategy, dict[str, Any]]:
+    """The strategy config (``--config``, then ``--strategy``, then ``--param``) and its build."""
+    config: dict[str, Any] = load_config(config_path) if config_path else {}
+    if name is not None:
+        config["type"] = name
+    if "type" not in config:
+        raise CliError("compact: give --strategy NAME or --config CONFIG.json")
+    kind = config["type"]
+    if kind in ("pipeline", "token_budget") and "strategies" not in config:
+        raise CliError(
+            f"--strategy {kind}: a composed strategy needs --config CONFIG.json with a "
+            "'strategies' list"
+        )
+    for item in params:
+        key, value = parse_param(item)
+        if key == "type":
+            raise CliError("--param type=...: use --strategy to choose the strategy")
+        config[key] = value
+    where = config_path or f"--strategy {kind}"
+    try:
+        strategy = strategy_from_config(config, summarizer=ExtractiveSummarizer(), where=where)
+    except ValueError as exc:
+        hint = "" if config_path else " (set parameters with --param KEY=VALUE)"
+        raise CliError(f"{exc}{hint}") from None
+    return strategy, config
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _dump_json(data: Any, stream: TextIO) -> None:
+    stream.write(json.dumps(data, indent=2, ensure_ascii=False))
+    stream.write("\n")
+
+
+def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
+    transcript = load_file(args.file, args.format)
+    index = MessageIndex.build(transcript.messages, make_tokenizer(args.tokenizer))
+    if args.json:
+        _dump_json(
+            {
+                "file": args.file,
+                "format": transcript.format,
+                "detection": transcript.detection,
+                "tokenizer": index.tokenizer_name,
+                "totals": totals_dict(index),
+                "groups": [group_dict(g) for g in index.groups],
+                "problems": [p.to_dict() for p in index.problems],
+            },
+            out,
+        )
+    else:
+        out.write(render_inspect(args.file, transcript, index))
+    return EXIT_OK
+
+
+def write_output(path: str, text: str, out: TextIO) -> None:
+    """Write ``text`` to ``path`` (``-``: to ``out``)."""
+    if path == "-":
+        out.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"{path}: cannot write output: {exc.strerror or exc}") from None
+
+
+def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    strategy, _config = build_strategy(args.strategy, args.param, args.config)
+    tokenizer = make_tokenizer(args.tokenizer)
+    transcript = load_file(args.file, args.format)
+    index = MessageIndex.build(transcript.messages, tokenizer)
+    # The CLI always counts with an explicit tokenizer (the estimate by default), so
+    # count-style parameters such as max_n mean tokens, as they read.
+    result = run_strategy(index, strategy, tokenizer_given=True)
+    # With ``-o -`` the transcript goes to stdout and the report to stderr.
+    report = err if args.output == "-" else out
+    if args.output is not None:
+        # Same format and container as the input; unchanged messages keep their wire objects.
+        text = dump_transcript(transcript.with_messages(result.projection))
+        write_output(args.output, text, out)
+    if args.json:
+        data = result.to_dict(include_messages=False)
+        data = {"file": args.file, "output": args.output, "config": strategy.to_dict(), **data}
+        _dump_json(data, report)
+    else:
+        report.write(render_result(args.file, result, args.output))
+    return EXIT_CANNOT_FIT if result.status == "cannot-fit" else EXIT_OK
+
+
+def cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    transcript = load_file(args.file, args.format)
+    warnings: list[str] = []
+    text = dump_transcript(transcript, format=args.to, on_warning=lambda w: warnings.append(str(w)))
+    output = args.output or "-"
+    write_output(output, text, out)
+    for warning in warnings:
+        err.write(f"{PROG}: warning: {warning}\n")
+    if output != "-":
+        out.write(
+            f"converted {args.file} ({transcript.format}, {len(transcript.messages):,} messages) "
+            f"to {args.to}: wrote {output}"
+            + (f" with {len(warnings)} warning(s)" if warnings else "")
+            + "\n"
+        )
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(
+        prog=PROG,
+        description="Inspect, compact and convert LLM conversation transcripts.",
+        epilog="Exit codes: 0 ok, 1 cannot-fit, 2 usage or input error.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+    sub.required = True
+
+    formats = sorted(FORMATS)
+
+    def add_format(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--format",
+            choices=formats,
+            help="the input's wire format (default: detected)",
+        )
+
+    def add_common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", metavar="FILE", help="a transcript file (JSON or JSON lines)")
+        add_format(p)
+        p.add_argument(
+            "--tokenizer",
+            choices=TOKENIZERS,
+            default="estimate",
+            help="how to count tokens (default: estimate, ceil(characters / 4))",
+        )
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    p_inspect = sub.add_parser(
+        "inspect",
+        help="show groups, tokens and pairing problems",
+        description="Show the "
+        "message groups of a transcript with their tokens, flags and tools, its tool-call "
+        "pairing problems, and totals.",
+    )
+    add_common(p_inspect)
+
+    p_compact = sub.add_parser(
+        "compact",
+        help="compact a transcript with one strategy",
+        description="Run one strategy over a transcript, print what happened and optionally "
+        "write the compacted transcript (same container shape as the input).",
+        epilog="Examples:\n"
+        "  compactlens compact chat.json --strategy truncation "
+        "--param trigger=tokens_exceed:32000 --param target=tokens_at_most:16000 -o out.json\n"
+        "  compactlens compact chat.json --strategy sliding_window --param keep_last_turns=5\n"
+        "  compactlens compact chat.json --config pipeline.json --tokenizer o200k_base\n"
+        "Parameter values are JSON where they parse (8, true, null, [1,2]), else strings; "
+        "trigger/target accept NAME:N ("
+        + ", ".join(sorted(TRIGGER_SHORTHANDS))
+        + ") or has_tool_calls/always/never, or a trigger JSON object.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_common(p_compact)
+    p_compact.add_argument(
+        "--strategy",
+        choices=STRATEGY_TYPES,
+        help="the strategy (pipeline and token_budget need --config)",
+    )
+    p_compact.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a strategy parameter; repeat for more",
+    )
+    p_compact.add_argument(
+        "--config", metavar="CONFIG.json", help="a strategy config object (as to_dict() gives)"
+    )
+    p_compact.add_argument(
+        "-o", "--output", metavar="OUT", help="write the compacted transcript here ('-': stdout)"
+    )
+    p_convert = sub.add_parser(
+        "convert",
+        help="rewrite a transcript in another wire format",
+        description="Convert a transcript to another wire format. What cannot be carried "
+        "over is reported as warnings on stderr.",
+    )
+    p_convert.add_argument("file", metavar="FILE", help="a transcript file (JSON or JSON lines)")
+    add_format(p_convert)
+    p_convert.add_argument("--to", required=True, choices=formats, help="the target format")
+    p_convert.add_argument(
+        "-o", "--output", metavar="OUT", help="write here instead of stdout ('-': stdout)"
+    )
+    add_report_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 cannot-fit, 2 error)."""
+    out, err = sys.stdout, sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+        if args.command == "inspect":
+            return cmd_inspect(args, out)
+        if args.command == "convert":
+            return cmd_convert(args, out, err)
+        if args.command == "report":
+            return run_report(args)
+        return cmd_compact(args, out, err)
+    except SystemExit as exc:  # --help and --version exit through argparse
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except TranscriptError as exc:
+        err.write(f"{PROG}: error: {exc}\n")
+        return EXIT_USAGE
+    except CliError as exc:
+        err.write(f"{PROG}: error: {exc}\n")
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""Why an engine run ended as it did, and which single change would make it fit.
+
+When a run ends ``cannot-fit``, :func:`explain_run` asks the strategy for its
+protections and for single-parameter variants, re-plans each variant over the same index
+(replaying the run's summaries, never calling a summarizer) and keeps the first that
+fits per parameter. The one-shot ``compact()`` is explained by
+:mod:`compactlens.compact.explain`, with the same :class:`Explanation` and
+:class:`Suggestion` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from compactlens.engine.index import MessageIndex
+from compactlens.engine.plan import Plan
+from compactlens.engine.result import (
+    Explanation,
+    ProtectedItem,
+    StageEvent,
+    Status,
+    Suggestion,
+)
+from compactlens.engine.strategies.base import RunContext, StageOutcome, Strategy, plan_strategy
+from compactlens.summarizers.base import SummaryResponse
+
+#: How many single-parameter variants are re-run to find a fix for a cannot-fit.
+MAX_VARIANTS = 64
+
+
+def target_suggestion(smallest: int) -> Suggestion:
+    """The suggestion every explanation ends with: the smallest target these parameters reach."""
+    return Suggestion(
+        change=f"a target of at least {smallest:,} tokens fits with these parameters",
+        parameter="target_tokens",
+        value=smallest,
+        tokens_after=smallest,
+        spare_tokens=0,
+    )
+
+
+def _suggestions(
+    index: MessageIndex,
+    strategy: Strategy,
+    tokenizer_given: bool,
+    limit: int | None,
+    summaries: dict[str, SummaryResponse],
+) -> tuple[Suggestion, ...]:
+    """Re-run single-parameter variants and keep the first that fits per parameter.
+
+    Re-runs replay the summaries of the original run and never call a summarizer:
+    a variant that would need a new summary is not suggested.
+    """
+    found: dict[str, Suggestion] = {}
+    for variant in strategy.variants()[:MAX_VARIANTS]:
+        if variant.parameter in found:
+            continue
+        plan, _ctx, outcome = plan_strategy(index, variant.strategy, tokenizer_given, summaries)
+        if outcome.fired and outcome.target_met:
+            spare = None if limit is None else limit - plan.tokens
+            spare_text = f" with {spare:,} tokens to spare" if spare is not None else ""
+            found[variant.parameter] = Suggestion(
+                change=f"{variant.change} fits ({plan.tokens:,} tokens{spare_text})",
+                parameter=variant.parameter,
+                value=variant.value,
+                tokens_after=plan.tokens,
+                spare_tokens=spare,
+            )
+    return tuple(found.values())
+
+
+def cannot_fit_reason(events: Sequence[StageEvent]) -> str:
+    """Why a run that fired did not meet its target: the last failure, else the last miss."""
+    failures = [e for e in events if e.event == "failed"]
+    missed = [e for e in events if e.event == "target-missed"]
+    if failures:
+        return failures[-1].detail or "a stage failed"
+    if missed:
+        last = missed[-1]
+        return f"{last.strategy}: target {last.target} not reached; protected content remains"
+    return "target not reached"
+
+
+def explain_run(
+    index: MessageIndex,
+    strategy: Strategy,
+    plan: Plan,
+    ctx: RunContext,
+    outcome: StageOutcome,
+    status: Status,
+    tokenizer_given: bool,
+) -> tuple[Explanation, str | None]:
+    protected: tuple[ProtectedItem, ...] = tuple(strategy.protections(plan))
+    limit = outcome.target.token_limit if outcome.target is not None else None
+    if status == "unchanged":
+        return Explanation("No trigger fired: the transcript was left as it is.", protected), None
+    if status == "compacted":
+        return (
+            Explanation(
+                f"Target met: {index.total_tokens:,} -> {plan.tokens:,} tokens.",
+                protected,
+                target_tokens=limit,
+            ),
+            None,
+        )
+    reason = cannot_fit_reason(ctx.events)
+    collapsed = [g for g, act in enumerate(plan.action) if act == "collapsed"]
+    if collapsed or plan.insertions:
+        remainder = sum(plan.group_tokens(g) for g in collapsed)
+        remainder += sum(ins.tokens for ins in plan.insertions)
+        protected += (
+            ProtectedItem(
+                "replacement_text",
+                tuple(collapsed),
+                remainder,
+                "what collapsed lines and inserted summaries still cost",
+            ),
+        )
+    parts = [reason]
+    for item in protected:
+        parts.append(f"{item.why}: {item.tokens:,} tokens in {len(item.group_ids)} groups")
+    smallest = plan.tokens
+    suggestions = list(_suggestions(index, strategy, tokenizer_given, limit, ctx.summaries))
+    if limit is not None:
+        suggestions.append(target_suggestion(smallest))
+    return (
+        Explanation(
+            "; ".join(parts),
+            protected,
+            target_tokens=limit,
+            smallest_target=smallest,
+            suggestions=tuple(suggestions),
+        ),
+        reason,
+    )
+
+
+__all__ = ["MAX_VARIANTS", "cannot_fit_reason", "explain_run", "target_suggestion"]

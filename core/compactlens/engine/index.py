@@ -1,0 +1,644 @@
+"""Message groups, tool-call links and turns: the index a transcript is planned over.
+
+The index depends only on the messages and the tokenizer, is built in one pass,
+and is never changed by a strategy: strategies produce plans that overlay it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from compactlens.formats.caller import from_caller
+from compactlens.model.messages import (
+    ApprovalRequestPart,
+    ApprovalResponsePart,
+    MediaPart,
+    Message,
+    OpaquePart,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    message_text,
+    part_text,
+)
+from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, tokenizer_name
+
+
+class GroupKind(StrEnum):
+    """What a group is. A group is the unit every strategy keeps or drops whole."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT_TEXT = "assistant_text"
+    TOOL_CALL = "tool_call"
+    SUMMARY = "summary"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLink:
+    """One tool call and the messages that answer it (by call id)."""
+
+    call_id: str
+    name: str
+    call_index: int
+    result_indices: tuple[int, ...] = ()
+
+    @property
+    def first(self) -> int:
+        return self.call_index
+
+    @property
+    def last(self) -> int:
+        return self.result_indices[-1] if self.result_indices else self.call_index
+
+    @property
+    def open(self) -> bool:
+        """True when the call never got a result (an unresolved call)."""
+        return not self.result_indices
+
+
+@dataclass(frozen=True, slots=True)
+class PairingProblem:
+    """A tool-call pairing problem at a message.
+
+    ``kind`` is ``orphan_result`` (a result whose call id was never declared before it),
+    ``unresolved_call`` (a call with no result), ``duplicate_id`` (a call id declared
+    again while an earlier call of that id is still pending, or reused) or
+    ``split_pair`` (a result separated from its call by unrelated messages, which
+    providers reject).
+    """
+
+    kind: str
+    message_index: int
+    call_id: str
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message_index": self.message_index,
+            "call_id": self.call_id,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MessageGroup:
+    """An atomic unit of messages.
+
+    ``indices`` are positions in the transcript, ascending; they need not be
+    contiguous (a tool result may arrive after unrelated messages). ``turn`` is
+    None for system groups; groups before the first user message are turn 0 and
+    each user message starts the next turn. ``flags`` may hold ``orphan``,
+    ``unresolved``, ``reasoning``, ``media``, ``opaque``, ``approval_pending``.
+    """
+
+    id: int
+    kind: GroupKind
+    indices: tuple[int, ...]
+    tokens: int
+    bytes: int
+    turn: int | None
+    flags: frozenset[str] = frozenset()
+    tool_names: tuple[str, ...] = ()
+    call_ids: tuple[str, ...] = ()
+
+    @property
+    def message_count(self) -> int:
+        return len(self.indices)
+
+    @property
+    def first(self) -> int:
+        return self.indices[0]
+
+    @property
+    def last(self) -> int:
+        return self.indices[-1]
+
+    @property
+    def is_system(self) -> bool:
+        return self.kind is GroupKind.SYSTEM
+
+
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """Raw output of the grouping pass (before tokens).
+
+    ``flags`` already holds the message-level ``media`` and ``opaque`` flags of each
+    group; ``calls`` holds each group's tool calls in message order.
+    """
+
+    group_of: tuple[int, ...]
+    members: tuple[tuple[int, ...], ...]
+    kinds: tuple[GroupKind, ...]
+    flags: tuple[frozenset[str], ...]
+    links: tuple[ToolLink, ...]
+    link_group: tuple[int, ...]
+    problems: tuple[PairingProblem, ...]
+    calls: tuple[tuple[ToolCallPart, ...], ...] = ()
+
+
+_NO_FLAGS: frozenset[str] = frozenset()
+_PLAIN_PARTS = (TextPart, ReasoningPart)
+
+
+def _find(parent: list[int], x: int) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def _scan(messages: Sequence[Message]) -> _Scan:
+    """Group messages in one pass: link results to calls by id, attach reasoning, merge.
+
+    Each message's parts are read once; groups and their flags are only materialized
+    for what needs them (most groups have no flags and are never merged).
+    """
+    members: list[list[int]] = []
+    kinds: list[GroupKind] = []
+    flags: dict[int, set[str]] = {}  # group -> flags, only for groups that have some
+    parent: list[int] = []
+    group_of: list[int] = [0] * len(messages)
+    # Call id -> the newest link still waiting for a result; ``shadowed`` chains each
+    # waiting link to the older waiting link of the same id (a stack without lists).
+    pending: dict[str, int] = {}
+    shadowed: dict[int, int] = {}
+    declared: set[str] = set()
+    links_call: list[int] = []
+    links_id: list[str] = []
+    links_name: list[str] = []
+    # The result message of each link, -1 while none: a link stops pending when its
+    # result arrives, so it never gets a second one.
+    links_result: list[int] = []
+    link_group: list[int] = []
+    approvals: dict[str, int] = {}  # approval id -> group
+    problems: list[PairingProblem] = []
+    held_reasoning: list[int] = []
+    message_flags: dict[int, tuple[str, ...]] = {}  # message -> ("media",), ("opaque",)...
+    message_calls: dict[int, list[ToolCallPart]] = {}
+    merged_any = False
+    tool_call_kind = GroupKind.TOOL_CALL
+
+    def add_flag(gid: int, flag: str) -> None:
+        have = flags.get(gid)
+        if have is None:
+            flags[gid] = {flag}
+        else:
+            have.add(flag)
+
+    def new_group(kind: GroupKind, first_indices: list[int]) -> int:
+        gid = len(members)
+        members.append(first_indices)
+        kinds.append(kind)
+        parent.append(gid)
+        for k in first_indices:
+            group_of[k] = gid
+        return gid
+
+    def flush_reasoning() -> None:
+        if held_reasoning:
+            gid = new_group(GroupKind.ASSISTANT_TEXT, list(held_reasoning))
+            add_flag(gid, "reasoning")
+            held_reasoning.clear()
+
+    no_calls: list[ToolCallPart] = []
+    no_results: list[ToolResultPart] = []
+    no_responses: list[ApprovalResponsePart] = []
+    no_requests: list[ApprovalRequestPart] = []
+    for i, m in enumerate(messages):
+        role = m.role
+        parts = m.parts
+        # Sort the parts out in one pass; plain text/reasoning messages (most) need no lists.
+        plain = True
+        for p in parts:
+            if not isinstance(p, _PLAIN_PARTS):
+                plain = False
+                break
+        if plain:
+            calls, results, responses, requests = no_calls, no_results, no_responses, no_requests
+        else:
+            calls, results, responses, requests = [], [], [], []
+            media = opaque = False
+            for p in parts:
+                if isinstance(p, _PLAIN_PARTS):
+                    continue
+                if isinstance(p, ToolCallPart):
+                    calls.append(p)
+                elif isinstance(p, ToolResultPart):
+                    results.append(p)
+                elif isinstance(p, ApprovalResponsePart):
+                    responses.append(p)
+                elif isinstance(p, ApprovalRequestPart):
+                    requests.append(p)
+                elif isinstance(p, MediaPart):
+                    media = True
+                elif isinstance(p, OpaquePart):
+                    opaque = True
+            if media or opaque:
+                message_flags[i] = (("media",) if media else ()) + (("opaque",) if opaque else ())
+            if calls:
+                message_calls[i] = calls
+        if role == "assistant" and m.is_reasoning_only:
+            held_reasoning.append(i)
+            continue
+        if role == "assistant":
+            results = no_results
+        if results or (responses and role != "assistant"):
+            flush_reasoning()
+            targets: list[int] = []
+            orphan = False
+            for res in results:
+                link_no = pending.get(res.call_id, -1)
+                if link_no >= 0:
+                    older = shadowed.pop(link_no, -1)
+                    if older >= 0:
+                        pending[res.call_id] = older
+                    else:
+                        del pending[res.call_id]
+                    links_result[link_no] = i
+                    targets.append(link_group[link_no])
+                else:
+                    orphan = True
+                    problems.append(
+                        PairingProblem(
+                            "orphan_result",
+                            i,
+                            res.call_id,
+                            f"result for call id {res.call_id!r}, which no earlier call declares",
+                        )
+                    )
+            for resp in responses:
+                if resp.id in approvals:
+                    targets.append(approvals.pop(resp.id))
+            if targets:
+                root = _find(parent, targets[0])
+                members[root].append(i)
+                group_of[i] = root
+                for t in targets[1:]:
+                    other = _find(parent, t)
+                    if other != root:
+                        parent[other] = root
+                        merged_any = True
+                if orphan:
+                    add_flag(root, "orphan")
+            else:
+                gid = new_group(tool_call_kind, [i])
+                add_flag(gid, "orphan")
+            continue
+        if role in ("system", "developer"):
+            kind = GroupKind.SYSTEM
+        elif m.is_summary:
+            kind = GroupKind.SUMMARY
+        elif role == "user":
+            kind = GroupKind.USER
+        elif calls:
+            kind = tool_call_kind
+        else:
+            kind = GroupKind.ASSISTANT_TEXT
+        if role == "assistant" and kind is not GroupKind.SUMMARY:
+            if held_reasoning:
+                indices = [*held_reasoning, i]
+                held_reasoning.clear()
+                gid = new_group(kind, indices)
+                add_flag(gid, "reasoning")
+            else:
+                gid = new_group(kind, [i])
+        else:
+            flush_reasoning()
+            gid = new_group(kind, [i])
+        for call in calls:
+            if call.id in declared:
+                problems.append(
+                    PairingProblem(
+                        "duplicate_id",
+                        i,
+                        call.id,
+                        f"call id {call.id!r} was already used by an earlier call",
+                    )
+                )
+            declared.add(call.id)
+            link_no = len(links_call)
+            older = pending.get(call.id, -1)
+            if older >= 0:
+                shadowed[link_no] = older
+            pending[call.id] = link_no
+            links_call.append(i)
+            links_id.append(call.id)
+            links_name.append(call.name)
+            links_result.append(-1)
+            link_group.append(gid)
+        for req in requests:
+            approvals[req.id] = gid
+    flush_reasoning()
+
+    # Resolve merges: every group points at its root, roots keep their members sorted.
+    # Without merges, groups are already in order of their first message and each
+    # group's members are ascending (messages are appended in order), so the
+    # renumbering is the identity.
+    count = len(members)
+    final_members: tuple[tuple[int, ...], ...]
+    if merged_any:
+        roots = [_find(parent, g) for g in range(count)]
+        merged: dict[int, list[int]] = {}
+        for g, root in enumerate(roots):
+            merged.setdefault(root, []).extend(members[g])
+            if g != root and g in flags:
+                if root in flags:
+                    flags[root] |= flags[g]
+                else:
+                    flags[root] = set(flags[g])
+        order = sorted(merged, key=lambda r: min(merged[r]))
+        renumber = {r: n for n, r in enumerate(order)}
+        final_members = tuple(tuple(sorted(merged[r])) for r in order)
+        final_group_of = [0] * len(messages)
+        for n, idxs in enumerate(final_members):
+            for k in idxs:
+                final_group_of[k] = n
+        final_flags = [set(flags[r]) if r in flags else None for r in order]
+        final_kinds = [kinds[r] for r in order]
+    else:
+        roots = list(range(count))
+        renumber = {g: g for g in range(count)}
+        final_members = tuple(tuple(idxs) for idxs in members)
+        final_group_of = group_of
+        final_flags = [flags.get(g) for g in range(count)]
+        final_kinds = kinds
+
+    def final_flag(g: int, flag: str) -> None:
+        have = final_flags[g]
+        if have is None:
+            final_flags[g] = {flag}
+        else:
+            have.add(flag)
+
+    for gid in approvals.values():
+        final_flag(renumber[roots[gid]], "approval_pending")
+
+    links: list[ToolLink] = []
+    final_link_group: list[int] = []
+    for n in range(len(links_call)):
+        answer = links_result[n]
+        link = ToolLink(links_id[n], links_name[n], links_call[n], (answer,) if answer >= 0 else ())
+        links.append(link)
+        g = renumber[roots[link_group[n]]]
+        final_link_group.append(g)
+        if link.open:
+            final_flag(g, "unresolved")
+            problems.append(
+                PairingProblem(
+                    "unresolved_call",
+                    link.call_index,
+                    link.call_id,
+                    f"call {link.name!r} ({link.call_id!r}) has no result",
+                )
+            )
+    # Split pairs: a result separated from its call by a message of another group.
+    for n, link in enumerate(links):
+        if link.open:
+            continue
+        g = final_link_group[n]
+        idxs = final_members[g]
+        if idxs[-1] - idxs[0] + 1 == len(idxs):
+            continue  # contiguous group: nothing in between
+        for k in range(link.call_index + 1, link.last):
+            if final_group_of[k] != g:
+                problems.append(
+                    PairingProblem(
+                        "split_pair",
+                        link.last,
+                        link.call_id,
+                        f"result of {link.call_id!r} at message {link.last} is separated from its "
+                        f"call at message {link.call_index} by message {k}",
+                    )
+                )
+                break
+    problems.sort(key=lambda p: (p.message_index, p.kind, p.call_id))
+
+    # Message-level flags and tool calls, per final group (members in message order).
+    group_calls: list[tuple[ToolCallPart, ...]] = [()] * count
+    if message_flags or message_calls:
+        for g, idxs in enumerate(final_members):
+            found: list[ToolCallPart] = []
+            for k in idxs:
+                extra = message_flags.get(k)
+                if extra is not None:
+                    for flag in extra:
+                        final_flag(g, flag)
+                got = message_calls.get(k)
+                if got is not None:
+                    found.extend(got)
+            if found:
+                group_calls[g] = tuple(found)
+    return _Scan(
+        group_of=tuple(final_group_of),
+        members=final_members,
+        kinds=tuple(final_kinds),
+        flags=tuple(_NO_FLAGS if f is None else frozenset(f) for f in final_flags),
+        links=tuple(links),
+        link_group=tuple(final_link_group),
+        problems=tuple(problems),
+        calls=tuple(group_calls),
+    )
+
+
+def _text_bytes(message: Message) -> int:
+    """UTF-8 size of :func:`~compactlens.model.messages.message_text`, without building the text.
+
+    The text is the role, the name (if any) and each part's text joined by newlines, so
+    its size is the sum of the pieces' sizes plus one byte per newline.
+    """
+    pieces: list[str] = [message.role]
+    if message.name:
+        pieces.append(message.name)
+    pieces.extend(part_text(p) for p in message.parts)
+    total = len(pieces) - 1
+    for piece in pieces:
+        total += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class MessageIndex:
+    """Groups, links, turns and per-message token counts of one transcript.
+
+    Build it once with :meth:`build`; plan any number of strategies over it.
+    All totals are plain attributes (O(1) to read).
+    """
+
+    messages: tuple[Message, ...]
+    message_tokens: tuple[int, ...]
+    groups: tuple[MessageGroup, ...]
+    group_of: tuple[int, ...]
+    links: tuple[ToolLink, ...]
+    problems: tuple[PairingProblem, ...]
+    tokenizer: Tokenizer = field(compare=False, repr=False)
+    tokenizer_name: str = "estimate"
+    total_tokens: int = 0
+    total_messages: int = 0
+    total_groups: int = 0
+    total_turns: int = 0
+    non_system_groups: int = 0
+    system_tokens: int = 0
+
+    @classmethod
+    def build(cls, messages: Sequence[Message], tokenizer: Tokenizer | None = None) -> MessageIndex:
+        """Group ``messages`` and count their tokens once (default: :class:`CharEstimator`)."""
+        tok: Tokenizer = tokenizer if tokenizer is not None else CharEstimator()
+        msgs = tuple(messages)
+        for i, m in enumerate(msgs):
+            if not isinstance(m, Message):
+                raise TypeError(f"messages[{i}] is {type(m).__name__}, not a Message")
+        scan = _scan(msgs)
+        counts = count_messages(msgs, tok)
+        sizes = [_text_bytes(m) for m in msgs]
+        groups: list[MessageGroup] = []
+        turn = 0
+        turns_seen: set[int] = set()
+        system_tokens = 0
+        kinds, all_flags, all_calls = scan.kinds, scan.flags, scan.calls
+        for gid, idxs in enumerate(scan.members):
+            kind = kinds[gid]
+            if kind is GroupKind.USER:
+                turn += 1
+            g_turn: int | None = None if kind is GroupKind.SYSTEM else turn
+            if g_turn is not None:
+                turns_seen.add(g_turn)
+            if len(idxs) == 1:
+                tokens = counts[idxs[0]]
+                size = sizes[idxs[0]]
+            else:
+                tokens = sum(counts[k] for k in idxs)
+                size = sum(sizes[k] for k in idxs)
+            if kind is GroupKind.SYSTEM:
+                system_tokens += tokens
+            calls = all_calls[gid]
+            groups.append(
+                MessageGroup(
+                    id=gid,
+                    kind=kind,
+                    indices=idxs,
+                    tokens=tokens,
+                    bytes=size,
+                    turn=g_turn,
+                    flags=all_flags[gid],
+                    tool_names=tuple(c.name for c in calls) if calls else (),
+                    call_ids=tuple(c.id for c in calls) if calls else (),
+                )
+            )
+        return cls(
+            messages=msgs,
+            message_tokens=tuple(counts),
+            groups=tuple(groups),
+            group_of=scan.group_of,
+            links=scan.links,
+            problems=scan.problems,
+            tokenizer=tok,
+            tokenizer_name=tokenizer_name(tok),
+            total_tokens=sum(counts),
+            total_messages=len(msgs),
+            total_groups=len(groups),
+            total_turns=len(turns_seen),
+            non_system_groups=sum(1 for g in groups if not g.is_system),
+            system_tokens=system_tokens,
+        )
+
+    def safe_cuts(self) -> list[bool]:
+        """``safe[k]`` is True when cutting before message ``k`` splits no tool link.
+
+        Computed for every k in one pass with a difference array: a cut at k is
+        unsafe when some link has ``first < k <= last``.
+        """
+        n = self.total_messages
+        diff = [0] * (n + 2)
+        for link in self.links:
+            if link.last > link.first:
+                diff[link.first + 1] += 1
+                diff[link.last + 1] -= 1
+        safe: list[bool] = []
+        running = 0
+        for k in range(n + 1):
+            running += diff[k]
+            safe.append(running == 0)
+        return safe
+
+
+def pairing_problems(messages: Sequence[Message]) -> tuple[PairingProblem, ...]:
+    """The pairing problems of canonical messages (what :class:`MessageIndex` records)."""
+    return _scan(messages).problems
+
+
+def validate_pairing(messages: Sequence[Any]) -> list[PairingProblem]:
+    """Pairing problems: orphan results, unresolved calls, duplicate ids, split pairs.
+
+    Accepts wire dicts (OpenAI Chat Completions) or :class:`Message` objects.
+    """
+    return list(pairing_problems(from_caller(messages).messages))
+
+
+# ----------------------------------------------------------------- counting with the index
+
+
+def index_counter(index: MessageIndex) -> Callable[[Sequence[Any]], int]:
+    """Count a message list with the index's tokenizer, reusing the index's per-message counts.
+
+    Unchanged messages are the index's own objects, so only new ones (the summary) are
+    tokenized.
+    """
+    known = {id(m): t for m, t in zip(index.messages, index.message_tokens, strict=True)}
+    tokenizer = index.tokenizer
+
+    def count(messages: Sequence[Any]) -> int:
+        total = 0
+        fresh: list[Message] = []
+        for m in messages:
+            cached = known.get(id(m))
+            if cached is None:
+                fresh.append(m)
+            else:
+                total += cached
+        if fresh:
+            total += sum(count_messages(fresh, tokenizer))
+        return total
+
+    return count
+
+
+class _MemoTokenizer:
+    """Counts each distinct text once, primed with the index's own counts.
+
+    A replay tokenizes the same messages turn after turn; with this only new texts
+    (summaries, collapsed lines) reach the real tokenizer. Private to one replay.
+    """
+
+    def __init__(self, index: MessageIndex) -> None:
+        self.inner = index.tokenizer
+        self.message_overhead = int(getattr(self.inner, "message_overhead", 0))
+        self.name = index.tokenizer_name
+        self.cache: dict[str, int] = {
+            message_text(m): t - self.message_overhead
+            for m, t in zip(index.messages, index.message_tokens, strict=True)
+        }
+
+    def count_tokens(self, text: str) -> int:
+        return self.count_many([text])[0]
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            many = getattr(self.inner, "count_many", None)
+            counts = (
+                many(missing) if callable(many) else [self.inner.count_tokens(t) for t in missing]
+            )
+            self.cache.update(zip(missing, counts, strict=True))
+        return [self.cache[t] for t in texts]
+
+
+def memo_tokenizer(index: MessageIndex) -> Tokenizer:
+    """The index's tokenizer, counting each distinct text once and primed with the index's
+    own counts (for analyses that re-count the same messages)."""
+    return _MemoTokenizer(index)

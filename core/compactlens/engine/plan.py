@@ -1,0 +1,235 @@
+"""A plan overlays a :class:`MessageIndex`: which groups are excluded, collapsed or inserted.
+
+Strategies change a plan, never the index. Every change updates running totals,
+so reading the included tokens, messages, groups or turns is O(1) and a
+strategy can re-check its target after each step without recounting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from compactlens.engine.index import GroupKind, MessageIndex
+from compactlens.model.messages import Message
+
+
+@dataclass(frozen=True, slots=True)
+class Insertion:
+    """New messages placed before original message ``position`` (``len`` = at the end)."""
+
+    position: int
+    messages: tuple[Message, ...]
+    tokens: int
+    kind: GroupKind
+    strategy: str
+    reason: str
+    replaces: tuple[int, ...] = ()
+
+
+@dataclass(slots=True)
+class Plan:
+    """The mutable working state of one compaction run over an index.
+
+    ``action[g]`` is ``kept``, ``excluded``, ``collapsed`` or ``summarized``.
+    """
+
+    index: MessageIndex
+    action: list[str] = field(init=False)
+    by: list[str] = field(init=False)
+    why: list[str] = field(init=False)
+    replacement: dict[int, tuple[Message, int]] = field(init=False)
+    insertions: list[Insertion] = field(init=False)
+    log: list[int] = field(init=False)
+    _tokens: int = field(init=False)
+    _messages: int = field(init=False)
+    _groups: int = field(init=False)
+    _tool_groups: int = field(init=False)
+    _turn_counts: dict[int, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        ix = self.index
+        n = ix.total_groups
+        self.action = ["kept"] * n
+        self.by = [""] * n
+        self.why = [""] * n
+        self.replacement = {}
+        self.insertions = []
+        self.log = []
+        self._tokens = ix.total_tokens
+        self._messages = ix.total_messages
+        self._groups = ix.non_system_groups
+        self._tool_groups = sum(1 for g in ix.groups if g.kind is GroupKind.TOOL_CALL)
+        counts: dict[int, int] = {}
+        for g in ix.groups:
+            if g.turn is not None:
+                counts[g.turn] = counts.get(g.turn, 0) + 1
+        self._turn_counts = counts
+
+    # -- metrics (the triggers.Metrics protocol) ---------------------------------------
+    @property
+    def tokens(self) -> int:
+        """Included tokens, O(1)."""
+        return self._tokens
+
+    @property
+    def messages(self) -> int:
+        """Included messages, O(1)."""
+        return self._messages
+
+    @property
+    def groups(self) -> int:
+        """Included non-system groups, O(1)."""
+        return self._groups
+
+    @property
+    def turns(self) -> int:
+        """Included user turns (turns with at least one included group), O(1)."""
+        return len(self._turn_counts)
+
+    @property
+    def tool_call_groups(self) -> int:
+        """Included, uncollapsed tool-call groups, O(1)."""
+        return self._tool_groups
+
+    def metrics(self) -> dict[str, int]:
+        return {
+            "tokens": self.tokens,
+            "messages": self.messages,
+            "groups": self.groups,
+            "turns": self.turns,
+            "tool_call_groups": self.tool_call_groups,
+        }
+
+    # -- queries -----------------------------------------------------------------------
+    def included(self, gid: int) -> bool:
+        return self.action[gid] in ("kept", "collapsed")
+
+    def untouched(self, gid: int) -> bool:
+        return self.action[gid] == "kept"
+
+    def group_tokens(self, gid: int) -> int:
+        """Tokens the group contributes now (its replacement's when collapsed)."""
+        act = self.action[gid]
+        if act == "kept":
+            return self.index.groups[gid].tokens
+        if act == "collapsed":
+            return self.replacement[gid][1]
+        return 0
+
+    # -- changes -----------------------------------------------------------------------
+    def _drop_turn(self, gid: int) -> None:
+        turn = self.index.groups[gid].turn
+        if turn is None:
+            return
+        left = self._turn_counts[turn] - 1
+        if left:
+            self._turn_counts[turn] = left
+        else:
+            del self._turn_counts[turn]
+
+    def _remove_counts(self, gid: int) -> None:
+        group = self.index.groups[gid]
+        if self.action[gid] == "collapsed":
+            self._tokens -= self.replacement[gid][1]
+            self._messages -= 1
+        else:
+            self._tokens -= group.tokens
+            self._messages -= group.message_count
+            if group.kind is GroupKind.TOOL_CALL:
+                self._tool_groups -= 1
+        if not group.is_system:
+            self._groups -= 1
+        self._drop_turn(gid)
+
+    def exclude(self, gid: int, strategy: str, reason: str, *, action: str = "excluded") -> None:
+        """Exclude an included group (O(1))."""
+        if not self.included(gid):
+            raise ValueError(f"group {gid} is already {self.action[gid]}")
+        self._remove_counts(gid)
+        self.action[gid] = action
+        self.by[gid] = strategy
+        self.why[gid] = reason
+        self.log.append(gid)
+
+    def restore(self, gid: int, strategy: str, reason: str) -> None:
+        """Put an excluded group back, verbatim (O(1)). Summarized groups cannot come back."""
+        if self.action[gid] != "excluded":
+            raise ValueError(f"group {gid} is {self.action[gid]}, not excluded")
+        group = self.index.groups[gid]
+        self._tokens += group.tokens
+        self._messages += group.message_count
+        if group.kind is GroupKind.TOOL_CALL:
+            self._tool_groups += 1
+        if not group.is_system:
+            self._groups += 1
+        if group.turn is not None:
+            self._turn_counts[group.turn] = self._turn_counts.get(group.turn, 0) + 1
+        self.replacement.pop(gid, None)
+        self.action[gid] = "kept"
+        self.by[gid] = strategy
+        self.why[gid] = reason
+        self.log.append(gid)
+
+    def collapse(self, gid: int, message: Message, tokens: int, strategy: str, reason: str) -> None:
+        """Replace an untouched group by one message of ``tokens`` tokens (O(1))."""
+        if not self.untouched(gid):
+            raise ValueError(f"group {gid} is {self.action[gid]}, not kept")
+        group = self.index.groups[gid]
+        self._tokens += tokens - group.tokens
+        self._messages += 1 - group.message_count
+        if group.kind is GroupKind.TOOL_CALL:
+            self._tool_groups -= 1
+        self.action[gid] = "collapsed"
+        self.replacement[gid] = (message, tokens)
+        self.by[gid] = strategy
+        self.why[gid] = reason
+        self.log.append(gid)
+
+    def insert(self, insertion: Insertion) -> None:
+        """Insert new messages (counted as one non-system group in the turn they land in)."""
+        self.insertions.append(insertion)
+        self._tokens += insertion.tokens
+        self._messages += len(insertion.messages)
+        if insertion.kind is not GroupKind.SYSTEM:
+            self._groups += 1
+
+    # -- output ------------------------------------------------------------------------
+    def project(self) -> list[Message]:
+        """The included messages in order, with replacements and insertions in place."""
+        ix = self.index
+        at: dict[int, list[Message]] = {}
+        for ins in self.insertions:
+            at.setdefault(ins.position, []).extend(ins.messages)
+        out: list[Message] = []
+        action = self.action
+        group_of = ix.group_of
+        groups = ix.groups
+        for i, m in enumerate(ix.messages):
+            if at:
+                extra = at.get(i)
+                if extra:
+                    out.extend(extra)
+            g = group_of[i]
+            act = action[g]
+            if act == "kept":
+                out.append(m)
+            elif act == "collapsed" and groups[g].first == i:
+                out.append(self.replacement[g][0])
+        tail = at.get(ix.total_messages)
+        if tail:
+            out.extend(tail)
+        return out
+
+
+def newest_non_system(plan: Plan, count: int) -> set[int]:
+    """Ids of the newest ``count`` included non-system groups."""
+    out: set[int] = set()
+    if count <= 0:
+        return out
+    for g in reversed(plan.index.groups):
+        if g.is_system or not plan.included(g.id):
+            continue
+        out.add(g.id)
+        if len(out) >= count:
+            break
+    return out

@@ -1,0 +1,165 @@
+"""Run a strategy over a transcript: index once, plan, project, explain.
+
+``apply_compaction`` is the one-call entry point. ``run_strategy`` plans over an
+index you already built, which is what the inspector does on every parameter
+change: no re-parsing, no re-tokenizing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from compactlens.engine.explain import cannot_fit_reason, explain_run
+from compactlens.engine.index import MessageIndex, pairing_problems
+from compactlens.engine.plan import Plan
+from compactlens.engine.result import (
+    CompactionResult,
+    Decisions,
+    Explanation,
+    GroupDecision,
+    StageEvent,
+    Status,
+)
+from compactlens.engine.strategies.base import Strategy, plan_strategy
+from compactlens.formats.caller import CallerMessages, from_caller
+from compactlens.model.gc_pause import gc_paused
+from compactlens.model.tokens import Tokenizer
+
+
+def _decisions(plan: Plan) -> tuple[GroupDecision, ...]:
+    out: list[GroupDecision] = []
+    ix = plan.index
+    inserted_at: dict[int, list[GroupDecision]] = {}
+    for ins in plan.insertions:
+        inserted_at.setdefault(ins.position, []).append(
+            GroupDecision(
+                group_id=None,
+                kind=ins.kind.value,
+                action="inserted",
+                strategy=ins.strategy,
+                reason=ins.reason,
+                tokens_before=0,
+                tokens_after=ins.tokens,
+                position=ins.position,
+            )
+        )
+    for g in ix.groups:
+        before = inserted_at.pop(g.first, None)
+        if before:
+            out.extend(before)
+        act = plan.action[g.id]
+        out.append(
+            GroupDecision(
+                group_id=g.id,
+                kind=g.kind.value,
+                action=act,  # type: ignore[arg-type]
+                strategy=plan.by[g.id],
+                reason=plan.why[g.id] or ("protected or not needed" if act == "kept" else ""),
+                tokens_before=g.tokens,
+                tokens_after=plan.group_tokens(g.id),
+                position=g.first,
+                message_indices=g.indices,
+                turn=g.turn,
+            )
+        )
+    for rest in inserted_at.values():
+        out.extend(rest)
+    return tuple(out)
+
+
+def run_strategy(
+    index: MessageIndex,
+    strategy: Strategy,
+    *,
+    caller: CallerMessages | None = None,
+    tokenizer_given: bool = True,
+    explain: bool = True,
+) -> CompactionResult:
+    """Plan ``strategy`` over a prebuilt ``index`` and build the result.
+
+    ``caller`` decides the kind of ``result.messages`` (default: :class:`Message`).
+    """
+    start = time.perf_counter()
+    plan, ctx, outcome = plan_strategy(index, strategy, tokenizer_given)
+    status: Status
+    if not outcome.fired:
+        status = "unchanged"
+    elif outcome.target_met:
+        status = "compacted"
+    else:
+        status = "cannot-fit"
+    events = tuple(_renumber(ctx.events))
+    if explain:
+        explanation, reason = explain_run(
+            index, strategy, plan, ctx, outcome, status, tokenizer_given
+        )
+    else:
+        explanation = Explanation(status)
+        reason = cannot_fit_reason(ctx.events) if status == "cannot-fit" else None
+    projection = tuple(plan.project()) if status != "unchanged" else index.messages
+    messages = caller.emit(projection) if caller is not None else list(projection)
+    # Groups are kept or dropped whole and replacements are plain text, so a projection
+    # can only have pairing problems the input had: with none in the index there is
+    # nothing to re-scan. (A summary inserted inside a split pair can add one, which
+    # the re-scan then finds.)
+    if status == "unchanged" or not index.problems:
+        problems = index.problems
+    else:
+        problems = pairing_problems(projection)
+    return CompactionResult(
+        status=status,
+        messages=messages,
+        projection=projection,
+        tokens_before=index.total_tokens,
+        tokens_after=plan.tokens,
+        messages_before=index.total_messages,
+        messages_after=len(projection),
+        decisions=Decisions(lambda: _decisions(plan)),
+        events=events,
+        explanation=explanation,
+        strategy=strategy.name,
+        tokenizer=index.tokenizer_name,
+        reason=reason,
+        problems=problems,
+        duration_ms=(time.perf_counter() - start) * 1000.0,
+    )
+
+
+def _renumber(events: Sequence[StageEvent]) -> list[StageEvent]:
+    from dataclasses import replace
+
+    return [replace(e, stage=i) for i, e in enumerate(events)]
+
+
+def apply_compaction(
+    messages: Sequence[Any],
+    strategy: Strategy,
+    tokenizer: Tokenizer | None = None,
+    *,
+    format: str | None = None,
+) -> CompactionResult:
+    """Compact ``messages`` (wire dicts or :class:`Message`) with ``strategy``.
+
+    Returns a :class:`CompactionResult` whose ``messages`` are of the same kind as
+    the input; unchanged messages are the very same objects. The input is never
+    mutated. Without a ``tokenizer`` tokens are estimated (characters / 4). The cyclic
+    garbage collector is paused during the call (see :mod:`compactlens.model.gc_pause`).
+    """
+    with gc_paused():
+        caller = from_caller(messages, format=format)
+        index = MessageIndex.build(caller.messages, tokenizer)
+        return run_strategy(index, strategy, caller=caller, tokenizer_given=tokenizer is not None)
+
+
+async def apply_compaction_async(
+    messages: Sequence[Any],
+    strategy: Strategy,
+    tokenizer: Tokenizer | None = None,
+    *,
+    format: str | None = None,
+) -> CompactionResult:
+    """The async twin of :func:`apply_compaction` (runs it in a worker thread)."""
+    return await asyncio.to_thread(apply_compaction, messages, strategy, tokenizer, format=format)

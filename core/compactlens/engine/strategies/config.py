@@ -1,0 +1,95 @@
+"""Build strategies from plain JSON configuration (the CLI, the inspector and reports use it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from compactlens.engine.strategies.base import Strategy
+from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
+from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
+from compactlens.engine.strategies.sliding_window import SlidingWindowStrategy
+from compactlens.engine.strategies.summarization import SummarizationStrategy
+from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
+from compactlens.engine.strategies.truncation import TruncationStrategy
+from compactlens.engine.triggers import Trigger
+from compactlens.summarizers.base import Summarizer
+
+STRATEGY_TYPES = (
+    "truncation",
+    "sliding_window",
+    "tool_result_collapse",
+    "selective_tool_calls",
+    "summarization",
+    "pipeline",
+    "token_budget",
+)
+
+_SIMPLE: dict[str, Any] = {
+    "truncation": TruncationStrategy,
+    "sliding_window": SlidingWindowStrategy,
+    "tool_result_collapse": ToolResultCompactionStrategy,
+    "selective_tool_calls": SelectiveToolCallCompactionStrategy,
+}
+
+
+def _trigger(value: Any, where: str) -> Trigger | None:
+    if value is None:
+        return None
+    try:
+        return Trigger.from_dict(value)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def strategy_from_config(
+    config: Mapping[str, Any], *, summarizer: Summarizer | None = None, where: str = "strategy"
+) -> Strategy:
+    """Build a strategy from a dict such as ``{"type": "truncation", "max_n": 32000, ...}``.
+
+    Triggers are dicts as produced by ``Trigger.to_dict()``. Unknown keys are an error
+    naming ``where`` (for example ``strategy.strategies[1].keep_last``).
+    """
+    if not isinstance(config, Mapping):
+        raise ValueError(f"{where}: expected an object, got {type(config).__name__}")
+    kind = config.get("type")
+    if kind not in STRATEGY_TYPES:
+        raise ValueError(
+            f"{where}.type: unknown strategy {kind!r}; expected one of {STRATEGY_TYPES}"
+        )
+    params = {k: v for k, v in config.items() if k != "type"}
+    for key in ("trigger", "target"):
+        if key in params:
+            params[key] = _trigger(params[key], f"{where}.{key}")
+    if kind in ("pipeline", "token_budget"):
+        children_cfg = params.pop("strategies", [])
+        if not isinstance(children_cfg, list):
+            raise ValueError(f"{where}.strategies: expected a list")
+        children = [
+            strategy_from_config(c, summarizer=summarizer, where=f"{where}.strategies[{i}]")
+            for i, c in enumerate(children_cfg)
+        ]
+        if kind == "pipeline":
+            unknown = set(params) - {"target", "label"}
+            if unknown:
+                raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+            return PipelineStrategy(*children, **params)
+        cls: Any = TokenBudgetComposedStrategy
+        params["strategies"] = tuple(children)
+    elif kind == "summarization":
+        if summarizer is None:
+            raise ValueError(f"{where}: a summarization stage needs a summarizer")
+        params.pop("summarizer", None)
+        params["summarizer"] = summarizer
+        cls = SummarizationStrategy
+    else:
+        cls = _SIMPLE[kind]
+    fields = set(getattr(cls, "__dataclass_fields__", {}))
+    unknown = set(params) - fields
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {sorted(unknown)} for {kind}")
+    try:
+        strategy: Strategy = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return strategy

@@ -1,0 +1,217 @@
+"""LLM summarization: replace older groups by one summary group."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from compactlens.engine.index import GroupKind
+from compactlens.engine.plan import Insertion, Plan
+from compactlens.engine.result import ProtectedItem
+from compactlens.engine.strategies.base import (
+    RunContext,
+    Stage,
+    StageOutcome,
+    Variant,
+    check_count,
+    protected_newest,
+    protection,
+    resolve,
+    system_ids,
+    trigger_dict,
+)
+from compactlens.engine.triggers import Trigger
+from compactlens.model.messages import SUMMARY_PREFIX, Message, TextPart
+from compactlens.summarizers.base import FINISH_STOP, Summarizer, build_summary_request
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizationStrategy:
+    """Send older groups to a :class:`~compactlens.summarizers.base.Summarizer` and insert
+    the summary as a ``summary`` group where the first summarized group stood.
+
+    The newest ``minimum_preserved`` non-system groups are kept. The summarizer's
+    input is capped at ``max_input_tokens`` by whole groups, oldest first. The
+    summary is a user message starting with ``Previous conversation summary:``. On a
+    summarizer error, a non-normal finish or empty text nothing changes and the
+    stage reports it. Reference keywords: ``target_count`` / ``threshold`` count
+    included non-system messages (trigger above ``target_count + threshold``).
+    """
+
+    summarizer: Summarizer
+    trigger: Trigger | None = None
+    target: Trigger | None = None
+    minimum_preserved: int = 4
+    max_input_tokens: int = 8000
+    max_summary_tokens: int = 2048
+    instructions: str | None = None
+    target_count: int | None = None
+    threshold: int | None = None
+    preserve_system: bool = True
+    label: str = "summarization"
+
+    def __post_init__(self) -> None:
+        check_count(self.minimum_preserved, "minimum_preserved")
+        check_count(self.max_input_tokens, "max_input_tokens", minimum=1)
+        check_count(self.max_summary_tokens, "max_summary_tokens", minimum=1)
+        if self.target_count is not None:
+            check_count(self.target_count, "target_count", minimum=1)
+            if self.threshold is not None:
+                check_count(self.threshold, "threshold")
+            if self.trigger is not None:
+                raise ValueError("give either trigger/target or target_count/threshold")
+        elif self.trigger is None:
+            raise ValueError("SummarizationStrategy needs a trigger (or target_count)")
+        if self.instructions is not None and not isinstance(self.instructions, str):
+            raise TypeError("instructions must be a string")
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def _non_system_messages(self, plan: Plan) -> int:
+        system = sum(
+            plan.index.groups[g].message_count for g in system_ids(plan) if plan.untouched(g)
+        )
+        return plan.messages - system
+
+    def run(self, plan: Plan, ctx: RunContext) -> StageOutcome:
+        trigger, target = resolve(self.trigger, self.target)
+        count_style = self.target_count is not None
+        if count_style:
+            limit = (self.target_count or 0) + (self.threshold or 0)
+            trigger = Trigger("exceed", "messages", limit)
+            target = None
+        stage = Stage(plan, ctx, self.name, trigger, target)
+        if count_style:
+            fired = self._non_system_messages(plan) > limit
+            stage.trigger_values = {"non_system_messages": self._non_system_messages(plan)}
+        else:
+            fired = trigger is None or trigger(plan)
+        if not fired:
+            stage.done("skipped", 0, True)
+            return StageOutcome(False, True, target)
+
+        ix = plan.index
+        keep = protected_newest(plan, self.minimum_preserved)
+        if self.preserve_system:
+            keep |= system_ids(plan)
+        chosen: list[int] = []
+        too_big: int | None = None
+        budget = self.max_input_tokens
+        used = 0
+        retained = self._non_system_messages(plan)
+        for g in ix.groups:
+            if g.id in keep or not plan.included(g.id):
+                continue
+            if count_style and retained <= (self.target_count or 0):
+                break
+            cost = plan.group_tokens(g.id)
+            if chosen and used + cost > budget:
+                break
+            if not chosen and cost > budget:
+                too_big = cost
+                break
+            chosen.append(g.id)
+            used += cost
+            retained -= g.message_count if plan.untouched(g.id) else 1
+        if not chosen:
+            detail = "no group is eligible for summarization"
+            if too_big is not None:
+                detail = (
+                    f"the oldest eligible group ({too_big:,} tokens) exceeds "
+                    f"max_input_tokens={self.max_input_tokens:,}"
+                )
+            stage.done("target-missed", 0, False, detail)
+            return StageOutcome(True, False, target, "nothing to summarize")
+
+        msgs: list[Message] = []
+        for gid in chosen:
+            if plan.action[gid] == "collapsed":
+                msgs.append(plan.replacement[gid][0])
+            else:
+                msgs.extend(ix.messages[k] for k in ix.groups[gid].indices)
+        request = build_summary_request(
+            msgs, max_output_tokens=self.max_summary_tokens, instructions=self.instructions
+        )
+        key = ctx.summary_key(self.summarizer, request)
+        cached = ctx.summaries.get(key)
+        if cached is not None:
+            response = cached
+        elif ctx.replay_only:
+            detail = "not re-run: this would need a new summarizer call"
+            stage.done("failed", 0, False, detail)
+            return StageOutcome(True, False, target, detail)
+        else:
+            try:
+                response = self.summarizer.summarize(request)
+            except Exception as exc:  # the engine reports, it does not raise
+                detail = f"summarizer failed: {type(exc).__name__}"
+                stage.done("failed", 0, False, detail)
+                return StageOutcome(True, False, target, detail)
+            ctx.summaries[key] = response
+        text = response.text.strip() if isinstance(response.text, str) else ""
+        if response.finish_reason != FINISH_STOP or response.has_tool_call:
+            detail = f"summary incomplete (finish reason {response.finish_reason!r})"
+            stage.done("failed", 0, False, detail)
+            return StageOutcome(True, False, target, detail)
+        if not text:
+            stage.done("failed", 0, False, "summarizer returned empty text")
+            return StageOutcome(True, False, target, "empty summary")
+
+        summary = Message(role="user", parts=(TextPart(SUMMARY_PREFIX + text),))
+        first = ix.groups[chosen[0]].first
+        for gid in chosen:
+            plan.exclude(gid, self.name, "summarized", action="summarized")
+        plan.insert(
+            Insertion(
+                position=first,
+                messages=(summary,),
+                tokens=ctx.count(summary),
+                kind=GroupKind.SUMMARY,
+                strategy=self.name,
+                reason=f"summary of {len(chosen)} groups",
+                replaces=tuple(chosen),
+            )
+        )
+        # In count style the goal is to keep about ``target_count`` of the newest messages:
+        # the summary just inserted is not one of them (counting it would make every run
+        # with ``threshold`` 0 miss its target by exactly that one message).
+        met = (
+            self._non_system_messages(plan) - 1 <= (self.target_count or 0) + (self.threshold or 0)
+            if count_style
+            else (target is None or target(plan))
+        )
+        stage.done("applied" if met else "target-missed", len(chosen), met)
+        return StageOutcome(True, met, target)
+
+    def protections(self, plan: Plan) -> list[ProtectedItem]:
+        items = [
+            protection(plan, "system", system_ids(plan) if self.preserve_system else ()),
+            protection(
+                plan,
+                "minimum_preserved",
+                protected_newest(plan, self.minimum_preserved),
+                f"the newest {self.minimum_preserved} non-system groups",
+            ),
+        ]
+        return [i for i in items if i is not None]
+
+    def variants(self) -> list[Variant]:
+        # Re-running would call the model again; suggestions come from cheaper stages.
+        return []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "summarization",
+            "summarizer": type(self.summarizer).__name__,
+            "trigger": trigger_dict(self.trigger),
+            "target": trigger_dict(self.target),
+            "minimum_preserved": self.minimum_preserved,
+            "max_input_tokens": self.max_input_tokens,
+            "max_summary_tokens": self.max_summary_tokens,
+            "instructions": self.instructions,
+            "target_count": self.target_count,
+            "threshold": self.threshold,
+            "preserve_system": self.preserve_system,
+        }

@@ -1,0 +1,222 @@
+"""Tool-result collapse: replace older tool-call groups by one short assistant line each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from compactlens.engine.index import GroupKind
+from compactlens.engine.plan import Plan
+from compactlens.engine.result import ProtectedItem
+from compactlens.engine.strategies.base import (
+    RunContext,
+    StageOutcome,
+    Variant,
+    check_count,
+    countdown_variants,
+    exclude_until,
+    newest_tool_groups,
+    open_tool_stage,
+    protected_newest,
+    protection,
+    resolve,
+    trigger_dict,
+)
+from compactlens.engine.triggers import Trigger
+from compactlens.model.messages import Message, TextPart
+
+MAX_SUMMARY_CHARS = 4096
+TRUNCATION_MARKER = "... [truncated]"
+
+ToolGroupFormatter = Callable[[Sequence[Message]], str]
+
+
+def _cap(prefix: str, body: str, suffix: str, limit: int) -> str:
+    text = f"{prefix}{body}{suffix}"
+    if len(text) <= limit:
+        return text
+    room = max(0, limit - len(prefix) - len(suffix) - len(TRUNCATION_MARKER))
+    return f"{prefix}{body[:room]}{TRUNCATION_MARKER}{suffix}"
+
+
+def format_tool_results(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
+    """``[Tool results: get_weather: sunny, 18°C; search_docs: found 3 docs]``, capped."""
+    names: dict[str, str] = {}
+    for m in messages:
+        for c in m.tool_calls:
+            names[c.id] = c.name
+    labels: list[str] = []
+    for m in messages:
+        for r in m.tool_results:
+            name = names.get(r.call_id) or r.name or ""
+            # Only the first ``limit`` characters of the line can show: fold no more of
+            # the output than that (one more tells that it was cut).
+            output = fold_whitespace_prefix(r.output, limit + 1)
+            if len(output) > limit:
+                labels.append(f"{name}: {output}" if name else output)
+            else:
+                labels.append(f"{name}: {output}".strip() if name else output)
+    body = "; ".join(labels) if labels else "no results"
+    return _cap("[Tool results: ", body, "]", limit)
+
+
+def fold_whitespace_prefix(text: str, n: int) -> str:
+    """``" ".join(text.split())[:n]`` without folding all of a long ``text``.
+
+    Folding a prefix of the text gives the same words, except that the last one may be
+    cut where the prefix ends; everything before that word is exact. The prefix grows
+    until the exact part holds ``n`` characters.
+    """
+    size = 2 * n + 64
+    while size < len(text):
+        folded = " ".join(text[:size].split())
+        if not text[size].isspace():
+            cut = folded.rfind(" ")
+            folded = folded[:cut] if cut >= 0 else ""
+        if len(folded) >= n:
+            return folded[:n]
+        size *= 2
+    return " ".join(text.split())[:n]
+
+
+def format_tool_names(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
+    """``[Tool calls: get_weather, search_docs]``: names only, capped."""
+    names = [c.name for m in messages for c in m.tool_calls]
+    if not names:
+        names = [r.name or r.call_id for m in messages for r in m.tool_results]
+    return _cap("[Tool calls: ", ", ".join(names) or "none", "]", limit)
+
+
+FORMATTERS: dict[str, Callable[[Sequence[Message], int], str]] = {
+    "results": format_tool_results,
+    "names": format_tool_names,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultCompactionStrategy:
+    """Collapse older tool-call groups into one assistant message each.
+
+    The newest ``keep_last_tool_call_groups`` tool-call groups stay verbatim. With a
+    ``trigger``, groups are collapsed oldest first until the ``target`` holds and
+    the newest ``minimum_preserved`` non-system groups are never touched; without
+    one (the reference Python style), every eligible group is collapsed. The
+    ``formatter`` is ``"results"`` (default), ``"names"`` or a callable taking the
+    group's messages. Collapsing again is a no-op: collapsed lines are plain text.
+    With ``skip_if_larger`` (default) a group whose collapsed line would cost more
+    tokens than the group itself is left verbatim (the stage event says how many).
+    """
+
+    trigger: Trigger | None = None
+    target: Trigger | None = None
+    keep_last_tool_call_groups: int = 1
+    minimum_preserved: int = 2
+    formatter: str | ToolGroupFormatter = "results"
+    max_chars: int = MAX_SUMMARY_CHARS
+    skip_if_larger: bool = True
+    label: str = "tool_result_collapse"
+
+    def __post_init__(self) -> None:
+        check_count(self.keep_last_tool_call_groups, "keep_last_tool_call_groups")
+        check_count(self.minimum_preserved, "minimum_preserved")
+        check_count(self.max_chars, "max_chars", minimum=len(TRUNCATION_MARKER) + 16)
+        if isinstance(self.formatter, str) and self.formatter not in FORMATTERS:
+            raise ValueError(f"formatter must be one of {sorted(FORMATTERS)} or a callable")
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    def _format(self, messages: Sequence[Message]) -> str:
+        if isinstance(self.formatter, str):
+            return FORMATTERS[self.formatter](messages, self.max_chars)
+        text = self.formatter(messages)
+        if not isinstance(text, str):
+            raise TypeError("a tool-group formatter must return a string")
+        return text
+
+    def _protected(self, plan: Plan) -> tuple[set[int], set[int]]:
+        newest_tools = newest_tool_groups(plan, self.keep_last_tool_call_groups)
+        newest = protected_newest(plan, self.minimum_preserved) if self.trigger else set()
+        return newest_tools, newest
+
+    def run(self, plan: Plan, ctx: RunContext) -> StageOutcome:
+        trigger, target = resolve(self.trigger, self.target)
+        newest_tools, newest = self._protected(plan)
+        stage, candidates, idle = open_tool_stage(
+            plan, ctx, self.name, trigger, target, newest_tools | newest, untouched_only=True
+        )
+        if idle is not None:
+            return idle
+        ix = plan.index
+
+        kept_larger = 0
+
+        def collapse(gid: int) -> bool:
+            nonlocal kept_larger
+            group = ix.groups[gid]
+            msgs = [ix.messages[k] for k in group.indices]
+            text = self._format(msgs)
+            message = Message(role="assistant", parts=(TextPart(text),))
+            tokens = ctx.count(message)
+            if self.skip_if_larger and tokens > group.tokens:
+                kept_larger += 1
+                return False
+            plan.collapse(gid, message, tokens, self.name, "older tool-call group")
+            return True
+
+        changed = exclude_until(plan, candidates, target, self.name, "", step=collapse)
+        met = target is None or target(plan)
+        detail = (
+            f"{kept_larger} groups kept verbatim: their collapsed line would be larger"
+            if kept_larger
+            else ""
+        )
+        if trigger is None and not changed:
+            stage.done("skipped", 0, True, detail)
+            return StageOutcome(False, True, None)
+        stage.done("applied" if met else "target-missed", changed, met, detail)
+        return StageOutcome(True, met, target)
+
+    def protections(self, plan: Plan) -> list[ProtectedItem]:
+        newest_tools, newest = self._protected(plan)
+        items = [
+            protection(
+                plan,
+                "keep_last_tool_call_groups",
+                newest_tools,
+                f"the newest {self.keep_last_tool_call_groups} tool-call groups stay verbatim",
+            ),
+            protection(plan, "minimum_preserved", newest, "the newest non-system groups"),
+            protection(
+                plan,
+                "not_a_tool_call",
+                [g.id for g in plan.index.groups if g.kind is not GroupKind.TOOL_CALL],
+                "this strategy only collapses tool-call groups",
+            ),
+        ]
+        return [i for i in items if i is not None]
+
+    def variants(self) -> list[Variant]:
+        out = countdown_variants(
+            self, "keep_last_tool_call_groups", self.keep_last_tool_call_groups
+        )
+        out.extend(countdown_variants(self, "minimum_preserved", self.minimum_preserved))
+        if self.formatter == "results":
+            out.append(
+                Variant("formatter='names'", "formatter", "names", replace(self, formatter="names"))
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "tool_result_collapse",
+            "trigger": trigger_dict(self.trigger),
+            "target": trigger_dict(self.target),
+            "keep_last_tool_call_groups": self.keep_last_tool_call_groups,
+            "minimum_preserved": self.minimum_preserved,
+            "formatter": self.formatter if isinstance(self.formatter, str) else "custom",
+            "max_chars": self.max_chars,
+            "skip_if_larger": self.skip_if_larger,
+        }

@@ -1,0 +1,79 @@
+"""The message model every other package builds on: messages and parts, their canonical
+JSON, token counting (estimates and offline tiktoken), errors and shared validation.
+
+Imports nothing else from compactlens.
+"""
+
+from compactlens.model.errors import TranscriptError
+from compactlens.model.messages import (
+    ROLES,
+    SUMMARY_PREFIX,
+    ApprovalRequestPart,
+    ApprovalResponsePart,
+    MediaPart,
+    Message,
+    OpaquePart,
+    Part,
+    ReasoningPart,
+    Role,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    message_text,
+    part_text,
+    text_message,
+)
+from compactlens.model.serialize import (
+    message_from_dict,
+    message_to_dict,
+    messages_to_json,
+    part_from_dict,
+    part_to_dict,
+)
+from compactlens.model.tokens import (
+    CharEstimator,
+    EncodingUnavailableError,
+    TiktokenTokenizer,
+    Tokenizer,
+    count_messages,
+    estimate_message_tokens,
+    make_tokenizer,
+    tokenizer_name,
+    utf16_length,
+)
+from compactlens.model.validation import check_int
+
+__all__ = [
+    "ROLES",
+    "SUMMARY_PREFIX",
+    "ApprovalRequestPart",
+    "ApprovalResponsePart",
+    "CharEstimator",
+    "EncodingUnavailableError",
+    "MediaPart",
+    "Message",
+    "OpaquePart",
+    "Part",
+    "ReasoningPart",
+    "Role",
+    "TextPart",
+    "TiktokenTokenizer",
+    "Tokenizer",
+    "ToolCallPart",
+    "ToolResultPart",
+    "TranscriptError",
+    "check_int",
+    "count_messages",
+    "estimate_message_tokens",
+    "make_tokenizer",
+    "message_from_dict",
+    "message_text",
+    "message_to_dict",
+    "messages_to_json",
+    "part_from_dict",
+    "part_text",
+    "part_to_dict",
+    "text_message",
+    "tokenizer_name",
+    "utf16_length",
+]
