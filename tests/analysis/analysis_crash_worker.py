@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from compactlens.analysis.corpus import CorpusRow, process_file
+from compactlens.analysis import CorpusRow
+from compactlens.analysis.corpus import process_file
 
 
 def crash_on_poison(path: str, key: str, config: dict[str, Any]) -> CorpusRow:

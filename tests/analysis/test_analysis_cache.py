@@ -9,29 +9,28 @@ import pytest
 from analysis_helpers import estimate, small_transcript
 
 from compactlens import (
+    CharEstimator,
     SelectiveToolCallCompactionStrategy,
     SlidingWindowStrategy,
     SummarizationStrategy,
     ToolResultCompactionStrategy,
     TruncationStrategy,
+    analyze,
     apply_compaction,
-    text_message,
+    compact,
     tokens_exceed,
 )
 from compactlens.analysis import (
     DEFAULT_PRICES,
     ModelPrices,
-    analyze,
     cache_impact,
     common_prefix,
     estimate_cost,
     price_table,
     prices_for,
 )
-from compactlens.compact import compact
-from compactlens.summarizers.base import Usage
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.tokens import CharEstimator
+from compactlens.model import text_message
+from compactlens.summarizers import FakeSummarizer, Usage
 
 SYSTEM_TOKENS = estimate("system", "You are a careful support agent.")
 

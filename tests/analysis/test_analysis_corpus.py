@@ -9,19 +9,11 @@ from typing import Any
 
 import pytest
 
-from compactlens import apply_compaction
-from compactlens.analysis import (
-    CorpusConfig,
-    CorpusRow,
-    analyze,
-    read_rows,
-    run_corpus_report,
-    write_rows,
-)
-from compactlens.analysis.cli_report import main as report_main
+from compactlens import analyze, apply_compaction, strategy_from_config
+from compactlens.analysis import CorpusConfig, CorpusRow, read_rows, run_corpus_report, write_rows
 from compactlens.analysis.corpus import COLUMNS, render_html
-from compactlens.strategies.config import strategy_from_config
-from compactlens.wire import from_caller
+from compactlens.cli.report import main as report_main
+from compactlens.formats import from_caller
 
 STRATEGY_CONFIG: dict[str, Any] = {
     "strategy": {

@@ -9,15 +9,16 @@ from compactlens import (
     SummarizationStrategy,
     ToolResultCompactionStrategy,
     TruncationStrategy,
+    analyze,
     apply_compaction,
-    text_message,
+    compact,
     tokens_exceed,
 )
-from compactlens.analysis import analyze, extract_facts, fact_survival
+from compactlens.analysis import extract_facts, fact_survival
 from compactlens.analysis.facts import latest_user_request
-from compactlens.compact import compact
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
+from compactlens.model import text_message
+from compactlens.summarizers import FakeSummarizer
 
 
 def facts_of(text: str, role: str = "user") -> list[tuple[str, str]]:
@@ -242,8 +243,9 @@ def test_fact_survival_checks_whitespace_normalized_text() -> None:
 
 
 def test_the_absence_prefilter_agrees_with_a_plain_search() -> None:
-    from compactlens.analysis.facts import Fact, check_facts, searchable_text
-    from compactlens.messages import text_message
+    from compactlens.analysis import Fact
+    from compactlens.analysis.facts import check_facts, searchable_text
+    from compactlens.model import text_message
 
     kept = [
         text_message("user", "order ORD-778812 ships to /srv/app/config.yaml on 2024-03-05"),

@@ -9,10 +9,11 @@ from analysis_helpers import assistant, call, result, small_transcript, system, 
 from compactlens import (
     ToolResultCompactionStrategy,
     TruncationStrategy,
+    analyze,
     apply_compaction,
     tokens_exceed,
 )
-from compactlens.analysis import analyze, check_protocol
+from compactlens.analysis import check_protocol
 
 
 def kinds(messages: list[Any], provider: str | None = None) -> set[tuple[str, str, int]]:

@@ -14,14 +14,15 @@ from compactlens import (
     PipelineStrategy,
     ToolResultCompactionStrategy,
     TruncationStrategy,
+    analyze,
     apply_compaction,
+    compact,
     tokens_exceed,
 )
-from compactlens.analysis import JUDGE_LABEL, CompactionReport, analyze
+from compactlens.analysis import JUDGE_LABEL, CompactionReport
 from compactlens.analysis.judge import judge_request, parse_score
-from compactlens.compact import compact
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
+from compactlens.summarizers import FakeSummarizer
 
 STRATEGY = PipelineStrategy(
     ToolResultCompactionStrategy(trigger=tokens_exceed(60), keep_last_tool_call_groups=0),

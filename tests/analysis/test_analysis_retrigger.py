@@ -16,23 +16,23 @@ from compactlens import (
     SlidingWindowStrategy,
     TokenBudgetComposedStrategy,
     ToolResultCompactionStrategy,
+    Trigger,
     TruncationStrategy,
+    analyze,
     apply_compaction,
     messages_exceed,
-    tokens_at_most,
     tokens_exceed,
     turns_exceed,
 )
 from compactlens.analysis import (
     Growth,
     HistoryMetrics,
-    analyze,
     estimate_retrigger,
     growth_from_index,
     strategy_triggers,
 )
-from compactlens.triggers import Trigger
-from compactlens.wire import from_caller
+from compactlens.engine import tokens_at_most
+from compactlens.formats import from_caller
 
 TURNS = 20
 
@@ -124,8 +124,8 @@ def test_context_window_fraction_warning() -> None:
 
 
 def test_compact_results_default_to_their_target_as_trigger() -> None:
-    from compactlens.compact import compact
-    from compactlens.summarizers.testing import FakeSummarizer
+    from compactlens import compact
+    from compactlens.summarizers import FakeSummarizer
 
     wire = constant_growth_transcript()
     res = compact(wire, summarizer=FakeSummarizer("s"), target_tokens=600)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 from apptest_helpers import coding_agent, unresolved
 
-from compactlens import CharEstimator, MessageIndex
-from compactlens.strategies.config import strategy_from_config
-from compactlens.summarizers.extractive import ExtractiveSummarizer
-from compactlens.wire import from_caller
+from compactlens import CharEstimator, ExtractiveSummarizer, MessageIndex, strategy_from_config
+from compactlens.formats import from_caller
 from compactlens_inspector.config import (
     PRESETS,
     CompactSettings,
@@ -23,16 +21,9 @@ from compactlens_inspector.config import (
     sweepable_parameters,
     with_value,
 )
-from compactlens_inspector.runs import (
-    budget_parts,
-    decision_views,
-    make_summarizer,
-    redact,
-    run_config,
-    summary_ranges,
-    timeline_events,
-)
+from compactlens_inspector.runs import budget_parts, make_summarizer, redact, run_config
 from compactlens_inspector.safety import md_escape, neutralize_markdown
+from compactlens_inspector.views import decision_views, summary_ranges, timeline_events
 
 
 def _index(messages: list[dict] | None = None) -> MessageIndex:
@@ -47,12 +38,11 @@ def test_every_preset_builds_and_round_trips_through_the_url(name: str) -> None:
         strategy_from_config(config.strategy_config(), summarizer=ExtractiveSummarizer())
 
 
-@pytest.mark.parametrize("compact", [True, False])
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_every_preset_honours_the_budget(name: str, compact: bool) -> None:
+def test_every_preset_honours_the_budget(name: str) -> None:
     """Over ``budget`` tokens it compacts, down to ``budget`` (context_window: 80% -> 50%)."""
     for budget in (1234, 56789):
-        config = preset(name, budget, compact_available=compact)
+        config = preset(name, budget)
         if name == "context_window":
             assert (config.trigger_tokens, config.target_tokens) == (
                 int(budget * 0.8),

@@ -12,18 +12,12 @@ import pytest
 from apptest_helpers import coding_agent
 
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
 from compactlens_inspector import figures
 from compactlens_inspector.config import SummarizerSettings, preset
-from compactlens_inspector.runs import (
-    budget_parts,
-    make_summarizer,
-    replay_session,
-    run_config,
-    sweep_point,
-    sweep_values,
-    timeline_events,
-)
+from compactlens_inspector.replay import replay_session
+from compactlens_inspector.runs import budget_parts, make_summarizer, run_config
+from compactlens_inspector.views import sweep_point, sweep_values, timeline_events
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +137,8 @@ def test_sweep_compare_replay_and_composition(index: MessageIndex) -> None:
 def test_figures_work_from_a_plain_python_process(tmp_path: Path) -> None:
     script = tmp_path / "nb.py"
     script.write_text(
-        "from compactlens import MessageIndex, text_message\n"
+        "from compactlens import MessageIndex\n"
+        "from compactlens.model import text_message\n"
         "from compactlens_inspector.figures import tokens_per_group\n"
         "ix = MessageIndex.build([text_message('user', 'hi'), text_message('assistant', 'yo')])\n"
         "print(len(tokens_per_group(ix).to_json()) > 0)\n"

@@ -20,14 +20,18 @@ from apptest_helpers import (
     unresolved,
 )
 
-from compactlens import CharEstimator, MessageIndex
-from compactlens.analysis import DEFAULT_PRICES, analyze
-from compactlens.compact import compact
-from compactlens.engine import run_strategy
-from compactlens.strategies.config import strategy_from_config
-from compactlens.summarizers.extractive import ExtractiveSummarizer
-from compactlens.triggers import always
-from compactlens.wire import from_caller
+from compactlens import (
+    CharEstimator,
+    ExtractiveSummarizer,
+    MessageIndex,
+    analyze,
+    compact,
+    run_strategy,
+    strategy_from_config,
+)
+from compactlens.analysis import DEFAULT_PRICES
+from compactlens.engine import always
+from compactlens.formats import from_caller
 from compactlens_inspector.config import (
     CompactSettings,
     LabConfig,

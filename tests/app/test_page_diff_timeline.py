@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions, plain, texts
 
-from compactlens import CharEstimator, MessageIndex
-from compactlens.engine import run_strategy
-from compactlens.strategies.config import strategy_from_config
-from compactlens.wire import from_caller
+from compactlens import CharEstimator, MessageIndex, run_strategy, strategy_from_config
+from compactlens.formats import from_caller
 from compactlens_inspector.config import (
     CompactSettings,
     LabConfig,

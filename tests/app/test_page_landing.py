@@ -5,7 +5,7 @@ from __future__ import annotations
 from apptest_helpers import metric, metric_int, no_exceptions, plain, texts
 
 from compactlens import CharEstimator, MessageIndex
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
 from compactlens_inspector.config import LabConfig
 
 

@@ -8,7 +8,7 @@ import json
 from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
 
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
 
 
 def _counts(messages):

@@ -8,7 +8,7 @@ import re
 from apptest_helpers import XSS_TEXT, code_values, go, metric_int, no_exceptions, texts
 
 from compactlens import CharEstimator, MessageIndex
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
 
 
 def _shown_groups(at) -> int:

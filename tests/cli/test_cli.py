@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from compactlens.cli import main, message_range
-from compactlens.index import MessageIndex
-from compactlens.tokens import TiktokenTokenizer
-from compactlens.transcript import load_transcript
-from compactlens.wire import from_caller
+from compactlens import MessageIndex, TiktokenTokenizer, load_transcript
+from compactlens.cli import main
+from compactlens.cli.commands import message_range
+from compactlens.formats import from_caller
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_transcripts"
@@ -683,7 +682,13 @@ def test_subprocess_module_entry_point_and_exit_codes(tmp_path: Path) -> None:
     assert "status: cannot-fit" in proc.stdout
     assert out_file.exists()
     proc = subprocess.run(
-        [sys.executable, "-m", "compactlens.cli", "inspect", str(tmp_path / "absent.json")],
+        [
+            sys.executable,
+            "-m",
+            "compactlens.cli",
+            "inspect",
+            str(tmp_path / "absent.json"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from chat_server import ChatServer
 
-from compactlens.messages import (
+from compactlens import Message
+from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,
-    Message,
     OpaquePart,
     TextPart,
     ToolCallPart,

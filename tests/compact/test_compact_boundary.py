@@ -8,19 +8,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compactlens.boundary import analyze_boundary
-from compactlens.compact import compact
-from compactlens.messages import (
+from compactlens import Message, compact
+from compactlens.compact import analyze_boundary
+from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,
-    Message,
     OpaquePart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
 )
-from compactlens.summarizers.testing import FakeSummarizer
+from compactlens.summarizers import FakeSummarizer
 
 
 def kinds(analysis: Any, index: int) -> set[str]:

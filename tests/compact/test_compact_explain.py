@@ -6,11 +6,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from compactlens.boundary import explain_cannot_fit
-from compactlens.compact import compact, estimate_tokens
-from compactlens.index import validate_pairing
-from compactlens.messages import SUMMARY_PREFIX
-from compactlens.summarizers import ExtractiveSummarizer, FakeSummarizer
+from compactlens import (
+    ExtractiveSummarizer,
+    compact,
+    estimate_tokens,
+    explain_cannot_fit,
+    validate_pairing,
+)
+from compactlens.model import SUMMARY_PREFIX
+from compactlens.summarizers import FakeSummarizer
 from compactlens.summarizers.extractive import HEADER
 
 

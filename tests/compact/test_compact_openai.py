@@ -12,13 +12,11 @@ import openai
 import pytest
 from chat_server import ChatServer, Reply
 
-from compactlens.cancel import CancelToken, CompactionCancelled
-from compactlens.compact import acompact, compact
-from compactlens.messages import SUMMARY_PREFIX
-from compactlens.summarizers.base import Usage, message_to_dict
-from compactlens.summarizers.caching import CachingSummarizer
-from compactlens.summarizers.openai import OpenAISummarizer
-from compactlens.wire import from_caller
+from compactlens import CancelToken, OpenAISummarizer, acompact, compact
+from compactlens.compact import CompactionCancelled
+from compactlens.formats import from_caller
+from compactlens.model import SUMMARY_PREFIX, message_to_dict
+from compactlens.summarizers import CachingSummarizer, Usage
 
 BIG = 100_000
 

@@ -12,23 +12,11 @@ from typing import Any
 
 import pytest
 
-from compactlens.cancel import CancelToken, CompactionCancelled
-from compactlens.compact import (
-    MAX_SUMMARY_TOKENS,
-    acompact,
-    compact,
-    estimate_tokens,
-)
-from compactlens.errors import TranscriptError
-from compactlens.messages import SUMMARY_PREFIX, Message, TextPart
-from compactlens.summarizers.base import (
-    SummaryRequest,
-    SummaryResponse,
-    Usage,
-    message_to_dict,
-)
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens import CancelToken, Message, TranscriptError, acompact, compact, estimate_tokens
+from compactlens.compact import MAX_SUMMARY_TOKENS, CompactionCancelled
+from compactlens.formats import from_caller
+from compactlens.model import SUMMARY_PREFIX, TextPart, message_to_dict
+from compactlens.summarizers import FakeSummarizer, SummaryRequest, SummaryResponse, Usage
 
 BIG = 1_000_000
 

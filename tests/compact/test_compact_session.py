@@ -11,26 +11,31 @@ from typing import Any
 
 import pytest
 
-from compactlens.cancel import CancelToken, CompactionCancelled
-from compactlens.checkpoints import (
-    Checkpoint,
-    InMemoryCheckpointStore,
+from compactlens import (
+    CancelToken,
+    CompactionSession,
+    CompactResult,
     JsonFileCheckpointStore,
+    Message,
     SQLiteCheckpointStore,
-    prefix_digest,
+    cache_likely_cold,
+    estimate_tokens,
+    messages_exceed,
+    tokens_exceed,
 )
-from compactlens.compact import compact, estimate_tokens
-from compactlens.compact_result import CompactResult, TokenCounts
-from compactlens.messages import SUMMARY_PREFIX, Message
+from compactlens.compact import CompactionCancelled
+from compactlens.engine import SummarizationStrategy, always, tokens_at_most
+from compactlens.formats import from_caller
+from compactlens.model import SUMMARY_PREFIX
 from compactlens.session import (
+    Checkpoint,
     CheckpointRestored,
     CompactionCompleted,
-    CompactionSession,
     CompactionStarted,
+    InMemoryCheckpointStore,
 )
-from compactlens.session_triggers import cache_likely_cold, messages_exceed, tokens_exceed
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens.session.checkpoints import prefix_digest
+from compactlens.summarizers import FakeSummarizer
 
 SECRET = "TOP-SECRET-SUMMARY-TEXT"
 
@@ -242,9 +247,11 @@ def test_request_overhead_fails_before_any_model_call(b: Any) -> None:
 def test_message_target_is_target_minus_overhead(b: Any) -> None:
     seen: list[int] = []
 
-    def strategy(messages: list[Any], target: int) -> Any:
+    def strategy(target: int) -> Any:
         seen.append(target)
-        return compact(messages, summarizer=FakeSummarizer(), target_tokens=target)
+        return SummarizationStrategy(
+            FakeSummarizer(), always, tokens_at_most(target), minimum_preserved=1
+        )
 
     session = CompactionSession(
         triggers=[messages_exceed(2)], target_tokens=1000, strategy=strategy
@@ -389,28 +396,6 @@ def test_custom_count_tokens_ignores_measured_usage(b: Any) -> None:
     assert rec.events == []
     with pytest.raises(ValueError):
         session.record_usage(-1)
-
-
-def test_strategy_hook_result_like_objects(b: Any) -> None:
-    class Outcome:
-        status = "compacted"
-        messages = ({"role": "user", "content": SUMMARY_PREFIX + "by strategy"},)
-        tokens = TokenCounts(100, 10)
-        replaced_range = (0, 11)
-        usage = None
-        reason = None
-
-    rec = Recorder()
-    session = CompactionSession(
-        triggers=[messages_exceed(1)],
-        target_tokens=1000,
-        strategy=lambda msgs, target: Outcome(),
-        on_event=rec,
-    )
-    out = session.prepare(b.chat(10))
-    assert out == list(Outcome.messages)
-    assert rec.types == ["started", "completed"]
-    assert rec.events[1].tokens_after == 10
 
 
 def test_aprepare(b: Any) -> None:

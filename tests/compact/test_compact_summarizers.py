@@ -11,23 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactlens.compact import compact, estimate_tokens
-from compactlens.messages import SUMMARY_PREFIX, Message, TextPart
+from compactlens import ExtractiveSummarizer, Message, Summarizer, compact, estimate_tokens
+from compactlens.formats import from_caller
+from compactlens.model import SUMMARY_PREFIX, TextPart, message_from_dict, message_to_dict
 from compactlens.summarizers import (
     SUMMARY_PROMPT,
     CachingSummarizer,
-    ExtractiveSummarizer,
     FakeSummarizer,
-    Summarizer,
     SummaryRequest,
     SummaryResponse,
     build_summary_request,
-    message_from_dict,
-    message_to_dict,
     summarize_async,
 )
 from compactlens.summarizers.extractive import HEADER, estimated_tokens
-from compactlens.wire import from_caller
 
 
 def req(text: str = "hello", **kw: Any) -> SummaryRequest:

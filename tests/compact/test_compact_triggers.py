@@ -7,16 +7,14 @@ from typing import Any
 
 import pytest
 
-from compactlens.session_triggers import (
+from compactlens import cache_likely_cold, messages_exceed, tokens_exceed
+from compactlens.engine import describe_trigger
+from compactlens.session import (
     FIVE_MINUTES_MS,
     ONE_DAY_MS,
     ONE_HOUR_MS,
     TriggerContext,
-    cache_likely_cold,
-    describe_trigger,
     infer_cache_retention_ms,
-    messages_exceed,
-    tokens_exceed,
 )
 
 
@@ -24,8 +22,8 @@ def ctx(
     tokens: int = 0, messages: int = 0, age: float | None = None, retention: int | None = None
 ) -> TriggerContext:
     return TriggerContext(
-        messages=tuple({} for _ in range(messages)),
-        token_estimate=tokens,
+        history=tuple({} for _ in range(messages)),
+        tokens=tokens,
         cache_age_ms=age,
         cache_retention_ms=retention,
     )

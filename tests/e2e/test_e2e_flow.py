@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 from e2e_support import SAMPLES, StreamlitApp, number
 
-from compactlens.engine import apply_compaction
-from compactlens.index import MessageIndex
-from compactlens.strategies.config import strategy_from_config
-from compactlens.summarizers.extractive import ExtractiveSummarizer
-from compactlens.tokens import CharEstimator
-from compactlens.transcript import load_transcript
+from compactlens import (
+    CharEstimator,
+    ExtractiveSummarizer,
+    MessageIndex,
+    apply_compaction,
+    load_transcript,
+    strategy_from_config,
+)
 
 pytestmark = pytest.mark.e2e
 

@@ -7,9 +7,7 @@ from collections.abc import Callable
 import pytest
 from e2e_support import SAMPLES, StreamlitApp, number
 
-from compactlens.index import MessageIndex
-from compactlens.tokens import TiktokenTokenizer
-from compactlens.transcript import load_transcript
+from compactlens import MessageIndex, TiktokenTokenizer, load_transcript
 
 pytestmark = pytest.mark.e2e
 

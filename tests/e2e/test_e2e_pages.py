@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 from e2e_support import SAMPLES, StreamlitApp, number
 
-from compactlens.index import MessageIndex
-from compactlens.tokens import CharEstimator
-from compactlens.transcript import load_transcript
+from compactlens import CharEstimator, MessageIndex, load_transcript
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,7 @@ Builders return OpenAI Chat Completions wire dicts, the format the corpus uses:
 >>> convo = [system("rules"), user("hi"), calls(call("c1", "get_weather")), result("c1", "sunny")]
 
 The invariant helpers take the *input* (wire dicts or messages) and a
-:class:`~compactlens.result.CompactionResult` and raise ``AssertionError`` with a
+:class:`~compactlens.engine.result.CompactionResult` and raise ``AssertionError`` with a
 readable message when an engine promise is broken.
 """
 
@@ -39,8 +39,8 @@ from compactlens import (
     turns_exceed,
     validate_pairing,
 )
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
+from compactlens.summarizers import FakeSummarizer
 
 Wire = dict[str, Any]
 

@@ -24,10 +24,10 @@ from compactlens import (
     ToolResultCompactionStrategy,
     TruncationStrategy,
     apply_compaction,
-    tokens_at_most,
     tokens_exceed,
 )
-from compactlens.summarizers.testing import FakeSummarizer
+from compactlens.engine import tokens_at_most
+from compactlens.summarizers import FakeSummarizer
 
 # --------------------------------------------------------------------------- pipeline
 

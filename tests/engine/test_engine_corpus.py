@@ -25,8 +25,8 @@ from compactlens import (
     run_strategy,
     tokens_exceed,
 )
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
+from compactlens.summarizers import FakeSummarizer
 
 #: Fractions of a transcript's token count used as limits.
 FRACTIONS = (0.9, 0.5, 0.1)

@@ -9,7 +9,7 @@ import pytest
 from strategies_helpers import assistant, user
 
 from compactlens import TruncationStrategy, apply_compaction, load_transcript, tokens_exceed
-from compactlens.gc_pause import gc_paused
+from compactlens.model.gc_pause import gc_paused
 
 
 class _Spy:

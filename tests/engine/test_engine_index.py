@@ -18,14 +18,9 @@ from strategies_helpers import (
     weather_transcript,
 )
 
-from compactlens import (
-    SUMMARY_PREFIX,
-    GroupKind,
-    MessageIndex,
-    text_message,
-    validate_pairing,
-)
-from compactlens.messages import message_text
+from compactlens import MessageIndex, validate_pairing
+from compactlens.engine import GroupKind
+from compactlens.model import SUMMARY_PREFIX, message_text, text_message
 
 
 def kinds(index: MessageIndex) -> list[str]:

@@ -16,18 +16,17 @@ from strategies_helpers import (
 )
 
 from compactlens import (
-    GroupKind,
     MessageIndex,
-    Plan,
     TokenBudgetComposedStrategy,
     TruncationStrategy,
     apply_compaction,
     run_strategy,
-    text_message,
     tokens_exceed,
     validate_pairing,
 )
-from compactlens.wire import from_caller
+from compactlens.engine import GroupKind, Plan
+from compactlens.formats import from_caller
+from compactlens.model import text_message
 
 SETTINGS = settings(
     max_examples=150,

@@ -41,11 +41,11 @@ from compactlens import (
     apply_compaction_async,
     run_strategy,
     strategy_from_config,
-    tokens_at_most,
     tokens_exceed,
 )
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens.engine import tokens_at_most
+from compactlens.formats import from_caller
+from compactlens.summarizers import FakeSummarizer
 
 
 def all_strategies(limit: int) -> dict[str, Callable[[], Strategy]]:

@@ -20,8 +20,6 @@ from strategies_helpers import (
 )
 
 from compactlens import (
-    SUMMARY_PREFIX,
-    GroupKind,
     Message,
     MessageIndex,
     SummarizationStrategy,
@@ -29,8 +27,9 @@ from compactlens import (
     messages_exceed,
     tokens_exceed,
 )
-from compactlens.summarizers.base import SummaryRequest
-from compactlens.summarizers.testing import FakeSummarizer
+from compactlens.engine import GroupKind
+from compactlens.model import SUMMARY_PREFIX
+from compactlens.summarizers import FakeSummarizer, SummaryRequest
 
 
 def test_summary_replaces_older_groups_where_the_first_stood() -> None:

@@ -32,10 +32,10 @@ from compactlens import (
     run_strategy,
     tokens_exceed,
 )
-from compactlens import tokens as tokens_module
-from compactlens.messages import message_text
-from compactlens.summarizers.testing import FakeSummarizer
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
+from compactlens.model import message_text
+from compactlens.model import tokens as tokens_module
+from compactlens.summarizers import FakeSummarizer
 
 SAMPLES = [
     "hello world",

@@ -29,7 +29,7 @@ from compactlens import (
     tokens_exceed,
     validate_pairing,
 )
-from compactlens.wire import from_caller
+from compactlens.formats import from_caller
 
 
 def contents(messages: Sequence[dict[str, object]]) -> list[object]:
@@ -267,13 +267,13 @@ def test_invalid_parameters(kwargs: dict[str, object]) -> None:
     n=st.integers(min_value=1, max_value=120),
 )
 def test_folding_a_prefix_equals_folding_everything(text: str, n: int) -> None:
-    from compactlens.strategies.tool_results import fold_whitespace_prefix
+    from compactlens.engine.strategies.tool_results import fold_whitespace_prefix
 
     assert fold_whitespace_prefix(text, n) == " ".join(text.split())[:n]
 
 
 def test_collapsed_line_of_a_huge_spaced_output_is_unchanged_by_the_prefix_fold() -> None:
-    from compactlens.strategies.tool_results import format_tool_results
+    from compactlens.engine import format_tool_results
 
     output = ("word \n\n   " * 50_000) + "tail"
     msgs = from_caller([calls(call("a", "dump")), result("a", output)]).messages

@@ -7,21 +7,18 @@ from dataclasses import dataclass
 import pytest
 from strategies_helpers import index_of, tool_chat, weather_transcript
 
-from compactlens import (
+from compactlens import Trigger, messages_exceed, tokens_exceed, turns_exceed
+from compactlens.engine import (
     Plan,
-    Trigger,
     all_of,
     always,
     any_of,
     groups_exceed,
     has_tool_calls,
-    messages_exceed,
     never,
     not_,
     tokens_at_most,
     tokens_below,
-    tokens_exceed,
-    turns_exceed,
 )
 
 
@@ -185,7 +182,7 @@ def test_triggers_read_plan_metrics() -> None:
 
 
 def test_plan_metrics_follow_exclusions_and_collapses() -> None:
-    from compactlens import text_message
+    from compactlens.model import text_message
 
     index = index_of(tool_chat(3))
     plan = Plan(index)

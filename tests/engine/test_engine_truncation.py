@@ -26,10 +26,10 @@ from compactlens import (
     apply_compaction,
     messages_exceed,
     run_strategy,
-    tokens_at_most,
     tokens_exceed,
     turns_exceed,
 )
+from compactlens.engine import tokens_at_most
 
 
 def excluded_ids(res: object) -> list[int]:

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from compactlens.messages import Message, ReasoningPart
+from compactlens import Message
+from compactlens.model import ReasoningPart
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = REPO_ROOT / "tests" / "fixtures" / "formats"

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from formats_support import FIXTURE_FORMATS, FIXTURES, conversation, norm_args
 
-from compactlens.errors import TranscriptError
-from compactlens.formats import FORMATS
-from compactlens.formats.base import ConversionWarning
-from compactlens.messages import Message, TextPart
-from compactlens.transcript import convert_file, dump_transcript, load_transcript
+from compactlens import Message, TranscriptError, dump_transcript, load_transcript
+from compactlens.formats import FORMATS, ConversionWarning
+from compactlens.model import TextPart
+from compactlens.transcript import convert_file
 
 TARGETS = sorted(FORMATS)
 

@@ -21,8 +21,8 @@ from formats_support import (
     require_corpus,
 )
 
+from compactlens import dump_transcript, load_transcript
 from compactlens.formats import FORMATS
-from compactlens.transcript import dump_transcript, load_transcript
 
 #: Original formats compactlens does not read (the test says so and skips): none today.
 UNSUPPORTED_ORIGINALS: dict[str, str] = {}

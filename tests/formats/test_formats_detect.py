@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from compactlens.errors import TranscriptError
+from compactlens import TranscriptError, load_transcript
 from compactlens.formats.detect import PRIORITY, detect, marks_of
-from compactlens.transcript import load_transcript
 
 PLAIN = [
     {"role": "user", "content": "Hi"},

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from compactlens.errors import TranscriptError
-from compactlens.transcript import load_transcript
+from compactlens import TranscriptError, load_transcript
 
 
 def error_of(src: Any, format: str | None = None, **limits: Any) -> TranscriptError:

@@ -10,21 +10,19 @@ from typing import Any
 import pytest
 from formats_support import FIXTURE_FORMATS, FIXTURES, parse_dump, read_json_or_lines
 
-from compactlens.formats import FORMATS, get_format
+from compactlens import Message, Transcript, dump_transcript, load_transcript
+from compactlens.formats import FORMATS, from_caller, get_format
 from compactlens.formats.base import META_CONTAINER_KEY, META_POSITIONS
-from compactlens.messages import (
+from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,
-    Message,
     OpaquePart,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
 )
-from compactlens.transcript import Transcript, dump_transcript, load_transcript
-from compactlens.wire import from_caller
 
 FIXTURE_NAMES = sorted(FIXTURE_FORMATS)
 

@@ -15,9 +15,8 @@ from formats_support import FIXTURE_FORMATS, FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compactlens.errors import TranscriptError
+from compactlens import Transcript, TranscriptError, dump_transcript, load_transcript
 from compactlens.formats import FORMATS
-from compactlens.transcript import Transcript, dump_transcript, load_transcript
 
 FUZZ = settings(
     max_examples=100,

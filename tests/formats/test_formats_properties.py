@@ -16,10 +16,11 @@ from formats_support import norm_args
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compactlens import dump_transcript, load_transcript
 from compactlens.formats import FORMATS, get_format
 from compactlens.formats.base import META_CONTAINER_KEY
 from compactlens.formats.canonical import part_to_dict
-from compactlens.messages import (
+from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,
@@ -29,7 +30,6 @@ from compactlens.messages import (
     ToolCallPart,
     ToolResultPart,
 )
-from compactlens.transcript import dump_transcript, load_transcript
 
 SETTINGS = settings(
     max_examples=100,

@@ -38,10 +38,21 @@ PRESET_NAMES = (
 TOKENIZER_NAMES = ("estimate", "o200k_base")
 BUDGET_FRACTIONS = (("half", 0.5), ("tenth", 0.1))
 
-if str(HERE.parent) not in sys.path:
-    sys.path.insert(0, str(HERE.parent))
 
-from conftest import corpus_path  # noqa: E402
+def _tests_conftest() -> Any:
+    """The suite's root conftest (where the corpus is), loaded by path under its own name."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "_compactlens_tests_root", HERE.parent / "conftest.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus_path = _tests_conftest().corpus_path
 
 
 def transcript_files() -> list[tuple[str, Path]]:
@@ -77,7 +88,8 @@ def digest(text: str) -> str:
 
 def _cases_for(prefix: str, path: Path) -> Iterator[tuple[str, Callable[[], Any]]]:
     """(case id, a function that returns the JSON-able value) for one transcript."""
-    from compactlens import analyze_boundary, validate_pairing
+    from compactlens import validate_pairing
+    from compactlens.compact import analyze_boundary
     from compactlens_inspector.config import SummarizerSettings, nice_budget, preset
     from compactlens_inspector.loader import parse_transcript
     from compactlens_inspector.runs import build_index, make_summarizer, run_config
@@ -130,7 +142,8 @@ def _one_shot_cases(prefix: str, messages: Any) -> Iterator[tuple[str, Callable[
 def _replay_cases(prefix: str, path: Path) -> Iterator[tuple[str, Callable[[], Any]]]:
     from compactlens_inspector.config import SummarizerSettings, nice_budget, preset
     from compactlens_inspector.loader import parse_transcript
-    from compactlens_inspector.runs import build_index, make_summarizer, replay_session
+    from compactlens_inspector.replay import replay_session
+    from compactlens_inspector.runs import build_index, make_summarizer
 
     index = build_index(parse_transcript(path.read_bytes(), path.name).messages, "estimate")
     budget = nice_budget(index.total_tokens, 0.3)

@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from golden_cases import GOLDEN_FILE, REPO, all_cases, digest, stable_json
-
-from conftest import corpus_path
+from golden_cases import GOLDEN_FILE, REPO, all_cases, corpus_path, digest, stable_json
 
 ARTIFACTS = REPO / "test-artifacts" / "golden"
 

@@ -16,9 +16,7 @@ import pytest
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from compactlens.index import MessageIndex
-from compactlens.tokens import CharEstimator
-from compactlens.transcript import load_transcript
+from compactlens import CharEstimator, MessageIndex, load_transcript
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO_ROOT / "examples" / "inspect.ipynb"

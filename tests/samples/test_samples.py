@@ -14,13 +14,19 @@ from typing import Any
 
 import pytest
 
-from compactlens.engine import apply_compaction
-from compactlens.index import MessageIndex
-from compactlens.messages import Message, ReasoningPart
-from compactlens.strategies import SlidingWindowStrategy, TruncationStrategy
-from compactlens.tokens import CharEstimator, TiktokenTokenizer
-from compactlens.triggers import tokens_at_most, tokens_exceed
-from compactlens.wire import from_caller
+from compactlens import (
+    CharEstimator,
+    Message,
+    MessageIndex,
+    SlidingWindowStrategy,
+    TiktokenTokenizer,
+    TruncationStrategy,
+    apply_compaction,
+    tokens_exceed,
+)
+from compactlens.engine import tokens_at_most
+from compactlens.formats import from_caller
+from compactlens.model import ReasoningPart
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 FILES = sorted(SAMPLES.glob("*.json"))

@@ -9,15 +9,14 @@ from typing import Any
 import pytest
 
 from compactlens import (
+    CompactionSession,
     SlidingWindowStrategy,
     TruncationStrategy,
     tokens_exceed,
     turns_exceed,
     validate_pairing,
 )
-from compactlens.session import CompactionSession
-from compactlens.session_strategy import engine_strategy
-from compactlens.summarizers.testing import FakeSummarizer
+from compactlens.summarizers import FakeSummarizer
 
 
 def _history(turns: int) -> list[dict[str, Any]]:
@@ -47,7 +46,7 @@ def test_engine_turn_trigger_fires_in_a_session() -> None:
     session = CompactionSession(
         triggers=[turns_exceed(5)],
         target_tokens=100_000,
-        strategy=engine_strategy(SlidingWindowStrategy(keep_last_turns=3)),
+        strategy=SlidingWindowStrategy(keep_last_turns=3),
         on_event=events.append,
     )
     small = _history(5)
@@ -61,15 +60,13 @@ def test_engine_turn_trigger_fires_in_a_session() -> None:
     assert out[0] is big[0]  # the system message is the caller's own object
 
 
-def test_engine_strategy_hook_follows_the_session_target() -> None:
+def test_strategy_factory_follows_the_session_target() -> None:
     history = _history(30)
     before = copy.deepcopy(history)
     session = CompactionSession(
         triggers=[tokens_exceed(5_000)],
         target_tokens=3_000,
-        strategy=engine_strategy(
-            lambda target: TruncationStrategy(tokens_exceed(target), minimum_preserved=2)
-        ),
+        strategy=lambda target: TruncationStrategy(tokens_exceed(target), minimum_preserved=2),
     )
     out = session.prepare(history)
     assert history == before
@@ -88,7 +85,7 @@ def test_engine_strategy_that_cannot_fit_reports_protected_history() -> None:
     session = CompactionSession(
         triggers=[tokens_exceed(1_000)],
         target_tokens=900,
-        strategy=engine_strategy(TruncationStrategy(tokens_exceed(900), minimum_preserved=32)),
+        strategy=TruncationStrategy(tokens_exceed(900), minimum_preserved=32),
         on_event=events.append,
     )
     history = _history(10)
