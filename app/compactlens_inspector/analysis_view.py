@@ -12,20 +12,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from compactlens import CharEstimator, MessageIndex, Tokenizer, Trigger, analyze, tokens_exceed
 from compactlens.analysis import (
     DEFAULT_MODEL,
     DEFAULT_PRICES,
     CompactionReport,
     ModelPrices,
-    analyze,
+    latest_user_request,
     prices_for,
 )
-from compactlens.analysis.facts import latest_user_request
-from compactlens.index import MessageIndex
-from compactlens.tokens import CharEstimator, Tokenizer
-from compactlens.triggers import Trigger, always, tokens_exceed
+from compactlens.engine import always, memo_tokenizer
 from compactlens_inspector.config import LabConfig
-from compactlens_inspector.runs import RunOutcome, memo_tokenizer, render_message
+from compactlens_inspector.runs import RunOutcome
+from compactlens_inspector.views import render_message
 
 #: The columns of the editable price table, in order (USD per million tokens).
 PRICE_COLUMNS: tuple[str, ...] = ("input", "cached_input", "cache_write", "output")

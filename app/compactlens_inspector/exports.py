@@ -11,8 +11,8 @@ import json
 from pathlib import PurePath
 from typing import Any
 
+from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport
-from compactlens.index import MessageIndex
 from compactlens_inspector.analysis_view import AnalysisSettings
 from compactlens_inspector.analysis_view import analysis_json as _analysis_json
 from compactlens_inspector.config import LabConfig, SummarizerSettings

@@ -13,8 +13,8 @@ from html import escape
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
-from compactlens.analysis import CompactionReport
-from compactlens.index import MessageIndex
+from compactlens import MessageIndex
+from compactlens.analysis import CompactionReport, unique_protections
 from compactlens_inspector import figures
 from compactlens_inspector.analysis_view import (
     AnalysisSettings,
@@ -27,14 +27,12 @@ from compactlens_inspector.analysis_view import (
 )
 from compactlens_inspector.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.loader import LoadedTranscript
-from compactlens_inspector.runs import (
-    RunOutcome,
-    budget_parts,
+from compactlens_inspector.runs import RunOutcome, budget_parts
+from compactlens_inspector.views import (
     decision_views,
     render_message,
     summary_ranges,
     timeline_events,
-    unique_protections,
 )
 
 PREVIEW_CHARS = 400

@@ -28,9 +28,9 @@ def safe_base_url(url: str) -> str:
 
 def _tokenizer_code(tokenizer: str) -> tuple[str, str]:
     if tokenizer == "estimate":
-        return "from compactlens.tokens import CharEstimator", "tokenizer = CharEstimator()"
+        return "from compactlens import CharEstimator", "tokenizer = CharEstimator()"
     return (
-        "from compactlens.tokens import TiktokenTokenizer",
+        "from compactlens import TiktokenTokenizer",
         f"tokenizer = TiktokenTokenizer({tokenizer!r})",
     )
 
@@ -40,28 +40,19 @@ def _summarizer_code(settings: SummarizerSettings) -> tuple[list[str], str]:
         base = safe_base_url(settings.base_url)
         base_arg = f", base_url={base!r}" if base else ""
         return (
-            ["import os", "from compactlens.summarizers.openai import OpenAISummarizer"],
+            ["import os", "from compactlens import OpenAISummarizer"],
             f"summarizer = OpenAISummarizer(\n    {settings.model!r}{base_arg},\n"
             '    api_key=os.environ.get("OPENAI_API_KEY"),  # never hard-code a key\n)',
         )
     return (
-        ["from compactlens.summarizers.extractive import ExtractiveSummarizer"],
+        ["from compactlens import ExtractiveSummarizer"],
         "summarizer = ExtractiveSummarizer()  # extractive (offline), no model, no key",
     )
 
 
 def _loader_code() -> tuple[list[str], str]:
-    try:
-        from compactlens.transcript import load_transcript  # noqa: F401
-    except ImportError:
-        return (
-            ["import json", "from compactlens.wire import from_caller"],
-            'doc = json.loads(TRANSCRIPT.read_text(encoding="utf-8"))\n'
-            'wire = doc["messages"] if isinstance(doc, dict) else doc\n'
-            "messages = list(from_caller(wire).messages)",
-        )
     return (
-        ["from compactlens.transcript import load_transcript"],
+        ["from compactlens import load_transcript"],
         "messages = list(load_transcript(TRANSCRIPT).messages)",
     )
 
@@ -89,8 +80,8 @@ def config_to_snippet(
     body: list[str] = []
     if config.mode == "compact":
         c = config.compact
-        imports += ["from compactlens.compact import compact"]
-        imports += ["from compactlens.tokens import count_messages"]
+        imports += ["from compactlens import compact"]
+        imports += ["from compactlens.model import count_messages"]
         body += [
             f"TRANSCRIPT = Path({transcript_path!r})",
             f"TARGET_TOKENS = {c.target_tokens}",
@@ -122,8 +113,8 @@ def config_to_snippet(
         ]
     else:
         imports += [
-            "from compactlens.engine import apply_compaction",
-            "from compactlens.strategies.config import strategy_from_config",
+            "from compactlens import apply_compaction",
+            "from compactlens import strategy_from_config",
         ]
         config_text = pprint.pformat(config.strategy_config(), indent=1, width=92, sort_dicts=False)
         body += [

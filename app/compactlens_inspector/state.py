@@ -22,10 +22,9 @@ from typing import Any
 
 import streamlit as st
 
+from compactlens import MessageIndex, TranscriptError
 from compactlens.analysis import CompactionReport
-from compactlens.errors import TranscriptError
-from compactlens.index import MessageIndex
-from compactlens.summarizers.base import SummaryResponse
+from compactlens.summarizers import SummaryResponse
 from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
 from compactlens_inspector.config import (
     PRESETS,
@@ -46,15 +45,8 @@ from compactlens_inspector.loader import (
     parse_transcript,
     samples_dir,
 )
-from compactlens_inspector.runs import (
-    ReplayStep,
-    RunOutcome,
-    build_index,
-    compact_available,
-    make_summarizer,
-    replay_session,
-    run_config,
-)
+from compactlens_inspector.replay import ReplayStep, replay_session
+from compactlens_inspector.runs import RunOutcome, build_index, make_summarizer, run_config
 
 # -- session-state keys (the only ones the app stores outside widgets) -------------------------
 SOURCES = "cl_sources"
@@ -339,7 +331,7 @@ def ensure_lab(source: LoadedTranscript | None) -> LabConfig:
     ix = index(source=source) if source is not None else None
     total = ix.total_tokens if ix is not None else 16000
     budget = nice_budget(total)
-    config = preset(DEFAULT_PRESET, budget, compact_available=compact_available())
+    config = preset(DEFAULT_PRESET, budget)
     set_lab(config)
     return config
 
@@ -466,7 +458,7 @@ def init_from_url() -> None:
             else:
                 ix = index()
                 budget = nice_budget(ix.total_tokens) if ix is not None else 8000
-            set_lab(preset(name, budget, compact_available=compact_available()))
+            set_lab(preset(name, budget))
         else:
             st.session_state[URL_NOTICE] = f"The link names a preset that does not exist: {name}"
     if qp.get(QP_SUMMARIZER) == "openai" and summarizer_settings().kind != "openai":

@@ -7,11 +7,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from compactlens.index import MessageIndex
-from compactlens.result import CompactionResult
+from compactlens import CompactionResult, MessageIndex
 from compactlens_inspector.components import badges
-from compactlens_inspector.runs import DecisionView, SummaryRange, render_message
 from compactlens_inspector.safety import clip, md_escape
+from compactlens_inspector.views import DecisionView, SummaryRange, render_message
 
 PREVIEW = 360
 DIFF_LIMIT = 12000

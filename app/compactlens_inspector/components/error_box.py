@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compactlens.errors import TranscriptError
+from compactlens import TranscriptError
 from compactlens_inspector.safety import md_escape
 
 

@@ -7,19 +7,18 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-from compactlens.index import MessageIndex
-from compactlens.messages import (
+from compactlens import Message, MessageIndex
+from compactlens.engine import GroupDecision
+from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
     MediaPart,
-    Message,
     OpaquePart,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
 )
-from compactlens.result import GroupDecision
 from compactlens_inspector.components import badges
 from compactlens_inspector.safety import clip, md_escape, neutralize_markdown
 

@@ -34,7 +34,6 @@ from compactlens_inspector.config import (
     trigger_choice,
     trigger_dict,
 )
-from compactlens_inspector.runs import compact_available
 from compactlens_inspector.safety import md_escape
 
 PREFIX = "sb_"
@@ -62,7 +61,7 @@ def _reseed() -> None:
 def _apply_preset() -> None:
     name = st.session_state.get("sb_preset", "reference")
     budget = int(st.session_state.get("sb_budget") or _budget_default())
-    state.set_lab(preset(name, budget, compact_available=compact_available()))
+    state.set_lab(preset(name, budget))
     _reseed()
 
 
@@ -287,10 +286,9 @@ def _compact_widgets(cfg: LabConfig) -> CompactSettings:
 def strategy_builder() -> LabConfig:
     """Render the builder in the sidebar and return the (stored) configuration."""
     cfg = state.lab()
-    has_compact = compact_available()
     with st.sidebar:
         st.subheader("Strategy", anchor=False)
-        modes = ["pipeline", "compact"] if has_compact else ["pipeline"]
+        modes = ["pipeline", "compact"]
         state.widget("sb_mode", cfg.mode if cfg.mode in modes else "pipeline")
         mode = st.segmented_control(
             "Mode",

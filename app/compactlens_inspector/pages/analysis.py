@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
 
+from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport
-from compactlens.index import MessageIndex
 from compactlens_inspector import figures, state
 from compactlens_inspector.analysis_view import (
     PRICE_COLUMNS,
@@ -33,8 +33,9 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import config_title
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import RunOutcome, render_message
+from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
+from compactlens_inspector.views import render_message
 
 MAX_FACT_CHOICES = 500
 LAST_ROW = "an_last_row"

@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compactlens.result import CompactionResult
+from compactlens import CompactionResult
+from compactlens.analysis import BudgetPart, protection_label, unique_protections
 from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import LabConfig, apply_suggestion, lower_token_triggers
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import (
-    BudgetPart,
-    budget_parts,
-    protection_label,
-    unique_protections,
-)
+from compactlens_inspector.runs import budget_parts
 from compactlens_inspector.safety import md_escape
 
 FIXES_REQUESTED = "cf_fixes_requested"

@@ -10,7 +10,6 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.config import nice_budget, preset
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import compact_available
 from compactlens_inspector.safety import md_escape
 
 DONE = "landing_done"
@@ -36,7 +35,7 @@ def _pick_sample() -> None:
 def _compact() -> None:
     budget = int(st.session_state.get("landing_budget") or 0)
     if budget > 0:
-        state.set_lab(preset("reference", budget, compact_available=compact_available()))
+        state.set_lab(preset("reference", budget))
         state.forget("sb_")
         st.session_state[DONE] = True
 

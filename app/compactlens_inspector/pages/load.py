@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compactlens.errors import TranscriptError
+from compactlens import TranscriptError
 from compactlens_inspector import state
 from compactlens_inspector.components.error_box import transcript_error
 from compactlens_inspector.components.sidebar import source_and_tokenizer

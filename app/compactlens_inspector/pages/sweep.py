@@ -17,13 +17,8 @@ from compactlens_inspector.config import (
     with_value,
 )
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import (
-    RunOutcome,
-    compact_available,
-    groups_kept,
-    sweep_point,
-    sweep_values,
-)
+from compactlens_inspector.runs import RunOutcome
+from compactlens_inspector.views import groups_kept, sweep_point, sweep_values
 
 CURRENT = "current"
 
@@ -116,11 +111,7 @@ def _compare() -> None:
         return
     outcomes: dict[str, RunOutcome] = {}
     for name in picked:
-        config = (
-            state.lab()
-            if name == CURRENT
-            else preset(name, int(budget), compact_available=compact_available())
-        )
+        config = state.lab() if name == CURRENT else preset(name, int(budget))
         outcome = state.run(config)
         if outcome is not None:
             outcomes[names[name].split(":")[0]] = outcome

@@ -14,13 +14,9 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import (
-    decisions_by_group,
-    replay_timeline,
-    session_available,
-    timeline_events,
-)
+from compactlens_inspector.replay import replay_timeline
 from compactlens_inspector.safety import md_escape
+from compactlens_inspector.views import decisions_by_group, timeline_events
 
 MAX_AFFECTED = 20
 LAST_CLICK = "timeline_last_click"
@@ -49,8 +45,6 @@ def _replay() -> None:
     how = (
         "through a `CompactionSession` (restore the checkpoint, check the triggers, compact, "
         "save the checkpoint)"
-        if session_available()
-        else "with the engine alone"
     )
     st.caption(
         f"At the end of every turn, the history so far is prepared {how}, like an agent "
@@ -92,7 +86,7 @@ def _replay() -> None:
             key="timeline_lifecycle_chart",
             config={"displaylogo": False},
         )
-    elif steps and not any(s.lifecycle for s in steps) and session_available():
+    elif steps and not any(s.lifecycle for s in steps):
         st.caption("No trigger fired at any evaluation: the session never compacted.")
     st.dataframe(
         [

@@ -12,7 +12,7 @@ from compactlens_inspector import figures, state
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import GroupFilter, decisions_by_group, filter_groups, tool_names
+from compactlens_inspector.views import GroupFilter, decisions_by_group, filter_groups, tool_names
 
 PAGE_SIZES = (25, 50, 100)
 ROLES = ("system", "developer", "user", "assistant", "tool")

@@ -1,0 +1,122 @@
+"""What every figure shares: the colours, the layout and the trigger / target lines."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+
+DECISION_COLORS: dict[str, str] = {
+    "kept": "#8DA0B6",
+    "excluded": "#E4572E",
+    "collapsed": "#F2A541",
+    "summarized": "#7B61FF",
+    "inserted": "#2BB673",
+}
+KIND_COLORS: dict[str, str] = {
+    "system": "#5C677D",
+    "user": "#1F77B4",
+    "assistant_text": "#17BECF",
+    "tool_call": "#FF7F0E",
+    "summary": "#9467BD",
+}
+KIND_LABELS: dict[str, str] = {
+    "system": "system",
+    "user": "user",
+    "assistant_text": "assistant text",
+    "tool_call": "tool call + results",
+    "summary": "summary",
+}
+ROLE_COLORS: dict[str, str] = {
+    "system": "#5C677D",
+    "developer": "#7D8597",
+    "user": "#1F77B4",
+    "assistant": "#17BECF",
+    "tool": "#FF7F0E",
+}
+STATUS_COLORS: dict[str, str] = {
+    "unchanged": "#6C757D",
+    "compacted": "#2BB673",
+    "cannot-fit": "#E4572E",
+    "error": "#B00020",
+}
+EVENT_COLORS: dict[str, str] = {
+    "started": "#1F77B4",
+    "applied": "#2BB673",
+    "skipped": "#ADB5BD",
+    "target-missed": "#F2A541",
+    "failed": "#E4572E",
+    "completed": "#2BB673",
+    "restored": "#7B61FF",
+}
+TARGET_COLOR = "#E4572E"
+TRIGGER_COLOR = "#F2A541"
+
+#: Above this many points, line charts use WebGL.
+WEBGL_POINTS = 2000
+
+
+def _layout(fig: go.Figure, title: str, *, height: int = 360, **extra: Any) -> go.Figure:
+    settings: dict[str, Any] = {
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16}},
+        "template": "plotly_white",
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 56, "b": 48},
+        "legend": {
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.0,
+            "xanchor": "right",
+            "x": 1.0,
+        },
+        "hoverlabel": {"align": "left"},
+        "font": {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 12},
+    }
+    settings.update(extra)
+    fig.update_layout(**settings)
+    return fig
+
+
+def _hline(fig: go.Figure, y: float | None, label: str, color: str, dash: str = "dash") -> None:
+    if y is None:
+        return
+    fig.add_hline(
+        y=y,
+        line={"color": color, "dash": dash, "width": 2},
+        annotation_text=f"{label}: {y:,.0f}",
+        annotation_position="top left",
+        annotation_font_color=color,
+    )
+
+
+def _trigger_target(fig: go.Figure, trigger: int | None, target: int | None) -> None:
+    """The trigger and target lines (one line when they are the same number)."""
+    if trigger is not None and trigger == target:
+        _hline(fig, target, "trigger = target", TARGET_COLOR, "dot")
+        return
+    _hline(fig, trigger, "trigger", TRIGGER_COLOR)
+    _hline(fig, target, "target", TARGET_COLOR, "dot")
+
+
+def _buckets(n: int, max_bars: int) -> list[tuple[int, int]]:
+    """Split ``range(n)`` into at most ``max_bars`` contiguous (start, stop) buckets."""
+    if n <= max_bars:
+        return [(i, i + 1) for i in range(n)]
+    size = -(-n // max_bars)
+    return [(s, min(s + size, n)) for s in range(0, n, size)]
+
+
+def _wrap(text: str, width: int = 70) -> str:
+    words = escape(text).split()
+    lines: list[str] = []
+    line = ""
+    for w in words:
+        if len(line) + len(w) + 1 > width and line:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    if line:
+        lines.append(line)
+    return "<br>".join(lines[:6])

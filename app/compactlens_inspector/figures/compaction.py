@@ -1,0 +1,171 @@
+"""Figures of one compaction: the decision map, the budget bar and the budget waterfall."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+
+from compactlens import CompactionResult
+from compactlens.analysis import BudgetPart
+from compactlens_inspector.config import ACTIONS
+from compactlens_inspector.figures._style import (
+    DECISION_COLORS,
+    KIND_LABELS,
+    TARGET_COLOR,
+    TRIGGER_COLOR,
+    _buckets,
+    _hline,
+    _layout,
+    _wrap,
+)
+
+
+def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure:
+    """Every group in order, its height its original tokens, coloured by its decision.
+
+    Hovering a bar shows the decision, the strategy and the reason. Above ``max_bars``
+    decisions, neighbours are bucketed and stacked by decision.
+    """
+    decisions = result.decisions
+    buckets = _buckets(len(decisions), max_bars)
+    bucketed = len(buckets) < len(decisions)
+    fig = go.Figure()
+    for action in ACTIONS:
+        xs: list[int] = []
+        ys: list[int] = []
+        hover: list[str] = []
+        custom: list[int] = []
+        for start, stop in buckets:
+            chunk = [d for d in decisions[start:stop] if d.action == action]
+            if not chunk:
+                continue
+            if bucketed:
+                tokens = sum(d.tokens_before or d.tokens_after for d in chunk)
+                xs.append(start)
+                ys.append(tokens)
+                custom.append(start)
+                hover.append(f"decisions {start}–{stop - 1}<br>{len(chunk)} {action}")
+                continue
+            d = chunk[0]
+            xs.append(start)
+            ys.append(d.tokens_before if d.action != "inserted" else d.tokens_after)
+            custom.append(d.group_id if d.group_id is not None else -1)
+            label = f"group {d.group_id}" if d.group_id is not None else "new group"
+            turn = "—" if d.turn is None else str(d.turn)
+            by = f" by {d.strategy}" if d.strategy else ""
+            hover.append(
+                f"<b>{action}</b>{by}<br>{label} · {KIND_LABELS.get(d.kind, d.kind)} · "
+                f"turn {turn}<br>{d.tokens_before:,} → {d.tokens_after:,} tokens"
+                f"<br>{_wrap(d.reason)}"
+            )
+        if xs:
+            fig.add_bar(
+                x=xs,
+                y=ys,
+                name=action,
+                marker_color=DECISION_COLORS[action],
+                hovertext=hover,
+                hoverinfo="text",
+                customdata=custom,
+            )
+    fig.update_layout(barmode="stack", bargap=0.0 if bucketed else 0.08)
+    fig.update_xaxes(
+        title="group, in order (new summaries in place)",
+        dtick=1 if len(decisions) <= 20 else None,
+    )
+    fig.update_yaxes(title="tokens before")
+    title = (
+        f"Decisions: {result.tokens_before:,} → {result.tokens_after:,} tokens ({result.status})"
+    )
+    return _layout(fig, title, height=320)
+
+
+def budget_bar(
+    tokens_before: int,
+    tokens_after: int,
+    target_tokens: int | None = None,
+    trigger_tokens: int | None = None,
+) -> go.Figure:
+    """Before and after as two horizontal bars against the target and trigger lines."""
+    over = target_tokens is not None and tokens_after > target_tokens
+    after_color = "#E4572E" if over else "#2BB673"
+    fig = go.Figure()
+    fig.add_bar(
+        y=["after", "before"],
+        x=[tokens_after, tokens_before],
+        orientation="h",
+        marker_color=[after_color, "#8DA0B6"],
+        text=[f"{tokens_after:,}", f"{tokens_before:,}"],
+        textposition="auto",
+        hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
+        showlegend=False,
+    )
+    lines = [
+        (target_tokens, "target", TARGET_COLOR, "dot"),
+        (trigger_tokens, "trigger", TRIGGER_COLOR, "dash"),
+    ]
+    if target_tokens is not None and target_tokens == trigger_tokens:
+        lines = [(target_tokens, "trigger = target", TARGET_COLOR, "dot")]
+    for value, label, color, dash in lines:
+        if value is not None:
+            fig.add_vline(
+                x=value,
+                line={"color": color, "dash": dash, "width": 2},
+                annotation_text=f"{label} {value:,}",
+                annotation_position="top",
+                annotation_font_color=color,
+            )
+    fig.update_xaxes(title="tokens", rangemode="tozero")
+    return _layout(fig, "Budget", height=200, margin={"l": 60, "r": 20, "t": 56, "b": 40})
+
+
+def budget_waterfall(
+    parts: Sequence[BudgetPart],
+    target_tokens: int | None,
+    *,
+    title: str = "What the history still costs, against the target",
+) -> go.Figure:
+    """A waterfall of what the compacted history costs, a total, and the target line.
+
+    The last bar is the room left under the target (green) or the overflow (red).
+    """
+    labels = [p.label for p in parts]
+    values = [p.tokens for p in parts]
+    total = sum(values)
+    measures = ["relative"] * len(parts) + ["total"]
+    labels.append("total")
+    values.append(total)
+    texts = [f"{v:,}" for v in values]
+    hover = [f"{p.label}: {p.tokens:,} tokens<br>{_wrap(p.detail)}" for p in parts]
+    hover.append(f"total: {total:,} tokens")
+    fig = go.Figure(
+        go.Waterfall(
+            x=labels,
+            y=values,
+            measure=measures,
+            text=texts,
+            textposition="outside",
+            hovertext=hover,
+            hoverinfo="text",
+            connector={"line": {"color": "#ADB5BD"}},
+            increasing={"marker": {"color": "#8DA0B6"}},
+            totals={"marker": {"color": "#1F77B4"}},
+            showlegend=False,
+        )
+    )
+    if target_tokens is not None:
+        room = target_tokens - total
+        fig.add_bar(
+            x=["room under target" if room >= 0 else "over the target"],
+            y=[abs(room)],
+            base=[total if room >= 0 else target_tokens],
+            marker_color="#2BB673" if room >= 0 else "#E4572E",
+            text=[f"{room:+,}"],
+            textposition="outside",
+            hovertemplate=("%{x}: " + f"{room:+,} tokens<extra></extra>"),
+            showlegend=False,
+        )
+        _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")
+    fig.update_yaxes(title="tokens", rangemode="tozero")
+    return _layout(fig, title, height=420)

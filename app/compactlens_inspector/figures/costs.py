@@ -1,0 +1,92 @@
+"""Figures of money: the cumulative cost of the next turns, with and without compaction."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+
+from compactlens.analysis import CostEstimate
+from compactlens_inspector.figures._style import TRIGGER_COLOR, _layout
+
+
+def usd(value: float) -> str:
+    """Dollars with enough digits for small per-turn costs."""
+    if value == 0:
+        return "$0"
+    digits = 2 if abs(value) >= 10 else 4 if abs(value) >= 0.01 else 6
+    return f"${value:,.{digits}f}"
+
+
+def cumulative_costs(cost: CostEstimate) -> tuple[list[float], list[float]]:
+    """Cumulative cost after 0..N further turns, without and with the compaction (USD).
+
+    The compaction's own cost (the summarizer call) is paid at turn 0.
+    """
+    without = [0.0]
+    with_ = [cost.compaction_cost]
+    for w, c in zip(cost.per_turn_without, cost.per_turn_with, strict=True):
+        without.append(without[-1] + w)
+        with_.append(with_[-1] + c)
+    return without, with_
+
+
+def cost_chart(cost: CostEstimate) -> go.Figure:
+    """Cumulative input cost of the next turns, with and without the compaction.
+
+    The break-even turn (when the compaction has paid for rewriting the prompt cache)
+    is marked; the title says when it never breaks even.
+    """
+    without, with_ = cumulative_costs(cost)
+    turns = list(range(len(without)))
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=turns,
+            y=without,
+            mode="lines+markers",
+            name="without compaction",
+            line={"color": "#8DA0B6", "width": 2},
+            customdata=[usd(v) for v in without],
+            hovertemplate="after turn %{x}: %{customdata}<extra>without</extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=turns,
+            y=with_,
+            mode="lines+markers",
+            name="with compaction",
+            line={"color": "#2BB673", "width": 2},
+            customdata=[usd(v) for v in with_],
+            hovertemplate="after turn %{x}: %{customdata}<extra>with</extra>",
+        )
+    )
+    turn = cost.break_even_turn
+    if turn is not None and turn <= cost.further_turns:
+        fig.add_vline(
+            x=turn,
+            line={"color": TRIGGER_COLOR, "dash": "dash", "width": 2},
+            annotation_text=f"break-even: turn {turn}",
+            annotation_position="top left",
+            annotation_font_color=TRIGGER_COLOR,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[turn],
+                y=[with_[turn]],
+                mode="markers",
+                name="break-even",
+                marker={"color": TRIGGER_COLOR, "size": 13, "symbol": "star"},
+                hovertemplate=f"break-even after turn {turn}<extra></extra>",
+            )
+        )
+    if turn is None:
+        verdict = "never breaks even at these prices"
+    elif turn > cost.further_turns:
+        verdict = f"breaks even after turn {turn}"
+    else:
+        verdict = f"saves {usd(cost.savings)}" if cost.savings >= 0 else "costs more"
+    model = f" · {cost.model}" if cost.model else ""
+    fig.update_xaxes(title="further turns", dtick=1 if cost.further_turns <= 20 else None)
+    fig.update_yaxes(title="cumulative input cost (USD)", rangemode="tozero", tickprefix="$")
+    title = f"Cost of the next {cost.further_turns} turns{model}: {verdict}"
+    return _layout(fig, title, height=360)

@@ -1,0 +1,153 @@
+"""The lab configuration: a single strategy or a pipeline of stages, or ``compact()``.
+
+A :class:`LabConfig` is what the strategy builder edits. It is plain data (JSON-able
+dicts in the shape :func:`compactlens.engine.strategies.config.strategy_from_config` reads), so
+the same value keys the result cache, goes into the URL, the exported JSON, the Python
+snippet and the HTML report. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from compactlens import Trigger
+from compactlens_inspector.stages import STAGE_TYPES, clean_stage, token_limit, trigger_tokens
+
+Mode = Literal["pipeline", "compact"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactSettings:
+    """The ``compact()`` one-shot configuration."""
+
+    target_tokens: int = 20000
+    keep_last_messages: int = 4
+    trigger_tokens: int | None = 60000
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target_tokens": self.target_tokens,
+            "keep_last_messages": self.keep_last_messages,
+            "trigger_tokens": self.trigger_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CompactSettings:
+        def as_int(key: str, default: int | None, minimum: int = 1) -> int | None:
+            value = data.get(key, default)
+            if value is None:
+                return None
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise ValueError(f"compact.{key} must be an integer >= {minimum}, got {value!r}")
+            return value
+
+        target = as_int("target_tokens", 20000)
+        keep = as_int("keep_last_messages", 4)
+        assert target is not None and keep is not None
+        return cls(target, keep, as_int("trigger_tokens", 60000))
+
+
+@dataclass(frozen=True, slots=True)
+class LabConfig:
+    """A single strategy or a pipeline of stages, or a ``compact()`` one-shot."""
+
+    stages: tuple[Mapping[str, Any], ...] = ()
+    target: Mapping[str, Any] | None = None
+    mode: Mode = "pipeline"
+    compact: CompactSettings = field(default_factory=CompactSettings)
+    label: str = ""
+
+    def strategy_config(self) -> dict[str, Any]:
+        """The compactlens strategy configuration (one stage alone, else a pipeline)."""
+        stages = [clean_stage(s) for s in self.stages]
+        if not stages:
+            raise ValueError("add at least one stage")
+        if len(stages) == 1 and self.target is None:
+            return stages[0]
+        out: dict[str, Any] = {"type": "pipeline", "strategies": stages}
+        if self.target is not None:
+            out["target"] = dict(self.target)
+        return out
+
+    @property
+    def uses_summarizer(self) -> bool:
+        return self.mode == "compact" or any(s.get("type") == "summarization" for s in self.stages)
+
+    @property
+    def target_tokens(self) -> int | None:
+        """The token target the figures draw (the pipeline's, else the last stage's)."""
+        if self.mode == "compact":
+            return self.compact.target_tokens
+        if self.target is not None:
+            return token_limit(self.target)
+        for stage in reversed(self.stages):
+            if stage.get("type") == "token_budget":
+                budget = stage.get("token_budget")
+                return int(budget) if isinstance(budget, int) else None
+            target = stage.get("target")
+            limit = token_limit(target) if target else None
+            if limit is None and target is None:
+                trig = stage.get("trigger")
+                if trig is not None and trig.get("op") == "exceed":
+                    limit = token_limit(Trigger.from_dict(dict(trig)).negate().to_dict())
+            if limit is not None:
+                return limit
+        return None
+
+    @property
+    def trigger_tokens(self) -> int | None:
+        """The first ``tokens > n`` threshold of the configuration, for the charts."""
+        if self.mode == "compact":
+            return self.compact.trigger_tokens
+        for stage in self.stages:
+            found = trigger_tokens(stage.get("trigger"))
+            if found is not None:
+                return found
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mode": self.mode}
+        if self.mode == "compact":
+            out["compact"] = self.compact.to_dict()
+        else:
+            out["stages"] = [clean_stage(s) for s in self.stages]
+            if self.target is not None:
+                out["target"] = dict(self.target)
+        if self.label:
+            out["label"] = self.label
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LabConfig:
+        if not isinstance(data, Mapping):
+            raise ValueError("a configuration must be a JSON object")
+        mode = data.get("mode", "pipeline")
+        if mode not in ("pipeline", "compact"):
+            raise ValueError(f"unknown mode {mode!r}; expected 'pipeline' or 'compact'")
+        stages_raw = data.get("stages", [])
+        if not isinstance(stages_raw, list) or not all(isinstance(s, dict) for s in stages_raw):
+            raise ValueError("stages must be a list of objects")
+        for i, s in enumerate(stages_raw):
+            if s.get("type") not in STAGE_TYPES:
+                raise ValueError(f"stages[{i}].type: unknown strategy {s.get('type')!r}")
+        target = data.get("target")
+        if target is not None and not isinstance(target, dict):
+            raise ValueError("target must be an object")
+        compact_raw = data.get("compact", {})
+        if not isinstance(compact_raw, Mapping):
+            raise ValueError("compact must be an object")
+        label = data.get("label", "")
+        return cls(
+            stages=tuple(dict(s) for s in stages_raw),
+            target=target,
+            mode=mode,
+            compact=CompactSettings.from_dict(compact_raw),
+            label=label if isinstance(label, str) else "",
+        )
+
+    def key(self) -> str:
+        """A canonical JSON string of the configuration (a cache key)."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,88 @@
+"""Preset lab configurations, each sized to a token budget."""
+
+from __future__ import annotations
+
+import math
+
+from compactlens_inspector.lab_config import CompactSettings, LabConfig
+from compactlens_inspector.stages import default_stage, trigger_dict
+
+
+def nice_budget(total_tokens: int, fraction: float = 0.5) -> int:
+    """A round token budget near ``fraction`` of ``total_tokens`` (at least 100)."""
+    raw = max(100.0, total_tokens * fraction)
+    magnitude = 10 ** max(0, int(math.log10(raw)) - 1)
+    return max(100, int(round(raw / magnitude) * magnitude))
+
+
+PRESETS: dict[str, str] = {
+    "reference": "Reference pipeline: tool-result collapse, summarization, sliding window, "
+    "truncation",
+    "compact": "compact(): one summary when over the budget, keep the last 4 messages",
+    "context_window": "Context window: compact at 80% of the window, down to 50%",
+    "truncation": "Truncation only",
+    "sliding_window": "Sliding window: drop the oldest turns",
+    "tool_collapse": "Tool-result collapse only",
+}
+
+#: The ``compact()`` preset keeps this many newest messages verbatim.
+COMPACT_PRESET_KEEP = 4
+
+
+def preset(name: str, budget: int) -> LabConfig:
+    """A preset configuration sized to ``budget`` tokens.
+
+    Every preset compacts when the history is over ``budget`` tokens (``tokens >
+    budget``) and brings it down to ``budget`` (``tokens <= budget``), except
+    ``context_window``, where ``budget`` is the model's context window: it compacts at
+    80% of it, down to 50%.
+    """
+    budget = max(1, int(budget))
+    exceed = trigger_dict("exceed", "tokens", budget)
+    if name == "reference":
+        return LabConfig(
+            stages=(
+                {
+                    **default_stage("tool_result_collapse", budget),
+                    "trigger": exceed,
+                },
+                {**default_stage("summarization", budget), "trigger": exceed},
+                {
+                    **default_stage("sliding_window", budget),
+                    "trigger": exceed,
+                    "minimum_preserved": 1,
+                },
+                {
+                    **default_stage("truncation", budget),
+                    "trigger": exceed,
+                    "minimum_preserved": 2,
+                },
+            ),
+            label="reference",
+        )
+    if name == "compact":
+        settings = CompactSettings(budget, COMPACT_PRESET_KEEP, budget)
+        return LabConfig(mode="compact", compact=settings, label="compact")
+    if name == "context_window":
+        high = max(1, int(budget * 0.8))
+        low = max(1, int(budget * 0.5))
+        trig = trigger_dict("exceed", "tokens", high)
+        return LabConfig(
+            stages=(
+                {**default_stage("tool_result_collapse", high), "trigger": trig},
+                {**default_stage("summarization", high), "trigger": trig},
+                {**default_stage("truncation", high), "trigger": trig, "minimum_preserved": 2},
+            ),
+            target=trigger_dict("at_most", "tokens", low),
+            label="context_window",
+        )
+    if name == "truncation":
+        return LabConfig(
+            stages=({**default_stage("truncation", budget), "minimum_preserved": 4},),
+            label="truncation",
+        )
+    if name == "sliding_window":
+        return LabConfig(stages=(default_stage("sliding_window", budget),), label="sliding_window")
+    if name == "tool_collapse":
+        return LabConfig(stages=(default_stage("tool_result_collapse", budget),), label="tool")
+    raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}")
