@@ -50,7 +50,7 @@ from compactlens import (  # noqa: E402
     apply_compaction,
     run_strategy,
 )
-from compactlens.wire import from_caller  # noqa: E402
+from compactlens.formats import from_caller  # noqa: E402
 
 IMPL = "compactlens"
 

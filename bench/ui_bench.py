@@ -294,12 +294,8 @@ def server_pieces(path: Path, lab_target: int | None) -> list[Piece]:
 def fact_pieces(messages: Sequence[Any], result: Any) -> list[Piece]:
     """Fact survival split in its two steps (the bulk of ``analyze()`` on big runs)."""
     try:
-        from compactlens.analysis.facts import (
-            check_facts,
-            extract_facts,
-            latest_user_request,
-            searchable_text,
-        )
+        from compactlens.analysis import extract_facts
+        from compactlens.analysis.facts import check_facts, latest_user_request, searchable_text
     except ImportError:
         return []
     affected = tuple(
@@ -589,9 +585,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = [write_variant(messages, f"{k}", DATA_DIR) for k in range(args.runs + 1)]
     size_bytes = files[-1].stat().st_size
 
-    from compactlens.index import MessageIndex
-    from compactlens.tokens import CharEstimator
-    from compactlens.transcript import load_transcript
+    from compactlens import CharEstimator, MessageIndex, load_transcript
 
     tokens = MessageIndex.build(load_transcript(files[-1]).messages, CharEstimator()).total_tokens
 
