@@ -45,6 +45,7 @@ from typing import Any
 
 from compactlens.model.messages import Message
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
+from compactlens.model.validation import check_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +208,7 @@ class CostEstimate:
 
 def _check_tokens(**values: int) -> None:
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        check_int(name, value, minimum=0)
 
 
 def break_even_turn(

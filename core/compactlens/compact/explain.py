@@ -3,7 +3,7 @@
 :func:`explain_cannot_fit` explains a ``compact()`` call (its boundary, the smallest
 target, the largest smaller ``keep_last_messages`` that fits); :func:`compact_as_result`
 shows a ``compact()`` run as an engine :class:`~compactlens.CompactionResult` so every
-consumer (CLI, inspector, notebooks) reads one shape; :func:`run_compact` runs
+consumer (CLI, inspector, notebooks) reads one shape; :func:`compact_over_index` runs
 ``compact()`` over a prebuilt index with both. Engine runs are explained by
 :mod:`compactlens.engine.explain` during the run.
 """
@@ -18,6 +18,7 @@ from typing import Any, Literal
 from compactlens.compact.boundary import BoundaryAnalysis, analyze_boundary
 from compactlens.compact.contract import build_candidate, compact, make_counter, summary_message
 from compactlens.compact.result import CompactResult
+from compactlens.engine.explain import met_explanation, target_suggestion, unchanged_explanation
 from compactlens.engine.index import GroupKind, MessageIndex, index_counter, pairing_problems
 from compactlens.engine.result import (
     Action,
@@ -171,9 +172,8 @@ def explain_cannot_fit(
 
     budget = [max_reruns]
 
-    def rerun(target_value: int, keep_value: int, *, count: bool = True) -> Any:
-        if count:
-            budget[0] -= 1
+    def rerun(target_value: int, keep_value: int) -> Any:
+        budget[0] -= 1
         return compact(
             messages,
             summarizer=verifier,
@@ -220,7 +220,9 @@ def explain_cannot_fit(
                 if last.status == "compacted":
                     smallest = candidate_target
         # 2. The largest smaller keep_last_messages that fits at the same target.
-        found = smaller_keep_that_fits(msgs, keep, lambda k: rerun(target, k, count=False), budget)
+        found = smaller_keep_that_fits(
+            msgs, keep, lambda k: rerun(target, k), may_run=lambda: budget[0] > 0
+        )
         if found is not None:
             k, run = found
             suggestions.append(
@@ -287,7 +289,7 @@ def unchanged_result(
         messages_after=index.total_messages,
         decisions=Decisions(decisions),
         events=(event,),
-        explanation=Explanation("No trigger fired: the transcript was left as it is."),
+        explanation=unchanged_explanation(),
         strategy=name,
         tokenizer=index.tokenizer_name,
         problems=index.problems,
@@ -300,7 +302,7 @@ def compact_failed(
     trigger: str,
     target: str,
     detail: str,
-    boundary: Any,
+    boundary: BoundaryAnalysis,
 ) -> CompactionResult:
     base = unchanged_result(index, name, trigger, target, detail)
     event = replace(base.events[0], event="failed", target_met=False, detail=detail)
@@ -317,7 +319,7 @@ def compact_failed(
 
 
 def boundary_protections(
-    index: MessageIndex, boundary: Any, replaced: tuple[int, int] | None
+    index: MessageIndex, boundary: BoundaryAnalysis, replaced: tuple[int, int] | None
 ) -> tuple[ProtectedItem, ...]:
     """Kept messages grouped by their first protection reason, as protected items."""
     by_kind: dict[str, tuple[set[int], int, str]] = {}
@@ -341,8 +343,8 @@ def boundary_protections(
 
 def compact_as_result(
     index: MessageIndex,
-    cres: Any,
-    boundary: Any,
+    cres: CompactResult,
+    boundary: BoundaryAnalysis,
     counter: Callable[[Sequence[Any]], int],
     name: str,
     trigger: str,
@@ -434,11 +436,7 @@ def compact_as_result(
     )
     protected = boundary_protections(index, boundary, replaced)
     if status == "compacted":
-        explanation = Explanation(
-            f"Target met: {before:,} -> {after:,} tokens.",
-            protected,
-            target_tokens=cres.target_tokens,
-        )
+        explanation = met_explanation(before, after, protected, cres.target_tokens)
         result_reason: str | None = None
     else:
         wrapper = counter([summary_message("")])
@@ -454,17 +452,7 @@ def compact_as_result(
         smallest = cres.candidate_tokens
         if smallest is not None and cres.reason == "protected-history":
             smallest += 1
-        suggestions: tuple[Suggestion, ...] = ()
-        if smallest is not None:
-            suggestions = (
-                Suggestion(
-                    f"a target of at least {smallest:,} tokens fits with these parameters",
-                    "target_tokens",
-                    smallest,
-                    smallest,
-                    0,
-                ),
-            )
+        suggestions = (target_suggestion(smallest),) if smallest is not None else ()
         result_reason = f"{cres.reason}: {cres.detail}" if cres.detail else str(cres.reason)
         explanation = Explanation(
             result_reason,
@@ -585,12 +573,12 @@ def _keep_suggestions(
     spare = target_tokens - cres.tokens.after
     return (
         Suggestion(
-            f"keep_last_messages={keep} fits with {spare:,} tokens to spare "
+            change=f"keep_last_messages={keep} fits with {spare:,} tokens to spare "
             f"({cres.tokens.after:,} tokens)",
-            "keep_last_messages",
-            keep,
-            cres.tokens.after,
-            spare,
+            parameter="keep_last_messages",
+            value=keep,
+            tokens_after=cres.tokens.after,
+            spare_tokens=spare,
         ),
     )
 
@@ -599,18 +587,17 @@ def smaller_keep_that_fits(
     messages: Sequence[Message],
     keep_last_messages: int,
     rerun: Callable[[int], CompactResult],
-    budget: list[int] | None = None,
+    *,
+    may_run: Callable[[], bool] = lambda: True,
 ) -> tuple[int, CompactResult] | None:
     """The largest ``keep_last_messages`` below the given one whose re-run compacts, with
-    that run; values with no safe boundary are skipped without a run. ``budget`` (a
-    one-item list) caps the re-runs and is decremented by each."""
+    that run. Values with no safe boundary are skipped without a run; the search stops as
+    soon as ``may_run()`` is false (a re-run budget)."""
     for k in range(keep_last_messages - 1, 0, -1):
-        if budget is not None and budget[0] <= 0:
+        if not may_run():
             break
         if analyze_boundary(messages, k).end is None:
             continue
-        if budget is not None:
-            budget[0] -= 1
         run = rerun(k)
         if run.status == "compacted":
             return k, run

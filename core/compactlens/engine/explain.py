@@ -39,6 +39,20 @@ def target_suggestion(smallest: int) -> Suggestion:
     )
 
 
+def unchanged_explanation(protected: tuple[ProtectedItem, ...] = ()) -> Explanation:
+    """The explanation of a run whose trigger did not fire."""
+    return Explanation("No trigger fired: the transcript was left as it is.", protected)
+
+
+def met_explanation(
+    before: int, after: int, protected: tuple[ProtectedItem, ...], target_tokens: int | None
+) -> Explanation:
+    """The explanation of a run that met its target."""
+    return Explanation(
+        f"Target met: {before:,} -> {after:,} tokens.", protected, target_tokens=target_tokens
+    )
+
+
 def _suggestions(
     index: MessageIndex,
     strategy: Strategy,
@@ -93,16 +107,9 @@ def explain_run(
     protected: tuple[ProtectedItem, ...] = tuple(strategy.protections(plan))
     limit = outcome.target.token_limit if outcome.target is not None else None
     if status == "unchanged":
-        return Explanation("No trigger fired: the transcript was left as it is.", protected), None
+        return unchanged_explanation(protected), None
     if status == "compacted":
-        return (
-            Explanation(
-                f"Target met: {index.total_tokens:,} -> {plan.tokens:,} tokens.",
-                protected,
-                target_tokens=limit,
-            ),
-            None,
-        )
+        return met_explanation(index.total_tokens, plan.tokens, protected, limit), None
     reason = cannot_fit_reason(ctx.events)
     collapsed = [g for g, act in enumerate(plan.action) if act == "collapsed"]
     if collapsed or plan.insertions:
@@ -135,4 +142,11 @@ def explain_run(
     )
 
 
-__all__ = ["MAX_VARIANTS", "cannot_fit_reason", "explain_run", "target_suggestion"]
+__all__ = [
+    "MAX_VARIANTS",
+    "cannot_fit_reason",
+    "explain_run",
+    "met_explanation",
+    "target_suggestion",
+    "unchanged_explanation",
+]

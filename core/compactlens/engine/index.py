@@ -25,7 +25,13 @@ from compactlens.model.messages import (
     message_text,
     part_text,
 )
-from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, tokenizer_name
+from compactlens.model.tokens import (
+    CharEstimator,
+    Tokenizer,
+    count_messages,
+    count_texts,
+    tokenizer_name,
+)
 
 
 class GroupKind(StrEnum):
@@ -630,11 +636,7 @@ class _MemoTokenizer:
     def count_many(self, texts: Sequence[str]) -> list[int]:
         missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
         if missing:
-            many = getattr(self.inner, "count_many", None)
-            counts = (
-                many(missing) if callable(many) else [self.inner.count_tokens(t) for t in missing]
-            )
-            self.cache.update(zip(missing, counts, strict=True))
+            self.cache.update(zip(missing, count_texts(self.inner, missing), strict=True))
         return [self.cache[t] for t in texts]
 
 

@@ -269,6 +269,15 @@ def _text_length(message: Message) -> int:
     return total + pieces - 1
 
 
+def count_texts(tokenizer: Tokenizer, texts: Sequence[str]) -> list[Any]:
+    """Raw counts of ``texts``: the tokenizer's ``count_many`` batch when it has one, else
+    ``count_tokens`` per text (no per-message overhead, no validation)."""
+    many = getattr(tokenizer, "count_many", None)
+    if callable(many):
+        return list(many(texts))
+    return [tokenizer.count_tokens(t) for t in texts]
+
+
 def count_messages(messages: Sequence[Message], tokenizer: Tokenizer) -> list[int]:
     """Per-message token counts: counted text plus the tokenizer's per-message overhead.
 
@@ -282,8 +291,7 @@ def count_messages(messages: Sequence[Message], tokenizer: Tokenizer) -> list[in
         return [math.ceil(_text_length(m) / cpt) + extra for m in messages]
     texts = [message_text(m) for m in messages]
     overhead = int(getattr(tokenizer, "message_overhead", 0))
-    many = getattr(tokenizer, "count_many", None)
-    counts = many(texts) if callable(many) else [tokenizer.count_tokens(t) for t in texts]
+    counts = count_texts(tokenizer, texts)
     result: list[int] = []
     for i, c in enumerate(counts):
         if not isinstance(c, int) or isinstance(c, bool) or c < 0:
