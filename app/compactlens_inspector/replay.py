@@ -80,28 +80,28 @@ def replay_engine(
         if r is None:
             steps.append(
                 ReplayStep(
-                    turn,
-                    len(history),
-                    sub.total_tokens,
-                    False,
-                    "error",
-                    0,
-                    0,
+                    turn=turn,
+                    messages_in=len(history),
+                    tokens_in=sub.total_tokens,
+                    fired=False,
+                    status="error",
+                    tokens_out=0,
+                    messages_out=0,
                     detail=outcome.error or "",
                 )
             )
             break
         steps.append(
             ReplayStep(
-                turn,
-                len(history),
-                sub.total_tokens,
-                r.status != "unchanged",
-                r.status,
-                r.tokens_after,
-                r.messages_after,
-                r.events,
-                r.reason or "",
+                turn=turn,
+                messages_in=len(history),
+                tokens_in=sub.total_tokens,
+                fired=r.status != "unchanged",
+                status=r.status,
+                tokens_out=r.tokens_after,
+                messages_out=r.messages_after,
+                events=r.events,
+                detail=r.reason or "",
             )
         )
         prefix = list(r.projection) if r.status == "compacted" else history
@@ -179,13 +179,13 @@ def replay_session(
                 detail += f" ({failed.error_type})"
         steps.append(
             ReplayStep(
-                turn,
-                len(history),
-                started.tokens_before if started is not None else tokens_out,
-                started is not None,
-                status,
-                tokens_out,
-                len(sent),
+                turn=turn,
+                messages_in=len(history),
+                tokens_in=started.tokens_before if started is not None else tokens_out,
+                fired=started is not None,
+                status=status,
+                tokens_out=tokens_out,
+                messages_out=len(sent),
                 detail=detail,
                 lifecycle=lifecycle,
                 trigger_index=started.trigger_index if started is not None else None,
