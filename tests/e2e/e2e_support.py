@@ -184,16 +184,20 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 # -- the page wrapper ------------------------------------------------------------------------------
 
 # Counts the reruns Streamlit starts: stApp's data-test-script-state becomes "running".
+# The observer's callback runs after the mutations, so a short run may already be over
+# when it reads the attribute; the record's old value ("running") still proves the run.
 _OBSERVE_RUNS = """() => {
   window.__clRuns = 0;
   if (!window.__clObserver) {
     window.__clObserver = new MutationObserver((records) => {
       for (const r of records) {
-        if (r.target.getAttribute('data-test-script-state') === 'running') window.__clRuns++;
+        const now = r.target.getAttribute('data-test-script-state');
+        if (now === 'running' || r.oldValue === 'running') window.__clRuns++;
       }
     });
     window.__clObserver.observe(document.documentElement, {
-      subtree: true, attributes: true, attributeFilter: ['data-test-script-state'],
+      subtree: true, attributes: true, attributeOldValue: true,
+      attributeFilter: ['data-test-script-state'],
     });
   }
 }"""
