@@ -51,7 +51,12 @@ def test_an_upload_over_the_configured_limit_is_refused(app: StreamlitApp, tmp_p
 
 def test_pasted_json_over_the_limit_gets_a_clear_message(app: StreamlitApp) -> None:
     app.open("load")
-    app.keyed("load_paste").locator("textarea").fill(transcript_text(int(1.2 * MB)))
+    box = app.keyed("load_paste").locator("textarea")
+    box.fill(transcript_text(int(1.2 * MB)))
+    # The text area sends its value when it loses focus. Let that rerun finish before
+    # pressing the button, so the button's rerun never races the 1.2 MB value on a busy
+    # machine (a merged click once left the test waiting for a run that never came).
+    app.rerun(box.blur)
     app.click("load_paste_button")
     error = app.main().locator('[data-testid="stAlert"]').filter(has_text="pasted")
     text = str(error.first.inner_text())
