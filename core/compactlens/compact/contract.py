@@ -57,6 +57,7 @@ from compactlens.model.messages import (
 )
 from compactlens.model.tokens import estimate_message_tokens
 from compactlens.model.validation import check_int
+from compactlens.model.whitespace import summary_text
 from compactlens.summarizers.base import (
     FINISH_STOP,
     Summarizer,
@@ -307,7 +308,7 @@ def _finish(plan: _Plan, response: Any) -> CompactResult:
             rejected_summary=response.text,
             **common,
         )
-    text = response.text.strip() if isinstance(response.text, str) else ""
+    text = summary_text(response.text)
     if not text:
         return _cannot_fit(
             plan.caller,

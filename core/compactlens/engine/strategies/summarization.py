@@ -22,6 +22,7 @@ from compactlens.engine.strategies.base import (
 )
 from compactlens.engine.triggers import Trigger
 from compactlens.model.messages import SUMMARY_PREFIX, Message, TextPart
+from compactlens.model.whitespace import summary_text
 from compactlens.summarizers.base import FINISH_STOP, Summarizer, build_summary_request
 
 
@@ -150,7 +151,7 @@ class SummarizationStrategy:
                 stage.done("failed", 0, False, detail)
                 return StageOutcome(True, False, target, detail)
             ctx.summaries[key] = response
-        text = response.text.strip() if isinstance(response.text, str) else ""
+        text = summary_text(response.text)
         if response.finish_reason != FINISH_STOP or response.has_tool_call:
             detail = f"summary incomplete (finish reason {response.finish_reason!r})"
             stage.done("failed", 0, False, detail)
