@@ -464,7 +464,9 @@ def _text_bytes(message: Message) -> int:
     pieces.extend(part_text(p) for p in message.parts)
     total = len(pieces) - 1
     for piece in pieces:
-        total += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+        # A lone surrogate (a tool output cut inside an emoji) counts as the 3 bytes
+        # it takes when written with "surrogatepass", as the rest of a malformed text does.
+        total += len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass"))
     return total
 
 

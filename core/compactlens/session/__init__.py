@@ -3,12 +3,14 @@ prompt-cache retention, and checkpoints (in memory, JSON files, SQLite)."""
 
 from compactlens.session.checkpoints import (
     Checkpoint,
+    CheckpointCorruptError,
     CheckpointStore,
     InMemoryCheckpointStore,
     JsonFileCheckpointStore,
     SQLiteCheckpointStore,
 )
 from compactlens.session.runtime import (
+    CheckpointDiscarded,
     CheckpointRestored,
     CompactionCompleted,
     CompactionFailed,
@@ -32,6 +34,8 @@ __all__ = [
     "ONE_DAY_MS",
     "ONE_HOUR_MS",
     "Checkpoint",
+    "CheckpointCorruptError",
+    "CheckpointDiscarded",
     "CheckpointRestored",
     "CheckpointStore",
     "CompactionCompleted",

@@ -5,7 +5,11 @@ original history; send what it returns. It
 
 1. **restores** the saved checkpoint when the history still starts with the exact
    prefix it covers (SHA-256 of the canonical JSON of that prefix); a rewind or an
-   edit of that prefix silently drops the checkpoint;
+   edit of that prefix silently drops the checkpoint. A checkpoint that cannot be used
+   (its content checksum fails, it is truncated or not JSON, its replacement does not
+   read as a transcript) is reported with a ``discarded`` event, set aside by the
+   store's ``on_corrupt`` policy (see :mod:`compactlens.session.checkpoints`) and the
+   evaluation goes on from the original history, as if there were no checkpoint;
 2. **evaluates** the triggers in order (first match wins) on the full request
    estimate: messages plus ``overhead_tokens`` (instructions, tool definitions), or
    a measured baseline from :meth:`record_usage` plus the appended messages;
@@ -15,15 +19,17 @@ original history; send what it returns. It
    write it fails the compaction.
 
 The original history is never rewritten. Lifecycle events (each with an evaluation
-id) go to ``on_event`` in this order: ``restored``, ``started``, then ``completed``
-or ``failed``. Events carry counts, ranges, phases and reasons, never summary text
+id) go to ``on_event`` in this order: ``restored`` (or ``discarded``), ``started``, then
+``completed`` or ``failed``. Events carry counts, ranges, phases and reasons, never summary text
 or raw error text (only the exception's class name).
 
 On ``cannot-fit`` and ``request-overhead`` the session emits ``failed`` and returns
 the uncompacted (restored) history. On an exception (summarizer error, store
 failure, a trigger that raises...) it emits ``failed`` with reason ``error`` and
 re-raises, unless ``on_error="return"``, in which case it returns the uncompacted
-history. Cancellation always raises
+history; a store that fails to read (``failed`` with phase ``restore``) then lets the
+evaluation go on from the original history, so the session still compacts when a
+trigger fires. Cancellation always raises
 :class:`~compactlens.compact.cancel.CompactionCancelled`.
 
 **Strategies.** By default the session compacts with ``compact()`` and its
@@ -47,10 +53,12 @@ from compactlens.engine.run import apply_compaction
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.triggers import Trigger
 from compactlens.formats.caller import CallerMessages, from_caller
+from compactlens.model.messages import Message
 from compactlens.model.tokens import Tokenizer
 from compactlens.model.validation import check_int
 from compactlens.session.checkpoints import (
     Checkpoint,
+    CheckpointCorruptError,
     CheckpointStore,
     InMemoryCheckpointStore,
     prefix_digest,
@@ -90,6 +98,32 @@ class CheckpointRestored:
             "evaluation_id": self.evaluation_id,
             "source_message_count": self.source_message_count,
             "replacement_message_count": self.replacement_message_count,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointDiscarded:
+    """The stored checkpoint could not be used and the evaluation went on without it.
+
+    ``store`` and ``key`` name it, ``reason`` says what is wrong (never its content),
+    ``action`` what the store did with it (set aside, deleted, or why it could not).
+    """
+
+    evaluation_id: str
+    store: str
+    key: str
+    reason: str
+    action: str
+    type: Literal["discarded"] = "discarded"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "evaluation_id": self.evaluation_id,
+            "store": self.store,
+            "key": self.key,
+            "reason": self.reason,
+            "action": self.action,
         }
 
 
@@ -168,7 +202,11 @@ class CompactionFailed:
 
 
 SessionEvent: TypeAlias = (
-    CheckpointRestored | CompactionStarted | CompactionCompleted | CompactionFailed
+    CheckpointRestored
+    | CheckpointDiscarded
+    | CompactionStarted
+    | CompactionCompleted
+    | CompactionFailed
 )
 
 
@@ -346,8 +384,13 @@ class CompactionSession:
             self.on_event(event)
 
     def _remember(self, sent: list[Any]) -> list[Any]:
-        caller = from_caller(sent, format=self.format)
-        self._sent = (len(caller.messages), prefix_digest(caller.messages))
+        """Note what is sent (for :meth:`record_usage`); never raises: messages that do not
+        read back only leave the session without a baseline."""
+        try:
+            caller = from_caller(sent, format=self.format)
+            self._sent = (len(caller.messages), prefix_digest(caller.messages))
+        except Exception:
+            self._sent = None
         return sent
 
     def _fail_exception(
@@ -359,7 +402,11 @@ class CompactionSession:
         return self._remember(working)
 
     def _restore(self, eid: str, history: tuple[Any, ...], caller: CallerMessages) -> list[Any]:
-        cp = self.store.load(self.key)
+        try:
+            cp = self.store.load(self.key)
+        except CheckpointCorruptError as exc:
+            self._emit(CheckpointDiscarded(eid, exc.store, exc.key, exc.reason, exc.action))
+            return list(history)
         if cp is None:
             return list(history)
         same_kind = cp.kind == caller.kind and (
@@ -368,8 +415,27 @@ class CompactionSession:
         if not same_kind or not cp.covers(caller.messages):
             self.store.delete(self.key)  # rewound or edited: drop silently
             return list(history)
+        problem = self._replacement_problem(cp)
+        if problem is not None:  # a store that does not check what it holds
+            self.store.delete(self.key)
+            store = type(self.store).__name__
+            self._emit(CheckpointDiscarded(eid, store, self.key, problem, "deleted"))
+            return list(history)
         self._emit(CheckpointRestored(eid, cp.prefix_length, len(cp.replacement)))
         return [*cp.replacement, *history[cp.prefix_length :]]
+
+    def _replacement_problem(self, cp: Checkpoint) -> str | None:
+        """Why ``cp.replacement`` cannot stand in for the prefix, or None."""
+        if cp.kind == "messages":
+            if all(isinstance(m, Message) for m in cp.replacement):
+                return None
+            return "the replacement holds items that are not messages"
+        try:
+            from_caller(list(cp.replacement), format=cp.wire_format)
+        except Exception as exc:
+            where = getattr(exc, "location", "") or type(exc).__name__
+            return f"the replacement does not read as {cp.wire_format} (at {where})"
+        return None
 
     def _estimate(self, working: list[Any], overhead: int) -> int:
         caller = from_caller(working, format=self.format)
@@ -398,7 +464,9 @@ class CompactionSession:
         try:
             working = self._restore(eid, original, caller)
         except Exception as exc:
-            return self._fail_exception(eid, list(original), "restore", exc)
+            # on_error="return": go on from the original history (compact from scratch)
+            self._fail_exception(eid, list(original), "restore", exc)
+            working = list(original)
         try:
             estimate = self._estimate(working, overhead_tokens)
             fired = self._first_trigger(
@@ -504,6 +572,7 @@ class CompactionSession:
 
 
 __all__ = [
+    "CheckpointDiscarded",
     "CheckpointRestored",
     "CompactionCompleted",
     "CompactionFailed",
