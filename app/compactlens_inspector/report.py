@@ -27,6 +27,7 @@ from compactlens_inspector.analysis_view import (
 )
 from compactlens_inspector.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.loader import LoadedTranscript
+from compactlens_inspector.numbers import group_digits
 from compactlens_inspector.runs import RunOutcome, budget_parts
 from compactlens_inspector.views import (
     decision_views,
@@ -117,7 +118,11 @@ def analysis_section(
     latest = latest_request(index, report)
     parts.append(f"<p><b>Latest user request:</b> {escape(latest.words)}</p>")
     if report.warnings:
-        parts.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in report.warnings) + "</ul>")
+        parts.append(
+            "<ul>"
+            + "".join(f"<li>{escape(group_digits(w))}</li>" for w in report.warnings)
+            + "</ul>"
+        )
     cost = cache.cost
     if cost is not None:
         parts.append(

@@ -7,6 +7,7 @@ import streamlit as st
 
 from compactlens_inspector import state
 from compactlens_inspector.analysis_view import recall_text, share, turns_text
+from compactlens_inspector.numbers import group_digits
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
 
@@ -75,4 +76,4 @@ def analysis_summary(outcome: RunOutcome) -> None:
         )
         cols[3].metric("Turns until re-trigger", turns_text(report))
         if report.warnings:
-            st.caption(" · ".join(md_escape(w) for w in report.warnings))
+            st.caption(" · ".join(md_escape(group_digits(w)) for w in report.warnings))

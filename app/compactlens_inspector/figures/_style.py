@@ -7,6 +7,8 @@ from typing import Any
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
+from compactlens_inspector.numbers import PLOTLY_INT
+
 DECISION_COLORS: dict[str, str] = {
     "kept": "#8DA0B6",
     "excluded": "#E4572E",
@@ -75,7 +77,19 @@ def _layout(fig: go.Figure, title: str, *, height: int = 360, **extra: Any) -> g
     }
     settings.update(extra)
     fig.update_layout(**settings)
+    _group_ticks(fig)
     return fig
+
+
+def _group_ticks(fig: go.Figure) -> None:
+    """Thousands separators on every numeric axis that has no format of its own."""
+
+    def group(axis: Any) -> None:
+        if axis.tickformat is None and axis.tickprefix is None and axis.type != "category":
+            axis.tickformat = PLOTLY_INT
+
+    fig.for_each_xaxis(group)
+    fig.for_each_yaxis(group)
 
 
 def _hline(fig: go.Figure, y: float | None, label: str, color: str, dash: str = "dash") -> None:

@@ -95,7 +95,7 @@ def compare_chart(outcomes: Mapping[str, RunOutcome]) -> go.Figure:
         text=[f"{a:,} · {s}" for a, s in zip(after, statuses, strict=True)],
         textposition="outside",
         customdata=kept,
-        hovertemplate="%{x}<br>%{y:,} tokens after<br>%{customdata} groups kept<extra></extra>",
+        hovertemplate="%{x}<br>%{y:,} tokens after<br>%{customdata:,} groups kept<extra></extra>",
     )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="tokens", rangemode="tozero")

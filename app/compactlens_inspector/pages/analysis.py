@@ -31,7 +31,9 @@ from compactlens_inspector.analysis_view import (
 )
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.tables import table
 from compactlens_inspector.config import config_title
+from compactlens_inspector.numbers import group_digits
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
@@ -191,7 +193,7 @@ def _findings(report: CompactionReport) -> None:
             icon=":material/verified:",
         )
         return
-    lines = "\n".join(f"- {md_escape(w)}" for w in report.warnings)
+    lines = "\n".join(f"- {md_escape(group_digits(w))}" for w in report.warnings)
     n = len(report.warnings)
     st.warning(f"**{n} finding{'s' if n != 1 else ''}**\n{lines}", icon=":material/flag:")
 
@@ -226,7 +228,7 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
     )
     left, right = st.columns([1, 2])
     with left:
-        st.dataframe(
+        table(
             kind_rows(report),
             hide_index=True,
             width="stretch",
@@ -242,7 +244,7 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
         if not rows:
             st.success("Every extracted fact survives.", icon=":material/check_circle:")
             return
-        selection = st.dataframe(
+        selection = table(
             rows,
             hide_index=True,
             width="stretch",
@@ -388,7 +390,7 @@ def _protocol(report: CompactionReport, outcome: RunOutcome) -> None:
     if not rows:
         st.caption("None: every problem was already in the original history.")
         return
-    selection = st.dataframe(
+    selection = table(
         rows,
         hide_index=True,
         width="stretch",

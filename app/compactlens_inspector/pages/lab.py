@@ -9,6 +9,7 @@ from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.analysis_summary import analysis_summary
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.tables import table
 from compactlens_inspector.config import config_title
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import RunOutcome
@@ -43,7 +44,7 @@ def _events_table(outcome: RunOutcome) -> None:
     r = outcome.result
     if r is None:
         return
-    st.dataframe(
+    table(
         [
             {
                 "stage": "  " * e.depth + e.strategy,

@@ -9,6 +9,7 @@ from compactlens import TranscriptError
 from compactlens_inspector import state
 from compactlens_inspector.components.error_box import transcript_error
 from compactlens_inspector.components.sidebar import source_and_tokenizer
+from compactlens_inspector.components.tables import table
 from compactlens_inspector.loader import max_upload_bytes
 from compactlens_inspector.pages._common import header, page
 from compactlens_inspector.safety import md_escape
@@ -124,7 +125,7 @@ def _summary() -> None:
             "(compaction keeps these groups intact and reports them)",
             icon=":material/link_off:",
         )
-        st.dataframe(
+        table(
             [
                 {
                     "kind": p.kind,

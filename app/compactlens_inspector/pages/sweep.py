@@ -7,6 +7,7 @@ import streamlit as st
 
 from compactlens_inspector import figures, state
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.tables import table
 from compactlens_inspector.config import (
     PRESETS,
     config_title,
@@ -70,7 +71,7 @@ def _sweep() -> None:
         key="sweep_chart",
         config={"displaylogo": False},
     )
-    st.dataframe(
+    table(
         [
             {
                 "value": p.value,

@@ -13,6 +13,7 @@ from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.tables import table
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.replay import replay_timeline
 from compactlens_inspector.safety import md_escape
@@ -88,7 +89,7 @@ def _replay() -> None:
         )
     elif steps and not any(s.lifecycle for s in steps):
         st.caption("No trigger fired at any evaluation: the session never compacted.")
-    st.dataframe(
+    table(
         [
             {
                 "evaluation": s.turn,
@@ -198,7 +199,7 @@ def render() -> None:
     elif event.kind not in ("started", "completed", "failed", "skipped"):
         st.caption("This stage changed no group.")
     st.subheader("All events", anchor=False)
-    st.dataframe(
+    table(
         [
             {
                 "#": e.seq,
