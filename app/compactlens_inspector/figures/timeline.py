@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
@@ -15,6 +16,7 @@ from compactlens_inspector.figures._style import (
     _trigger_target,
     _wrap,
 )
+from compactlens_inspector.numbers import num
 from compactlens_inspector.replay import ReplayStep
 from compactlens_inspector.views import TimelineEvent
 
@@ -32,30 +34,20 @@ def event_timeline(
     if target_tokens is not None:
         top = max(top, target_tokens)
     sliver = top * 0.015
-    for kind in dict.fromkeys(e.kind for e in events):
-        sel = [(i, e) for i, e in enumerate(events) if e.kind == kind]
+    for kind, total in dict.fromkeys((e.kind, e.total) for e in events):
+        sel = [(i, e) for i, e in enumerate(events) if e.kind == kind and e.total == total]
         lows = [min(e.tokens_before, e.tokens_after) for _, e in sel]
         highs = [max(e.tokens_before, e.tokens_after) for _, e in sel]
         heights = [max(h - lo, sliver) for lo, h in zip(lows, highs, strict=True)]
-        hover = []
-        for _, e in sel:
-            values = ", ".join(f"{k}={v:,}" for k, v in e.trigger_values.items())
-            rng = f"messages {e.message_range[0]}–{e.message_range[1]}" if e.message_range else ""
-            hover.append(
-                f"<b>{e.label}</b><br>{e.tokens_before:,} → {e.tokens_after:,} tokens"
-                + (f"<br>trigger: {_wrap(e.trigger)}" if e.trigger else "")
-                + (f" ({values})" if values else "")
-                + (f"<br>target: {_wrap(e.target)}" if e.target else "")
-                + (f"<br>{rng}" if rng else "")
-                + (f"<br>{_wrap(e.detail)}" if e.detail else "")
-            )
         fig.add_bar(
             x=[labels[i] for i, _ in sel],
             y=heights,
             base=lows,
-            name=kind,
+            name=f"{kind} (pipeline total)" if total else kind,
             marker_color=EVENT_COLORS.get(kind, "#6C757D"),
-            hovertext=hover,
+            marker_pattern_shape="/" if total else "",
+            opacity=0.55 if total else 1.0,
+            hovertext=[_event_hover(e) for _, e in sel],
             hoverinfo="text",
             customdata=[e.seq for _, e in sel],
         )
@@ -76,6 +68,20 @@ def event_timeline(
     fig.update_xaxes(title="event", categoryorder="array", categoryarray=labels)
     fig.update_yaxes(title="tokens", range=[0, top * 1.08])
     return _layout(fig, "Event timeline (bars span tokens before → after)", height=400)
+
+
+def _event_hover(e: TimelineEvent) -> str:
+    values = ", ".join(f"{k}={num(v)}" for k, v in e.trigger_values.items())
+    rng = f"messages {num(e.message_range[0])}–{num(e.message_range[1])}" if e.message_range else ""
+    return (
+        f"<b>{escape(e.label)}</b><br>{num(e.tokens_before)} → {num(e.tokens_after)} tokens"
+        + ("<br>what its stages did together" if e.total else "")
+        + (f"<br>trigger: {_wrap(e.trigger)}" if e.trigger else "")
+        + (f" ({values})" if values else "")
+        + (f"<br>target: {_wrap(e.target)}" if e.target else "")
+        + (f"<br>{rng}" if rng else "")
+        + (f"<br>{_wrap(e.detail)}" if e.detail else "")
+    )
 
 
 def replay_chart(

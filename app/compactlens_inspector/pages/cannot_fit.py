@@ -8,10 +8,12 @@ import streamlit as st
 
 from compactlens import CompactionResult
 from compactlens.analysis import BudgetPart, protection_label, unique_protections
+from compactlens.engine import StageEvent
 from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import LabConfig, apply_suggestion, lower_token_triggers
+from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import budget_parts
 from compactlens_inspector.safety import md_escape
@@ -87,6 +89,23 @@ def _not_triggered(r: CompactionResult, target: int) -> None:
         f"over the target** of {target:,}. Lower the trigger (see *What to change* below) "
         "and re-run to see whether it then fits.",
         icon=":material/warning:",
+    )
+
+
+def _stage_missed_note(r: CompactionResult, missed: list[StageEvent]) -> None:
+    """A neutral note for a run that fits although a stage missed its own target: a
+    pipeline's stage may stop short and leave the rest to the next one."""
+    what = []
+    for event, words in (("target-missed", "missed its own target"), ("failed", "failed")):
+        names = dict.fromkeys(e.strategy.replace("`", "") for e in missed if e.event == event)
+        if names:
+            what.append(", ".join(f"`{n}`" for n in names) + f" {words}")
+    st.info(
+        f"**The target was met** (compacted: {num(r.tokens_before)} → {num(r.tokens_after)} "
+        f"tokens). A stage fell short ({'; '.join(what)}) and a later stage reached the "
+        "overall target: nothing needs fixing. The waterfall below shows what the "
+        "compacted history is made of.",
+        icon=":material/info:",
     )
 
 
@@ -167,15 +186,13 @@ def render() -> None:
             "still shows what the compacted history is made of.",
             icon=":material/check_circle:",
         )
+    elif r.status == "compacted":
+        _stage_missed_note(r, missed)
     else:
         st.error(
             f"**{r.status}**: {md_escape(r.reason or r.explanation.summary)}",
             icon=":material/block:",
         )
-        if missed and r.status != "cannot-fit":
-            st.caption(
-                "A stage missed its own target, but a later stage reached the overall target."
-            )
     parts = budget_parts(outcome, ix)
     cols = st.columns(4)
     if config.mode == "compact" and r.status == "cannot-fit" and parts:
