@@ -27,6 +27,7 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.engine import tokens_at_most
+from compactlens.engine.guards import NO_GUARDS
 from compactlens.summarizers import FakeSummarizer
 
 # --------------------------------------------------------------------------- pipeline
@@ -125,13 +126,17 @@ def test_budget_met_by_the_first_child_stops_early() -> None:
         SelectiveToolCallCompactionStrategy(keep_last_tool_call_groups=1),
         TruncationStrategy(trigger=tokens_exceed(1), minimum_preserved=1),
     )
-    res = apply_compaction(convo, TokenBudgetComposedStrategy(budget, strategies=children))
+    res = apply_compaction(
+        convo, TokenBudgetComposedStrategy(budget, strategies=children), guards=NO_GUARDS
+    )
     check_all(convo, res)
     assert res.status == "compacted" and res.tokens_after <= budget
     assert [e.strategy for e in res.events] == ["token_budget", "selective_tool_calls"]
 
     res = apply_compaction(
-        convo, TokenBudgetComposedStrategy(budget, strategies=children, early_stop=False)
+        convo,
+        TokenBudgetComposedStrategy(budget, strategies=children, early_stop=False),
+        guards=NO_GUARDS,
     )
     check_all(convo, res)
     assert [e.strategy for e in res.events] == [
@@ -175,16 +180,20 @@ def test_budget_never_empties_the_projection() -> None:
 
 def test_budget_drops_system_only_when_allowed_and_never_the_last_message() -> None:
     convo = [system("a" * 400), system("b" * 400), user("u"), assistant("v" * 400)]
-    res = apply_compaction(convo, TokenBudgetComposedStrategy(20, drop_system_if_needed=True))
+    res = apply_compaction(
+        convo, TokenBudgetComposedStrategy(20, drop_system_if_needed=True), guards=NO_GUARDS
+    )
     check_all(convo, res, systems=False)
     assert res.messages == [convo[3]]
     assert res.status == "cannot-fit"
 
     only_system = [system("a" * 40), system("b" * 40)]
-    res = apply_compaction(only_system, TokenBudgetComposedStrategy(1, drop_system_if_needed=True))
+    res = apply_compaction(
+        only_system, TokenBudgetComposedStrategy(1, drop_system_if_needed=True), guards=NO_GUARDS
+    )
     assert res.messages == [only_system[1]]
     assert res.status == "cannot-fit"
-    res = apply_compaction(only_system, TokenBudgetComposedStrategy(1))
+    res = apply_compaction(only_system, TokenBudgetComposedStrategy(1), guards=NO_GUARDS)
     assert res.messages == only_system
 
 

@@ -25,6 +25,7 @@ from compactlens import (
     validate_pairing,
 )
 from compactlens.engine import GroupKind, Plan
+from compactlens.engine.guards import NO_GUARDS
 from compactlens.formats import from_caller
 from compactlens.model import text_message
 
@@ -63,7 +64,9 @@ def test_truncation_meets_target_or_explains(data: st.DataObject) -> None:
     index = index_of(convo)
     n = data.draw(st.integers(1, max(1, index.total_tokens)), label="limit")
     mp = data.draw(st.integers(0, 3), label="minimum_preserved")
-    res = run_strategy(index, TruncationStrategy(trigger=tokens_exceed(n), minimum_preserved=mp))
+    res = run_strategy(
+        index, TruncationStrategy(trigger=tokens_exceed(n), minimum_preserved=mp), guards=NO_GUARDS
+    )
     if index.total_tokens <= n:
         assert res.status == "unchanged"
         return

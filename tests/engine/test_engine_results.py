@@ -44,6 +44,7 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.engine import tokens_at_most
+from compactlens.engine.guards import NO_GUARDS
 from compactlens.formats import from_caller
 from compactlens.summarizers import FakeSummarizer
 
@@ -317,6 +318,7 @@ def test_to_dict_and_json() -> None:
             ToolResultCompactionStrategy(),
             SummarizationStrategy(FakeSummarizer(text="é 🙂"), trigger=tokens_exceed(20)),
         ),
+        guards=NO_GUARDS,
     )
     data = json.loads(res.to_json())
     assert data["status"] == res.status
@@ -328,7 +330,7 @@ def test_to_dict_and_json() -> None:
     assert "é 🙂" in res.to_json()
     slim = json.loads(res.to_json(include_messages=False, indent=None))
     assert "messages" not in slim
-    msg_res = apply_compaction(to_messages(convo), ToolResultCompactionStrategy())
+    msg_res = apply_compaction(to_messages(convo), ToolResultCompactionStrategy(), guards=NO_GUARDS)
     assert json.loads(msg_res.to_json())["messages"][0] == convo[0]
 
 

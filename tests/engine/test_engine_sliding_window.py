@@ -23,6 +23,7 @@ from compactlens import (
     tokens_exceed,
     turns_exceed,
 )
+from compactlens.engine.guards import NO_GUARDS
 
 
 def users(messages: list[dict[str, object]]) -> list[object]:
@@ -92,7 +93,9 @@ def test_default_minimum_preserved_is_one_turn() -> None:
         user("c" * 400),
         assistant("d" * 400),
     ]
-    res = apply_compaction(convo, SlidingWindowStrategy(trigger=tokens_exceed(10)))
+    res = apply_compaction(
+        convo, SlidingWindowStrategy(trigger=tokens_exceed(10)), guards=NO_GUARDS
+    )
     assert res.status == "cannot-fit"
     assert res.messages == [convo[0], convo[3], convo[4]]
     assert res.reason
@@ -113,7 +116,7 @@ def test_minimum_preserved_turns_are_never_touched() -> None:
 def test_keep_last_groups_counts_non_system_groups() -> None:
     convo = tool_chat(5)
     index = index_of(convo)
-    res = apply_compaction(convo, SlidingWindowStrategy(keep_last_groups=3))
+    res = apply_compaction(convo, SlidingWindowStrategy(keep_last_groups=3), guards=NO_GUARDS)
     check_all(convo, res)
     kept_groups = [d for d in res.decisions if d.action == "kept" and d.kind != "system"]
     assert [d.group_id for d in kept_groups] == [g.id for g in index.groups[-3:]]

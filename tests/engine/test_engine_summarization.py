@@ -28,6 +28,7 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.engine import GroupKind
+from compactlens.engine.guards import NO_GUARDS
 from compactlens.model import SUMMARY_PREFIX
 from compactlens.summarizers import FakeSummarizer, SummaryRequest
 
@@ -64,7 +65,9 @@ def test_minimum_preserved_groups_are_kept() -> None:
     for keep in (0, 1, 4, 7):
         fake = FakeSummarizer(text="s")
         res = apply_compaction(
-            convo, SummarizationStrategy(fake, trigger=tokens_exceed(10), minimum_preserved=keep)
+            convo,
+            SummarizationStrategy(fake, trigger=tokens_exceed(10), minimum_preserved=keep),
+            guards=NO_GUARDS,
         )
         check_all(convo, res)
         tail = convo[len(convo) - keep :] if keep else []

@@ -32,6 +32,7 @@ from compactlens import (
     run_strategy,
     tokens_exceed,
 )
+from compactlens.engine.guards import NO_GUARDS
 from compactlens.formats import from_caller
 from compactlens.model import message_text
 from compactlens.model import tokens as tokens_module
@@ -232,7 +233,10 @@ def test_apply_compaction_counts_with_the_given_tokenizer() -> None:
     convo = long_chat(5)
     tok = TiktokenTokenizer("cl100k_base")
     res = apply_compaction(
-        convo, TruncationStrategy(trigger=tokens_exceed(100), minimum_preserved=1), tok
+        convo,
+        TruncationStrategy(trigger=tokens_exceed(100), minimum_preserved=1),
+        tok,
+        guards=NO_GUARDS,
     )
     assert res.tokenizer == "cl100k_base"
     expected = sum(

@@ -30,6 +30,7 @@ from compactlens import (
     turns_exceed,
 )
 from compactlens.engine import tokens_at_most
+from compactlens.engine.guards import NO_GUARDS
 
 
 def excluded_ids(res: object) -> list[int]:
@@ -174,7 +175,7 @@ def test_reasoning_leaves_with_its_call() -> None:
 def test_single_group_over_budget_cannot_fit_and_says_why() -> None:
     convo = [system("s"), user("x" * 4000)]
     res = apply_compaction(
-        convo, TruncationStrategy(trigger=tokens_exceed(100), minimum_preserved=1)
+        convo, TruncationStrategy(trigger=tokens_exceed(100), minimum_preserved=1), guards=NO_GUARDS
     )
     assert res.status == "cannot-fit"
     assert res.reason and "target" in res.reason
@@ -182,7 +183,7 @@ def test_single_group_over_budget_cannot_fit_and_says_why() -> None:
     assert res.explanation.smallest_target == res.tokens_after > 100
     # With minimum_preserved=0 the group could go.
     res0 = apply_compaction(
-        convo, TruncationStrategy(trigger=tokens_exceed(100), minimum_preserved=0)
+        convo, TruncationStrategy(trigger=tokens_exceed(100), minimum_preserved=0), guards=NO_GUARDS
     )
     assert res0.status == "compacted" and res0.messages == [convo[0]]
 

@@ -35,7 +35,7 @@ from compactlens.analysis.cache import (
 )
 from compactlens.analysis.facts import FactReport, fact_survival
 from compactlens.analysis.judge import judge_survival
-from compactlens.analysis.protocol import PROVIDERS, ProtocolProblem, check_protocol
+from compactlens.analysis.protocol import DEFAULT_PROVIDERS, ProtocolProblem, check_protocol
 from compactlens.analysis.retrigger import (
     DEFAULT_HORIZON,
     DEFAULT_MAX_FRACTION,
@@ -278,7 +278,7 @@ def analyze(
     tokenizer: Tokenizer | None = None,
     model: str | None = None,
     price_table: Mapping[str, ModelPrices] = DEFAULT_PRICES,
-    providers: Iterable[str] = PROVIDERS,
+    providers: Iterable[str] = DEFAULT_PROVIDERS,
     max_fraction: float = DEFAULT_MAX_FRACTION,
     horizon: int = DEFAULT_HORIZON,
 ) -> CompactionReport:

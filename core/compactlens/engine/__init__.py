@@ -2,6 +2,12 @@
 once), plans that overlay it, triggers, strategies, the run that projects a plan into a
 :class:`CompactionResult`, and the explanation of engine runs."""
 
+from compactlens.engine.guards import (
+    DEFAULT_GUARDS,
+    NO_GUARDS,
+    Guards,
+    latest_request_index,
+)
 from compactlens.engine.index import (
     GroupKind,
     MessageGroup,
@@ -14,6 +20,13 @@ from compactlens.engine.index import (
     validate_pairing,
 )
 from compactlens.engine.plan import Insertion, Plan
+from compactlens.engine.providers import (
+    PROVIDERS,
+    ProtocolProblem,
+    Provider,
+    provider_for_format,
+    provider_problems,
+)
 from compactlens.engine.result import (
     Action,
     CompactionResult,
@@ -62,7 +75,10 @@ from compactlens.engine.triggers import (
 
 __all__ = [
     "ALWAYS",
+    "DEFAULT_GUARDS",
     "NEVER",
+    "NO_GUARDS",
+    "PROVIDERS",
     "STRATEGY_TYPES",
     "Action",
     "CompactionResult",
@@ -70,6 +86,7 @@ __all__ = [
     "Explanation",
     "GroupDecision",
     "GroupKind",
+    "Guards",
     "Insertion",
     "MessageGroup",
     "MessageIndex",
@@ -78,6 +95,8 @@ __all__ = [
     "PipelineStrategy",
     "Plan",
     "ProtectedItem",
+    "ProtocolProblem",
+    "Provider",
     "RunContext",
     "SelectiveToolCallCompactionStrategy",
     "SlidingWindowStrategy",
@@ -106,11 +125,14 @@ __all__ = [
     "groups_exceed",
     "has_tool_calls",
     "index_counter",
+    "latest_request_index",
     "memo_tokenizer",
     "messages_exceed",
     "never",
     "not_",
     "pairing_problems",
+    "provider_for_format",
+    "provider_problems",
     "run_strategy",
     "strategy_from_config",
     "tokens_at_most",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from compactlens.engine.guards import LATEST_REQUEST, PINNED, Guards
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.plan import Plan
 from compactlens.engine.result import (
@@ -59,6 +60,7 @@ def _suggestions(
     tokenizer_given: bool,
     limit: int | None,
     summaries: dict[str, SummaryResponse],
+    guards: Guards | None = None,
 ) -> tuple[Suggestion, ...]:
     """Re-run single-parameter variants and keep the first that fits per parameter.
 
@@ -69,7 +71,9 @@ def _suggestions(
     for variant in strategy.variants()[:MAX_VARIANTS]:
         if variant.parameter in found:
             continue
-        plan, _ctx, outcome = plan_strategy(index, variant.strategy, tokenizer_given, summaries)
+        plan, _ctx, outcome = plan_strategy(
+            index, variant.strategy, tokenizer_given, summaries, guards
+        )
         if outcome.fired and outcome.target_met:
             spare = None if limit is None else limit - plan.tokens
             spare_text = f" with {spare:,} tokens to spare" if spare is not None else ""
@@ -81,6 +85,22 @@ def _suggestions(
                 spare_tokens=spare,
             )
     return tuple(found.values())
+
+
+def guard_protections(plan: Plan) -> list[ProtectedItem]:
+    """What the run's guards keep: pinned groups and the latest user request."""
+    by_why: dict[str, list[int]] = {}
+    for gid, why in sorted(plan.locks.locked.items()):
+        if plan.included(gid):
+            by_why.setdefault(why, []).append(gid)
+    details = {
+        LATEST_REQUEST: "kept by keep_latest_request (guards)",
+        PINNED: "pinned messages are never dropped or changed",
+    }
+    return [
+        ProtectedItem(why, tuple(ids), sum(plan.group_tokens(g) for g in ids), details.get(why, ""))
+        for why, ids in by_why.items()
+    ]
 
 
 def cannot_fit_reason(events: Sequence[StageEvent]) -> str:
@@ -103,8 +123,9 @@ def explain_run(
     outcome: StageOutcome,
     status: Status,
     tokenizer_given: bool,
+    guards: Guards | None = None,
 ) -> tuple[Explanation, str | None]:
-    protected: tuple[ProtectedItem, ...] = tuple(strategy.protections(plan))
+    protected = (*guard_protections(plan), *strategy.protections(plan))
     limit = outcome.target.token_limit if outcome.target is not None else None
     if status == "unchanged":
         return unchanged_explanation(protected), None
@@ -127,7 +148,7 @@ def explain_run(
     for item in protected:
         parts.append(f"{item.why}: {item.tokens:,} tokens in {len(item.group_ids)} groups")
     smallest = plan.tokens
-    suggestions = list(_suggestions(index, strategy, tokenizer_given, limit, ctx.summaries))
+    suggestions = list(_suggestions(index, strategy, tokenizer_given, limit, ctx.summaries, guards))
     if limit is not None:
         suggestions.append(target_suggestion(smallest))
     return (
@@ -146,6 +167,7 @@ __all__ = [
     "MAX_VARIANTS",
     "cannot_fit_reason",
     "explain_run",
+    "guard_protections",
     "met_explanation",
     "target_suggestion",
     "unchanged_explanation",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compactlens.engine.guards import NO_LOCKS, Locks
 from compactlens.engine.index import GroupKind, MessageIndex
 from compactlens.model.messages import Message
 
@@ -30,14 +31,19 @@ class Insertion:
 class Plan:
     """The mutable working state of one compaction run over an index.
 
-    ``action[g]`` is ``kept``, ``excluded``, ``collapsed`` or ``summarized``.
+    ``action[g]`` is ``kept``, ``excluded``, ``collapsed`` or ``summarized``. ``locks``
+    (from the run's :class:`~compactlens.engine.guards.Guards`) name the groups no
+    strategy may exclude or change and those whose content stays verbatim: :meth:`exclude`
+    and :meth:`collapse` refuse them (and return False).
     """
 
     index: MessageIndex
+    locks: Locks = NO_LOCKS
     action: list[str] = field(init=False)
     by: list[str] = field(init=False)
     why: list[str] = field(init=False)
-    replacement: dict[int, tuple[Message, int]] = field(init=False)
+    replacement: dict[int, tuple[tuple[Message, ...], int]] = field(init=False)
+    clamped: set[int] = field(init=False)
     insertions: list[Insertion] = field(init=False)
     log: list[int] = field(init=False)
     _tokens: int = field(init=False)
@@ -53,6 +59,7 @@ class Plan:
         self.by = [""] * n
         self.why = [""] * n
         self.replacement = {}
+        self.clamped = set()
         self.insertions = []
         self.log = []
         self._tokens = ix.total_tokens
@@ -131,7 +138,7 @@ class Plan:
         group = self.index.groups[gid]
         if self.action[gid] == "collapsed":
             self._tokens -= self.replacement[gid][1]
-            self._messages -= 1
+            self._messages -= len(self.replacement[gid][0])
         else:
             self._tokens -= group.tokens
             self._messages -= group.message_count
@@ -141,15 +148,23 @@ class Plan:
             self._groups -= 1
         self._drop_turn(gid)
 
-    def exclude(self, gid: int, strategy: str, reason: str, *, action: str = "excluded") -> None:
-        """Exclude an included group (O(1))."""
+    def locked(self, gid: int) -> bool:
+        """True when the run's guards forbid dropping or changing the group."""
+        return gid in self.locks.locked
+
+    def exclude(self, gid: int, strategy: str, reason: str, *, action: str = "excluded") -> bool:
+        """Exclude an included group (O(1)); False (nothing done) when it is locked."""
         if not self.included(gid):
             raise ValueError(f"group {gid} is already {self.action[gid]}")
+        if gid in self.locks.locked:
+            return False
         self._remove_counts(gid)
+        self.clamped.discard(gid)
         self.action[gid] = action
         self.by[gid] = strategy
         self.why[gid] = reason
         self.log.append(gid)
+        return True
 
     def restore(self, gid: int, strategy: str, reason: str) -> None:
         """Put an excluded group back, verbatim (O(1)). Summarized groups cannot come back."""
@@ -170,20 +185,50 @@ class Plan:
         self.why[gid] = reason
         self.log.append(gid)
 
-    def collapse(self, gid: int, message: Message, tokens: int, strategy: str, reason: str) -> None:
-        """Replace an untouched group by one message of ``tokens`` tokens (O(1))."""
+    def collapse(self, gid: int, message: Message, tokens: int, strategy: str, reason: str) -> bool:
+        """Replace an untouched (or clamped) group by one message of ``tokens`` tokens
+        (O(1)); False (nothing done) when the group is locked or must stay verbatim."""
+        return self._replace(gid, (message,), tokens, strategy, reason)
+
+    def clamp(
+        self, gid: int, messages: tuple[Message, ...], tokens: int, strategy: str, reason: str
+    ) -> bool:
+        """Replace an untouched group's messages one for one by shortened copies (the same
+        calls and results, cut content): the group keeps its structure, so it can still be
+        collapsed later. False when the group is locked or must stay verbatim."""
+        if len(messages) != self.index.groups[gid].message_count:
+            raise ValueError(f"group {gid}: a clamp replaces its messages one for one")
         if not self.untouched(gid):
             raise ValueError(f"group {gid} is {self.action[gid]}, not kept")
+        if not self._replace(gid, messages, tokens, strategy, reason):
+            return False
+        self.clamped.add(gid)
+        return True
+
+    def _replace(
+        self, gid: int, messages: tuple[Message, ...], tokens: int, strategy: str, reason: str
+    ) -> bool:
+        if not (self.untouched(gid) or gid in self.clamped):
+            raise ValueError(f"group {gid} is {self.action[gid]}, not kept")
+        if gid in self.locks.locked or gid in self.locks.verbatim:
+            return False
         group = self.index.groups[gid]
-        self._tokens += tokens - group.tokens
-        self._messages += 1 - group.message_count
-        if group.kind is GroupKind.TOOL_CALL:
-            self._tool_groups -= 1
+        if gid in self.clamped:
+            old_messages, old_tokens = self.replacement[gid]
+            self._tokens += tokens - old_tokens
+            self._messages += len(messages) - len(old_messages)
+            self.clamped.discard(gid)
+        else:
+            self._tokens += tokens - group.tokens
+            self._messages += len(messages) - group.message_count
+            if group.kind is GroupKind.TOOL_CALL:
+                self._tool_groups -= 1
         self.action[gid] = "collapsed"
-        self.replacement[gid] = (message, tokens)
+        self.replacement[gid] = (messages, tokens)
         self.by[gid] = strategy
         self.why[gid] = reason
         self.log.append(gid)
+        return True
 
     def insert(self, insertion: Insertion) -> None:
         """Insert new messages (counted as one non-system group in the turn they land in)."""
@@ -214,7 +259,7 @@ class Plan:
             if act == "kept":
                 out.append(m)
             elif act == "collapsed" and groups[g].first == i:
-                out.append(self.replacement[g][0])
+                out.extend(self.replacement[g][0])
         tail = at.get(ix.total_messages)
         if tail:
             out.extend(tail)

@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from compactlens.engine.explain import cannot_fit_reason, explain_run
+from compactlens.engine.guards import DEFAULT_GUARDS, Guards
 from compactlens.engine.index import MessageIndex, pairing_problems
 from compactlens.engine.plan import Plan
+from compactlens.engine.providers import Provider, check_provider
 from compactlens.engine.result import (
     CompactionResult,
     Decisions,
@@ -77,13 +80,17 @@ def run_strategy(
     caller: CallerMessages | None = None,
     tokenizer_given: bool = True,
     explain: bool = True,
+    guards: Guards | None = None,
 ) -> CompactionResult:
-    """Plan ``strategy`` over a prebuilt ``index`` and build the result.
+    """Plan ``strategy`` over a prebuilt ``index`` under ``guards`` and build the result.
 
     ``caller`` decides the kind of ``result.messages`` (default: :class:`Message`).
+    ``guards`` default to :class:`Guards` (keep the latest user request; the provider of
+    ``caller``'s format, else ``any``).
     """
     start = time.perf_counter()
-    plan, ctx, outcome = plan_strategy(index, strategy, tokenizer_given)
+    guards = (guards or DEFAULT_GUARDS).for_format(caller.format.name if caller else None)
+    plan, ctx, outcome = plan_strategy(index, strategy, tokenizer_given, guards=guards)
     status: Status
     if not outcome.fired:
         status = "unchanged"
@@ -94,7 +101,7 @@ def run_strategy(
     events = tuple(_renumber(ctx.events))
     if explain:
         explanation, reason = explain_run(
-            index, strategy, plan, ctx, outcome, status, tokenizer_given
+            index, strategy, plan, ctx, outcome, status, tokenizer_given, guards
         )
     else:
         explanation = Explanation(status)
@@ -129,8 +136,6 @@ def run_strategy(
 
 
 def _renumber(events: Sequence[StageEvent]) -> list[StageEvent]:
-    from dataclasses import replace
-
     return [replace(e, stage=i) for i, e in enumerate(events)]
 
 
@@ -140,6 +145,8 @@ def apply_compaction(
     tokenizer: Tokenizer | None = None,
     *,
     format: str | None = None,
+    guards: Guards | None = None,
+    provider: Provider | None = None,
 ) -> CompactionResult:
     """Compact ``messages`` (wire dicts or :class:`Message`) with ``strategy``.
 
@@ -147,11 +154,26 @@ def apply_compaction(
     the input; unchanged messages are the very same objects. The input is never
     mutated. Without a ``tokenizer`` tokens are estimated (characters / 4). The cyclic
     garbage collector is paused during the call (see :mod:`compactlens.model.gc_pause`).
+
+    ``guards`` (default :class:`Guards`: the latest user request is kept) hold what every
+    strategy must keep; ``provider`` (shorthand for ``guards.provider``; default: the
+    provider of the input's format) is the API the result must be valid for.
     """
+    guards = with_provider(guards, provider)
     with gc_paused():
         caller = from_caller(messages, format=format)
         index = MessageIndex.build(caller.messages, tokenizer)
-        return run_strategy(index, strategy, caller=caller, tokenizer_given=tokenizer is not None)
+        return run_strategy(
+            index, strategy, caller=caller, tokenizer_given=tokenizer is not None, guards=guards
+        )
+
+
+def with_provider(guards: Guards | None, provider: Provider | None) -> Guards:
+    """``guards`` (default :class:`Guards`) with ``provider`` when one is given."""
+    guards = guards or DEFAULT_GUARDS
+    if provider is None:
+        return guards
+    return replace(guards, provider=check_provider(provider))
 
 
 async def apply_compaction_async(
@@ -160,6 +182,16 @@ async def apply_compaction_async(
     tokenizer: Tokenizer | None = None,
     *,
     format: str | None = None,
+    guards: Guards | None = None,
+    provider: Provider | None = None,
 ) -> CompactionResult:
     """The async twin of :func:`apply_compaction` (runs it in a worker thread)."""
-    return await asyncio.to_thread(apply_compaction, messages, strategy, tokenizer, format=format)
+    return await asyncio.to_thread(
+        apply_compaction,
+        messages,
+        strategy,
+        tokenizer,
+        format=format,
+        guards=guards,
+        provider=provider,
+    )

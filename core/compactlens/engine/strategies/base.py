@@ -7,8 +7,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+from compactlens.engine.guards import Guards, resolve_guards
 from compactlens.engine.index import GroupKind, MessageIndex
 from compactlens.engine.plan import Plan, newest_non_system
+from compactlens.engine.repair import REPAIR_STAGE, needs_user_first, omitted_note, repair_provider
 from compactlens.engine.result import ProtectedItem, StageEvent
 from compactlens.engine.triggers import Trigger
 from compactlens.model.messages import Message
@@ -125,10 +127,11 @@ def exclude_until(
     for gid in candidates:
         if target is not None and target(plan):
             break
-        if not plan.included(gid):
+        if not plan.included(gid) or plan.locked(gid):
             continue
         if step is None:
-            plan.exclude(gid, strategy, reason, action=action)
+            if not plan.exclude(gid, strategy, reason, action=action):
+                continue
         elif not step(gid):
             continue
         changed += 1
@@ -229,16 +232,25 @@ def open_tool_stage(
     *,
     untouched_only: bool,
 ) -> tuple[Stage, list[int], StageOutcome | None]:
-    """Start a stage over the older tool-call groups: the stage, its candidates oldest
-    first, and the outcome when there is nothing to do (trigger false, or no trigger and
-    no eligible group)."""
+    """Start a stage over the older tool-call groups: the stage, its candidates (the
+    guards' prunable groups first, then oldest first; locked groups never, and with
+    ``untouched_only``, a content-changing stage, no group whose tools must stay verbatim),
+    and the outcome when there is nothing to do (trigger false, or no trigger and no
+    eligible group)."""
     stage = Stage(plan, ctx, name, trigger, target)
-    eligible = plan.untouched if untouched_only else plan.included
-    candidates = [
+    locks = plan.locks
+
+    def eligible(gid: int) -> bool:
+        if not untouched_only:
+            return plan.included(gid)
+        # A stage that changes content: clamped groups may go further, verbatim ones never.
+        return (plan.untouched(gid) or gid in plan.clamped) and gid not in locks.verbatim
+
+    candidates = locks.order(
         g.id
         for g in plan.index.groups
         if g.kind is GroupKind.TOOL_CALL and eligible(g.id) and g.id not in protected
-    ]
+    )
     if trigger is not None and not trigger(plan):
         stage.done("skipped", 0, True)
         return stage, candidates, StageOutcome(False, True, target)
@@ -253,13 +265,26 @@ def plan_strategy(
     strategy: Strategy,
     tokenizer_given: bool,
     replay: dict[str, SummaryResponse] | None = None,
+    guards: Guards | None = None,
 ) -> tuple[Plan, RunContext, StageOutcome]:
-    """Run ``strategy`` on a fresh plan. With ``replay`` (a finished run's summaries) the
-    run may reuse those answers but makes no new summarizer call."""
-    plan = Plan(index)
+    """Run ``strategy`` on a fresh plan under ``guards`` (default :class:`Guards`), then
+    make the plan valid for the guards' provider. With ``replay`` (a finished run's
+    summaries) the run may reuse those answers but makes no new summarizer call."""
+    plan = Plan(index, locks=resolve_guards(index, guards))
     ctx = RunContext(tokenizer=index.tokenizer, tokenizer_given=tokenizer_given)
     if replay is not None:
         ctx.summaries = dict(replay)
         ctx.replay_only = True
     outcome = strategy.run(plan, ctx)
-    return plan, ctx, outcome
+    return plan, ctx, _repair(plan, ctx, outcome)
+
+
+def _repair(plan: Plan, ctx: RunContext, outcome: StageOutcome) -> StageOutcome:
+    """Apply :func:`repair_provider` as a logged stage; the target is re-checked after it."""
+    if needs_user_first(plan) is None:
+        return outcome
+    stage = Stage(plan, ctx, REPAIR_STAGE, None, outcome.target)
+    detail = repair_provider(plan, ctx.count(omitted_note())) or ""
+    met = outcome.target_met and (outcome.target is None or outcome.target(plan))
+    stage.done("applied", 1, met, detail)
+    return replace(outcome, target_met=met)

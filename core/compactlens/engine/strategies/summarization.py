@@ -103,7 +103,7 @@ class SummarizationStrategy:
         used = 0
         retained = self._non_system_messages(plan)
         for g in ix.groups:
-            if g.id in keep or not plan.included(g.id):
+            if g.id in keep or not plan.included(g.id) or plan.locked(g.id):
                 continue
             if count_style and retained <= (self.target_count or 0):
                 break
@@ -129,7 +129,7 @@ class SummarizationStrategy:
         msgs: list[Message] = []
         for gid in chosen:
             if plan.action[gid] == "collapsed":
-                msgs.append(plan.replacement[gid][0])
+                msgs.extend(plan.replacement[gid][0])
             else:
                 msgs.extend(ix.messages[k] for k in ix.groups[gid].indices)
         request = build_summary_request(

@@ -1,0 +1,92 @@
+"""Make a finished plan valid for its provider (the last step of every run).
+
+Strategies keep tool calls with their results by construction (groups are kept or dropped
+whole). What a cut can still break is the role order some APIs enforce: Anthropic's
+Messages API and Gemini need the conversation (after the system part) to open with a user
+turn. When a plan's first conversation message is not a user message, a short user note is
+inserted before it, saying that earlier messages were removed. It costs a few tokens and
+drops nothing (dropping the leading assistant groups instead would lose work the cut chose
+to keep, and can empty a history that has no user message left).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compactlens.engine.index import GroupKind
+from compactlens.engine.plan import Insertion, Plan
+from compactlens.engine.providers import USER_FIRST
+from compactlens.model.messages import Message, TextPart
+
+#: The note placed before a history that would otherwise open with an assistant turn.
+OMITTED_NOTE = "[Earlier messages of this conversation were removed to fit the context window.]"
+REPAIR_STAGE = "provider_repair"
+
+
+def _projected(plan: Plan) -> Iterator[tuple[int, Message]]:
+    """(original position, message) of the projection, in order, without building it."""
+    ix = plan.index
+    at: dict[int, list[Message]] = {}
+    for ins in plan.insertions:
+        at.setdefault(ins.position, []).extend(ins.messages)
+    for i, m in enumerate(ix.messages):
+        yield from ((i, extra) for extra in at.get(i, ()))
+        g = ix.group_of[i]
+        act = plan.action[g]
+        if act == "kept":
+            yield i, m
+        elif act == "collapsed" and ix.groups[g].first == i:
+            yield from ((i, r) for r in plan.replacement[g][0])
+    yield from ((ix.total_messages, extra) for extra in at.get(ix.total_messages, ()))
+
+
+def first_turn(plan: Plan) -> tuple[int, Message] | None:
+    """The first projected conversation (non-system) message and its position."""
+    return next(((i, m) for i, m in _projected(plan) if not m.is_system), None)
+
+
+def opens_with_user(message: Message) -> bool:
+    return message.role == "user" and not message.tool_results
+
+
+def needs_user_first(plan: Plan) -> int | None:
+    """Where a user note must go for the plan's provider, or None when none is needed.
+
+    Only a history the cut changed is repaired: an input that does not open with a user
+    turn is the caller's to fix, and an untouched plan is returned as it is.
+    """
+    if plan.locks.provider not in USER_FIRST or (not plan.log and not plan.insertions):
+        return None
+    original = next((m for m in plan.index.messages if not m.is_system), None)
+    if original is None or not opens_with_user(original):
+        return None  # the input itself does not open with a user turn
+    found = first_turn(plan)
+    if found is None or opens_with_user(found[1]):
+        return None
+    return found[0]
+
+
+def repair_provider(plan: Plan, count: int) -> str | None:
+    """Insert the user note where :func:`needs_user_first` says; ``count`` is its token
+    count. Returns a sentence saying what was done, or None when nothing was needed."""
+    at = needs_user_first(plan)
+    if at is None:
+        return None
+    plan.insert(
+        Insertion(
+            position=at,
+            messages=(omitted_note(),),
+            tokens=count,
+            kind=GroupKind.USER,
+            strategy=REPAIR_STAGE,
+            reason=f"{plan.locks.provider} needs the conversation to open with a user turn",
+        )
+    )
+    return (
+        f"inserted a {count}-token user note before message {at}: {plan.locks.provider} "
+        "rejects a history that opens with an assistant turn"
+    )
+
+
+def omitted_note() -> Message:
+    return Message(role="user", parts=(TextPart(OMITTED_NOTE),))
