@@ -6,11 +6,12 @@ and is never changed by a strategy: strategies produce plans that overlay it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
+from compactlens.formats._common import parts_and_blocks
 from compactlens.formats.caller import from_caller
 from compactlens.model.messages import (
     ApprovalRequestPart,
@@ -18,10 +19,14 @@ from compactlens.model.messages import (
     MediaPart,
     Message,
     OpaquePart,
+    Part,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    is_hosted_tool_call,
+    is_hosted_tool_result,
+    is_opaque_reasoning,
     message_text,
     part_text,
 )
@@ -32,6 +37,10 @@ from compactlens.model.tokens import (
     count_texts,
     tokenizer_name,
 )
+
+#: How reasoning-only messages are grouped: ``compactlens`` attaches them to the next
+#: assistant message; ``maf`` follows Microsoft Agent Framework (see :func:`_scan`).
+Grouping: TypeAlias = Literal["compactlens", "maf"]
 
 
 class GroupKind(StrEnum):
@@ -100,7 +109,9 @@ class MessageGroup:
     contiguous (a tool result may arrive after unrelated messages). ``turn`` is
     None for system groups; groups before the first user message are turn 0 and
     each user message starts the next turn. ``flags`` may hold ``orphan``,
-    ``unresolved``, ``reasoning``, ``media``, ``opaque``, ``approval_pending``.
+    ``unresolved``, ``reasoning`` (a member holds reasoning, alone or beside a
+    call), ``media``, ``opaque``, ``hosted`` (a hosted or MCP tool call or result),
+    ``approval_pending``.
     """
 
     id: int
@@ -149,7 +160,52 @@ class _Scan:
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
-_PLAIN_PARTS = (TextPart, ReasoningPart)
+
+
+_HOSTED_RESULT_ID_KEYS = ("call_id", "tool_use_id", "toolCallId")
+_HOSTED_CALL_ID_KEYS = ("call_id", "id", "toolCallId")
+
+
+def hosted_part_id(part: Part, block: Mapping[str, Any] | None) -> str | None:
+    """The call id of a hosted tool call or result, read from its wire block (or None)."""
+    if block is None:
+        return None
+    if is_hosted_tool_result(part):
+        keys = _HOSTED_RESULT_ID_KEYS
+    elif is_hosted_tool_call(part):
+        keys = _HOSTED_CALL_ID_KEYS
+    else:
+        return None
+    for key in keys:
+        value = block.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _hosted_ids(message: Message) -> tuple[list[str], list[str]]:
+    """The call ids of a message's hosted tool calls and of its hosted results.
+
+    Opaque parts carry no id of their own: the ids come from the wire blocks the parts
+    were read from (a part without one has no id and links to nothing).
+    """
+    calls: list[str] = []
+    results: list[str] = []
+    for part, block in parts_and_blocks(message):
+        if block is None:
+            continue
+        if is_hosted_tool_result(part):
+            keys, out = _HOSTED_RESULT_ID_KEYS, results
+        elif is_hosted_tool_call(part):
+            keys, out = _HOSTED_CALL_ID_KEYS, calls
+        else:
+            continue
+        for key in keys:
+            value = block.get(key)
+            if isinstance(value, str) and value:
+                out.append(value)
+                break
+    return calls, results
 
 
 def _find(parent: list[int], x: int) -> int:
@@ -159,12 +215,16 @@ def _find(parent: list[int], x: int) -> int:
     return x
 
 
-def _scan(messages: Sequence[Message]) -> _Scan:
+def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _Scan:
     """Group messages in one pass: link results to calls by id, attach reasoning, merge.
 
     Each message's parts are read once; groups and their flags are only materialized
-    for what needs them (most groups have no flags and are never merged).
+    for what needs them (most groups have no flags and are never merged). With
+    ``grouping="maf"`` reasoning-only messages follow Microsoft Agent Framework: they
+    join a tool call that follows (or that they follow), else each is a group of its own.
     """
+    maf = grouping == "maf"
+    last_call_group = -1  # maf: the call group the previous message belongs to
     members: list[list[int]] = []
     kinds: list[GroupKind] = []
     flags: dict[int, set[str]] = {}  # group -> flags, only for groups that have some
@@ -187,6 +247,7 @@ def _scan(messages: Sequence[Message]) -> _Scan:
     held_reasoning: list[int] = []
     message_flags: dict[int, tuple[str, ...]] = {}  # message -> ("media",), ("opaque",)...
     message_calls: dict[int, list[ToolCallPart]] = {}
+    hosted_groups: dict[str, int] = {}  # hosted call id -> group
     merged_any = False
     tool_call_kind = GroupKind.TOOL_CALL
 
@@ -208,8 +269,9 @@ def _scan(messages: Sequence[Message]) -> _Scan:
 
     def flush_reasoning() -> None:
         if held_reasoning:
-            gid = new_group(GroupKind.ASSISTANT_TEXT, list(held_reasoning))
-            add_flag(gid, "reasoning")
+            for indices in [[k] for k in held_reasoning] if maf else [list(held_reasoning)]:
+                gid = new_group(GroupKind.ASSISTANT_TEXT, indices)
+                add_flag(gid, "reasoning")
             held_reasoning.clear()
 
     no_calls: list[ToolCallPart] = []
@@ -221,19 +283,27 @@ def _scan(messages: Sequence[Message]) -> _Scan:
         parts = m.parts
         # Sort the parts out in one pass; plain text/reasoning messages (most) need no lists.
         plain = True
+        reasoning = False
         for p in parts:
-            if not isinstance(p, _PLAIN_PARTS):
+            if isinstance(p, ReasoningPart):
+                reasoning = True
+            elif not isinstance(p, TextPart):
                 plain = False
                 break
+        hosted_calls = hosted_results = False
         if plain:
             calls, results, responses, requests = no_calls, no_results, no_responses, no_requests
+            if reasoning:
+                message_flags[i] = ("reasoning",)
         else:
             calls, results, responses, requests = [], [], [], []
             media = opaque = False
             for p in parts:
-                if isinstance(p, _PLAIN_PARTS):
+                if isinstance(p, TextPart):
                     continue
-                if isinstance(p, ToolCallPart):
+                if isinstance(p, ReasoningPart):
+                    reasoning = True
+                elif isinstance(p, ToolCallPart):
                     calls.append(p)
                 elif isinstance(p, ToolResultPart):
                     results.append(p)
@@ -245,18 +315,42 @@ def _scan(messages: Sequence[Message]) -> _Scan:
                     media = True
                 elif isinstance(p, OpaquePart):
                     opaque = True
-            if media or opaque:
-                message_flags[i] = (("media",) if media else ()) + (("opaque",) if opaque else ())
+                    if is_opaque_reasoning(p):
+                        reasoning = True
+                    elif is_hosted_tool_call(p):
+                        hosted_calls = True
+                    elif is_hosted_tool_result(p):
+                        hosted_results = True
+            extra_flags = (
+                (("media",) if media else ())
+                + (("opaque",) if opaque else ())
+                + (("reasoning",) if reasoning else ())
+                + (("hosted",) if hosted_calls or hosted_results else ())
+            )
+            if extra_flags:
+                message_flags[i] = extra_flags
             if calls:
                 message_calls[i] = calls
         if role == "assistant" and m.is_reasoning_only:
-            held_reasoning.append(i)
+            if maf and last_call_group >= 0 and not held_reasoning:
+                members[last_call_group].append(i)  # reasoning right after its call
+                group_of[i] = last_call_group
+                add_flag(last_call_group, "reasoning")
+            else:
+                held_reasoning.append(i)
             continue
+        last_call_group = -1
         if role == "assistant":
             results = no_results
-        if results or (responses and role != "assistant"):
+        hosted_targets: list[int] = []
+        hosted_call_ids: list[str] = []
+        if hosted_calls or hosted_results:
+            hosted_call_ids, hosted_result_ids = _hosted_ids(m)
+            if not (calls or hosted_calls or role == "user" or m.is_system):
+                hosted_targets = [hosted_groups[r] for r in hosted_result_ids if r in hosted_groups]
+        if results or hosted_targets or (responses and role != "assistant"):
             flush_reasoning()
-            targets: list[int] = []
+            targets: list[int] = list(hosted_targets)
             orphan = False
             for res in results:
                 link_no = pending.get(res.call_id, -1)
@@ -302,10 +396,12 @@ def _scan(messages: Sequence[Message]) -> _Scan:
             kind = GroupKind.SUMMARY
         elif role == "user":
             kind = GroupKind.USER
-        elif calls:
+        elif calls or hosted_calls or hosted_results:
             kind = tool_call_kind
         else:
             kind = GroupKind.ASSISTANT_TEXT
+        if maf and held_reasoning and not (role == "assistant" and kind is tool_call_kind):
+            flush_reasoning()  # MAF: reasoning before anything but a call stands alone
         if role == "assistant" and kind is not GroupKind.SUMMARY:
             if held_reasoning:
                 indices = [*held_reasoning, i]
@@ -340,6 +436,10 @@ def _scan(messages: Sequence[Message]) -> _Scan:
             link_group.append(gid)
         for req in requests:
             approvals[req.id] = gid
+        for call_id in hosted_call_ids:
+            hosted_groups[call_id] = gid
+        if role == "assistant" and kind is tool_call_kind and (calls or hosted_calls):
+            last_call_group = gid
     flush_reasoning()
 
     # Resolve merges: every group points at its root, roots keep their members sorted.
@@ -494,14 +594,24 @@ class MessageIndex:
     system_tokens: int = 0
 
     @classmethod
-    def build(cls, messages: Sequence[Message], tokenizer: Tokenizer | None = None) -> MessageIndex:
-        """Group ``messages`` and count their tokens once (default: :class:`CharEstimator`)."""
+    def build(
+        cls,
+        messages: Sequence[Message],
+        tokenizer: Tokenizer | None = None,
+        *,
+        grouping: Grouping = "compactlens",
+    ) -> MessageIndex:
+        """Group ``messages`` and count their tokens once (default: :class:`CharEstimator`).
+
+        ``grouping`` is the profile's rule for reasoning-only messages (see
+        :data:`Grouping`; :attr:`compactlens.engine.profiles.Profile.grouping`).
+        """
         tok: Tokenizer = tokenizer if tokenizer is not None else CharEstimator()
         msgs = tuple(messages)
         for i, m in enumerate(msgs):
             if not isinstance(m, Message):
                 raise TypeError(f"messages[{i}] is {type(m).__name__}, not a Message")
-        scan = _scan(msgs)
+        scan = _scan(msgs, grouping)
         counts = count_messages(msgs, tok)
         sizes = [_text_bytes(m) for m in msgs]
         groups: list[MessageGroup] = []

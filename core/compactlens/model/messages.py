@@ -173,12 +173,26 @@ class Message:
 
     @property
     def is_reasoning_only(self) -> bool:
-        """An assistant message that holds only reasoning (or opaque reasoning)."""
+        """An assistant message that holds only reasoning (clear or opaque reasoning).
+
+        Other opaque content (hosted tool calls and results, usage, errors) is not
+        reasoning: see :func:`is_opaque_reasoning`.
+        """
         return (
             self.role == "assistant"
             and bool(self.parts)
-            and all(isinstance(p, ReasoningPart | OpaquePart) for p in self.parts)
+            and all(is_reasoning_part(p) for p in self.parts)
         )
+
+    @property
+    def has_reasoning(self) -> bool:
+        """True when any part is reasoning (clear or opaque), beside whatever else."""
+        return any(is_reasoning_part(p) for p in self.parts)
+
+    @property
+    def hosted_tool_parts(self) -> tuple[OpaquePart, ...]:
+        """The hosted (provider-executed) tool calls and results among the parts."""
+        return tuple(p for p in self.parts if isinstance(p, OpaquePart) and is_hosted_tool(p))
 
     @property
     def has_media(self) -> bool:
@@ -198,6 +212,57 @@ class Message:
                 return p.text.startswith(SUMMARY_PREFIX)
             return False
         return False
+
+
+#: Opaque part types that carry reasoning (encrypted, redacted or protected thinking).
+OPAQUE_REASONING_TYPES = frozenset(
+    {"encrypted_reasoning", "protected_data", "redacted-reasoning", "redacted_thinking"}
+)
+
+
+def is_opaque_reasoning(part: Part) -> bool:
+    """An opaque part that is reasoning the provider keeps to itself."""
+    return isinstance(part, OpaquePart) and part.type in OPAQUE_REASONING_TYPES
+
+
+def is_reasoning_part(part: Part) -> bool:
+    """Clear or opaque reasoning."""
+    return isinstance(part, ReasoningPart) or is_opaque_reasoning(part)
+
+
+def is_hosted_tool_call(part: Part) -> bool:
+    """An opaque part that is a hosted (provider-executed) tool call.
+
+    By type name: ``*_call`` (``mcp_call``, ``code_interpreter_tool_call``,
+    ``shell_tool_call``...), ``*_tool_use`` (``server_tool_use``, ``mcp_tool_use``),
+    ``tool-call`` (AI SDK, provider-executed) and ``mcp_list_tools``.
+    """
+    if not isinstance(part, OpaquePart):
+        return False
+    kind = part.type
+    return (
+        kind.endswith("_call")
+        or kind.endswith("_tool_use")
+        or kind in ("tool-call", "mcp_list_tools")
+    )
+
+
+def is_hosted_tool_result(part: Part) -> bool:
+    """An opaque part that is the result of a hosted tool call.
+
+    By type name: ``*_tool_result`` (``mcp_server_tool_result``,
+    ``web_search_tool_result``...), ``*_output`` (``shell_command_output``) and
+    ``tool-result`` (AI SDK, provider-executed).
+    """
+    if not isinstance(part, OpaquePart):
+        return False
+    kind = part.type
+    return kind.endswith("_tool_result") or kind.endswith("_output") or kind == "tool-result"
+
+
+def is_hosted_tool(part: Part) -> bool:
+    """A hosted tool call or result."""
+    return is_hosted_tool_call(part) or is_hosted_tool_result(part)
 
 
 def text_message(role: Role, text: str, *, name: str | None = None) -> Message:

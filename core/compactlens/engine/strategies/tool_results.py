@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from compactlens.engine.index import GroupKind
+from compactlens.engine.index import GroupKind, hosted_part_id
 from compactlens.engine.plan import Plan
+from compactlens.engine.profiles import check_profile, get_profile
 from compactlens.engine.result import ProtectedItem
 from compactlens.engine.strategies.base import (
     RunContext,
@@ -24,7 +26,17 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
-from compactlens.model.messages import Message, TextPart
+from compactlens.formats._common import parts_and_blocks
+from compactlens.model.messages import (
+    Message,
+    OpaquePart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+    is_hosted_tool,
+    is_hosted_tool_call,
+    is_hosted_tool_result,
+)
 
 MAX_SUMMARY_CHARS = 4096
 TRUNCATION_MARKER = "... [truncated]"
@@ -40,23 +52,93 @@ def _cap(prefix: str, body: str, suffix: str, limit: int) -> str:
     return f"{prefix}{body[:room]}{TRUNCATION_MARKER}{suffix}"
 
 
+def _label(name: str, output: str, limit: int) -> str:
+    # Only the first ``limit`` characters of the line can show: fold no more of the
+    # output than that (one more tells that it was cut).
+    output = fold_whitespace_prefix(output, limit + 1)
+    if len(output) > limit:
+        return f"{name}: {output}" if name else output
+    return f"{name}: {output}".strip() if name else output
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _hosted_name(part: OpaquePart) -> str:
+    """A hosted call's tool name: ``tool_name`` / ``name`` of its JSON text, else its first word."""
+    shown = _json_object(part.text)
+    if shown is not None:
+        name = shown.get("tool_name") or shown.get("name")
+        return name if isinstance(name, str) else ""
+    return part.text.split(" ", 1)[0] if part.text else ""
+
+
+def _output_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        texts = [
+            v["text"]
+            for v in value
+            if isinstance(v, dict) and v.get("type") == "text" and isinstance(v.get("text"), str)
+        ]
+        if texts:
+            return "\n".join(texts)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _hosted_output(part: OpaquePart) -> str | None:
+    """A hosted result's output text (``output`` / ``result`` of its JSON text, else the
+    text); None for a hosted call that carries no output."""
+    shown = _json_object(part.text)
+    if shown is not None:
+        for key in ("output", "result"):
+            if shown.get(key) is not None:
+                return _output_text(shown[key])
+    if is_hosted_tool_result(part):
+        return part.text
+    return None
+
+
 def format_tool_results(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
-    """``[Tool results: get_weather: sunny, 18°C; search_docs: found 3 docs]``, capped."""
+    """``[Tool results: get_weather: sunny, 18°C; search_docs: found 3 docs]``, capped.
+
+    Function results and hosted (MCP, provider-executed) results, in message order,
+    each labelled with the name of the call it answers.
+    """
     names: dict[str, str] = {}
     for m in messages:
-        for c in m.tool_calls:
-            names[c.id] = c.name
+        for part, block in parts_and_blocks(m):
+            if isinstance(part, ToolCallPart):
+                names[part.id] = part.name
+            elif isinstance(part, OpaquePart) and is_hosted_tool_call(part):
+                call_id = hosted_part_id(part, block)
+                if call_id is not None:
+                    names[call_id] = _hosted_name(part)
     labels: list[str] = []
     for m in messages:
-        for r in m.tool_results:
-            name = names.get(r.call_id) or r.name or ""
-            # Only the first ``limit`` characters of the line can show: fold no more of
-            # the output than that (one more tells that it was cut).
-            output = fold_whitespace_prefix(r.output, limit + 1)
-            if len(output) > limit:
-                labels.append(f"{name}: {output}" if name else output)
-            else:
-                labels.append(f"{name}: {output}".strip() if name else output)
+        for part, block in parts_and_blocks(m):
+            if isinstance(part, ToolResultPart):
+                labels.append(
+                    _label(names.get(part.call_id) or part.name or "", part.output, limit)
+                )
+            elif isinstance(part, OpaquePart) and is_hosted_tool(part):
+                output = _hosted_output(part)
+                if output is None:
+                    continue
+                call_id = hosted_part_id(part, block)
+                if is_hosted_tool_call(part):
+                    name = _hosted_name(part)
+                else:
+                    name = names.get(call_id, "") if call_id is not None else ""
+                labels.append(_label(name, output, limit))
     body = "; ".join(labels) if labels else "no results"
     return _cap("[Tool results: ", body, "]", limit)
 
@@ -104,8 +186,9 @@ class ToolResultCompactionStrategy:
     one (the reference Python style), every eligible group is collapsed. The
     ``formatter`` is ``"results"`` (default), ``"names"`` or a callable taking the
     group's messages. Collapsing again is a no-op: collapsed lines are plain text.
-    With ``skip_if_larger`` (default) a group whose collapsed line would cost more
-    tokens than the group itself is left verbatim (the stage event says how many).
+    With ``skip_if_larger`` (default; unset takes the ``profile``'s, off under ``maf``)
+    a group whose collapsed line would cost more tokens than the group itself is left
+    verbatim (the stage event says how many).
     """
 
     trigger: Trigger | None = None
@@ -114,19 +197,29 @@ class ToolResultCompactionStrategy:
     minimum_preserved: int = 2
     formatter: str | ToolGroupFormatter = "results"
     max_chars: int = MAX_SUMMARY_CHARS
-    skip_if_larger: bool = True
+    skip_if_larger: bool | None = None
     label: str = "tool_result_collapse"
+    profile: str | None = None
 
     def __post_init__(self) -> None:
         check_count(self.keep_last_tool_call_groups, "keep_last_tool_call_groups")
         check_count(self.minimum_preserved, "minimum_preserved")
         check_count(self.max_chars, "max_chars", minimum=len(TRUNCATION_MARKER) + 16)
+        if self.profile is not None:
+            check_profile(self.profile)
         if isinstance(self.formatter, str) and self.formatter not in FORMATTERS:
             raise ValueError(f"formatter must be one of {sorted(FORMATTERS)} or a callable")
 
     @property
     def name(self) -> str:
         return self.label
+
+    @property
+    def skips_larger(self) -> bool:
+        """``skip_if_larger``, or the profile's default when unset."""
+        if self.skip_if_larger is not None:
+            return self.skip_if_larger
+        return get_profile(self.profile).skip_if_larger
 
     def _format(self, messages: Sequence[Message]) -> str:
         if isinstance(self.formatter, str):
@@ -160,7 +253,7 @@ class ToolResultCompactionStrategy:
             text = self._format(msgs)
             message = Message(role="assistant", parts=(TextPart(text),))
             tokens = ctx.count(message)
-            if self.skip_if_larger and tokens > group.tokens:
+            if self.skips_larger and tokens > group.tokens:
                 kept_larger += 1
                 return False
             plan.collapse(gid, message, tokens, self.name, "older tool-call group")
@@ -218,5 +311,5 @@ class ToolResultCompactionStrategy:
             "minimum_preserved": self.minimum_preserved,
             "formatter": self.formatter if isinstance(self.formatter, str) else "custom",
             "max_chars": self.max_chars,
-            "skip_if_larger": self.skip_if_larger,
-        }
+            "skip_if_larger": self.skips_larger,
+        } | ({"profile": self.profile} if self.profile is not None else {})
