@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import fields, is_dataclass, replace
+from typing import Any, cast
 
+from compactlens.engine.profiles import check_profile, get_profile
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
 from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
@@ -42,16 +44,58 @@ def _trigger(value: Any, where: str) -> Trigger | None:
         raise ValueError(f"{where}: {exc}") from None
 
 
+def with_profile(strategy: Strategy, profile: str | None) -> Strategy:
+    """``strategy`` (and every stage of a pipeline) under ``profile``.
+
+    Stages whose ``profile`` is unset take it (their unset parameters then take its
+    defaults); a token-budget composition takes the profile's ``drop_system_if_needed``
+    when the profile allows dropping system groups (MAF's strict fallback). None
+    leaves the strategy as it is.
+    """
+    if profile is None:
+        return strategy
+    name = check_profile(profile)
+    if isinstance(strategy, PipelineStrategy):
+        children = tuple(with_profile(c, name) for c in strategy.strategies)
+        return PipelineStrategy(*children, target=strategy.target, label=strategy.label)
+    if isinstance(strategy, TokenBudgetComposedStrategy):
+        children = tuple(with_profile(c, name) for c in strategy.strategies)
+        drop = strategy.drop_system_if_needed or get_profile(name).drop_system_if_needed
+        return replace(strategy, strategies=children, drop_system_if_needed=drop)
+    has_profile = is_dataclass(strategy) and any(f.name == "profile" for f in fields(strategy))
+    if has_profile and getattr(strategy, "profile", None) is None:
+        changed: Strategy = replace(cast(Any, strategy), profile=name)
+        return changed
+    return strategy
+
+
 def strategy_from_config(
-    config: Mapping[str, Any], *, summarizer: Summarizer | None = None, where: str = "strategy"
+    config: Mapping[str, Any],
+    *,
+    summarizer: Summarizer | None = None,
+    where: str = "strategy",
+    profile: str | None = None,
 ) -> Strategy:
     """Build a strategy from a dict such as ``{"type": "truncation", "max_n": 32000, ...}``.
 
     Triggers are dicts as produced by ``Trigger.to_dict()``. Unknown keys are an error
-    naming ``where`` (for example ``strategy.strategies[1].keep_last``).
+    naming ``where`` (for example ``strategy.strategies[1].keep_last``). A ``"profile"``
+    key (``compactlens``, ``maf``, ``deepagents``), or ``profile``, sets the defaults of
+    the strategy and of its stages (see :func:`with_profile`).
     """
     if not isinstance(config, Mapping):
         raise ValueError(f"{where}: expected an object, got {type(config).__name__}")
+    if "profile" in config:
+        try:
+            own = check_profile(config["profile"])
+        except ValueError as exc:
+            raise ValueError(f"{where}.{exc}") from None
+        config = {k: v for k, v in config.items() if k != "profile"}
+        built = strategy_from_config(config, summarizer=summarizer, where=where)
+        return with_profile(built, own)
+    if profile is not None:
+        built = strategy_from_config(config, summarizer=summarizer, where=where)
+        return with_profile(built, profile)
     kind = config.get("type")
     if kind not in STRATEGY_TYPES:
         raise ValueError(

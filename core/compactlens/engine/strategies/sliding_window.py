@@ -33,7 +33,8 @@ class SlidingWindowStrategy:
     is shorthand for ``trigger=turns_exceed(N)``. The newest ``minimum_preserved``
     turns are never touched. With the reference keyword ``keep_last_groups=K`` the
     window counts non-system groups instead: everything but the newest K
-    non-system groups is excluded.
+    non-system groups is excluded (system groups too when ``preserve_system`` is
+    off, even when at most K non-system groups are left).
     """
 
     trigger: Trigger | None = None
@@ -104,10 +105,18 @@ class SlidingWindowStrategy:
             keep |= system_ids(plan)
         return keep
 
+    def _system_outside(self, plan: Plan) -> bool:
+        """Group window without ``preserve_system``: an included system group is outside."""
+        return (
+            self.keep_last_groups is not None
+            and not self.preserve_system
+            and bool(system_ids(plan))
+        )
+
     def run(self, plan: Plan, ctx: RunContext) -> StageOutcome:
         trigger, target = self.triggers()
         stage = Stage(plan, ctx, self.name, trigger, target)
-        if trigger is not None and not trigger(plan):
+        if trigger is not None and not trigger(plan) and not self._system_outside(plan):
             stage.done("skipped", 0, True)
             return StageOutcome(False, True, target)
         keep = self._protected(plan)

@@ -7,6 +7,7 @@ from typing import Any
 
 from compactlens.engine.index import GroupKind
 from compactlens.engine.plan import Insertion, Plan
+from compactlens.engine.profiles import check_profile, get_profile
 from compactlens.engine.result import ProtectedItem
 from compactlens.engine.strategies.base import (
     RunContext,
@@ -42,7 +43,7 @@ class SummarizationStrategy:
     summarizer: Summarizer
     trigger: Trigger | None = None
     target: Trigger | None = None
-    minimum_preserved: int = 4
+    minimum_preserved: int | None = None
     max_input_tokens: int = 8000
     max_summary_tokens: int = 2048
     instructions: str | None = None
@@ -50,9 +51,13 @@ class SummarizationStrategy:
     threshold: int | None = None
     preserve_system: bool = True
     label: str = "summarization"
+    profile: str | None = None
 
     def __post_init__(self) -> None:
-        check_count(self.minimum_preserved, "minimum_preserved")
+        if self.profile is not None:
+            check_profile(self.profile)
+        if self.minimum_preserved is not None:
+            check_count(self.minimum_preserved, "minimum_preserved")
         check_count(self.max_input_tokens, "max_input_tokens", minimum=1)
         check_count(self.max_summary_tokens, "max_summary_tokens", minimum=1)
         if self.target_count is not None:
@@ -69,6 +74,27 @@ class SummarizationStrategy:
     @property
     def name(self) -> str:
         return self.label
+
+    @property
+    def preserved(self) -> int:
+        """``minimum_preserved``, or the profile's default when unset."""
+        if self.minimum_preserved is not None:
+            return self.minimum_preserved
+        return get_profile(self.profile).summarization_minimum_preserved
+
+    def _newest_kept(self, plan: Plan) -> set[int]:
+        """Keep-newest selection (MAF): the newest included non-system groups, newest
+        first, until at least ``target_count`` of their messages are kept (at least one)."""
+        kept: set[int] = set()
+        count = 0
+        for g in reversed(plan.index.groups):
+            if g.is_system or not plan.included(g.id):
+                continue
+            if count >= (self.target_count or 0) and kept:
+                break
+            kept.add(g.id)
+            count += g.message_count if plan.untouched(g.id) else 1
+        return kept
 
     def _non_system_messages(self, plan: Plan) -> int:
         system = sum(
@@ -94,37 +120,50 @@ class SummarizationStrategy:
             return StageOutcome(False, True, target)
 
         ix = plan.index
-        keep = protected_newest(plan, self.minimum_preserved)
+        profile = get_profile(self.profile)
+        keep_newest = count_style and profile.summary_selection == "keep-newest"
+        keep = protected_newest(plan, self.preserved)
+        if keep_newest:
+            keep |= self._newest_kept(plan)
         if self.preserve_system:
             keep |= system_ids(plan)
         chosen: list[int] = []
         too_big: int | None = None
+        skipped = 0
         budget = self.max_input_tokens
         used = 0
         retained = self._non_system_messages(plan)
         for g in ix.groups:
             if g.id in keep or not plan.included(g.id) or plan.locked(g.id):
                 continue
-            if count_style and retained <= (self.target_count or 0):
+            if count_style and not keep_newest and retained <= (self.target_count or 0):
                 break
             cost = plan.group_tokens(g.id)
             if chosen and used + cost > budget:
                 break
             if not chosen and cost > budget:
-                too_big = cost
+                too_big = cost if too_big is None else too_big
+                if profile.oversized_first_group == "skip":
+                    skipped += 1  # MAF passes over it to the later groups
+                    continue
                 break
             chosen.append(g.id)
             used += cost
             retained -= g.message_count if plan.untouched(g.id) else 1
         if not chosen:
-            detail = "no group is eligible for summarization"
-            if too_big is not None:
-                detail = (
-                    f"the oldest eligible group ({too_big:,} tokens) exceeds "
-                    f"max_input_tokens={self.max_input_tokens:,}"
-                )
-            stage.done("target-missed", 0, False, detail)
-            return StageOutcome(True, False, target, "nothing to summarize")
+            if too_big is None:
+                detail = "no group is eligible for summarization"
+                stage.done("target-missed", 0, False, detail)
+                return StageOutcome(True, False, target, "nothing to summarize")
+            # Not protected content: the summarizer's input cap stops it (a true reason).
+            detail = (
+                f"the oldest eligible group ({too_big:,} tokens) exceeds "
+                f"max_input_tokens={self.max_input_tokens:,}"
+            )
+            if skipped > 1:
+                detail = f"every eligible group ({skipped}) exceeds max_input_tokens"
+            stage.done("failed", 0, False, detail)
+            return StageOutcome(True, False, target, detail)
 
         msgs: list[Message] = []
         for gid in chosen:
@@ -192,8 +231,8 @@ class SummarizationStrategy:
             protection(
                 plan,
                 "minimum_preserved",
-                protected_newest(plan, self.minimum_preserved),
-                f"the newest {self.minimum_preserved} non-system groups",
+                protected_newest(plan, self.preserved),
+                f"the newest {self.preserved} non-system groups",
             ),
         ]
         return [i for i in items if i is not None]
@@ -208,11 +247,11 @@ class SummarizationStrategy:
             "summarizer": type(self.summarizer).__name__,
             "trigger": trigger_dict(self.trigger),
             "target": trigger_dict(self.target),
-            "minimum_preserved": self.minimum_preserved,
+            "minimum_preserved": self.preserved,
             "max_input_tokens": self.max_input_tokens,
             "max_summary_tokens": self.max_summary_tokens,
             "instructions": self.instructions,
             "target_count": self.target_count,
             "threshold": self.threshold,
             "preserve_system": self.preserve_system,
-        }
+        } | ({"profile": self.profile} if self.profile is not None else {})

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compactlens.engine.plan import Plan
+from compactlens.engine.profiles import check_profile, get_profile, with_profile_key
 from compactlens.engine.result import ProtectedItem
 from compactlens.engine.strategies.base import (
     RunContext,
@@ -33,20 +34,25 @@ class TruncationStrategy:
     negation), or the reference keywords ``max_n`` / ``compact_to``: those measure
     tokens when a tokenizer is given to :func:`apply_compaction` and included
     messages otherwise. The newest ``minimum_preserved`` non-system groups and (with
-    ``preserve_system``) system groups are never excluded.
+    ``preserve_system``) system groups are never excluded. ``minimum_preserved``
+    left unset takes the ``profile``'s default (32; 1 under ``maf``).
     """
 
     trigger: Trigger | None = None
     target: Trigger | None = None
-    minimum_preserved: int = 32
+    minimum_preserved: int | None = None
     preserve_system: bool = True
     preserve_first_user_group: bool = False
     max_n: int | None = None
     compact_to: int | None = None
     label: str = "truncation"
+    profile: str | None = None
 
     def __post_init__(self) -> None:
-        check_count(self.minimum_preserved, "minimum_preserved")
+        if self.profile is not None:
+            check_profile(self.profile)
+        if self.minimum_preserved is not None:
+            check_count(self.minimum_preserved, "minimum_preserved")
         if self.max_n is not None or self.compact_to is not None:
             if self.trigger is not None:
                 raise ValueError("give either trigger/target or max_n/compact_to, not both")
@@ -61,6 +67,13 @@ class TruncationStrategy:
     def name(self) -> str:
         return self.label
 
+    @property
+    def preserved(self) -> int:
+        """``minimum_preserved``, or the profile's default when unset."""
+        if self.minimum_preserved is not None:
+            return self.minimum_preserved
+        return get_profile(self.profile).truncation_minimum_preserved
+
     def triggers(self, ctx: RunContext) -> tuple[Trigger | None, Trigger | None]:
         if self.max_n is not None and self.compact_to is not None:
             metric = "tokens" if ctx.tokenizer_given else "messages"
@@ -70,7 +83,7 @@ class TruncationStrategy:
         return resolve(self.trigger, self.target)
 
     def _protected(self, plan: Plan) -> set[int]:
-        keep = protected_newest(plan, self.minimum_preserved)
+        keep = protected_newest(plan, self.preserved)
         if self.preserve_system:
             keep |= system_ids(plan)
         if self.preserve_first_user_group:
@@ -98,26 +111,27 @@ class TruncationStrategy:
             protection(
                 plan,
                 "minimum_preserved",
-                protected_newest(plan, self.minimum_preserved),
-                f"the newest {self.minimum_preserved} non-system groups",
+                protected_newest(plan, self.preserved),
+                f"the newest {self.preserved} non-system groups",
             ),
         ]
         return [i for i in items if i is not None]
 
     def variants(self) -> list[Variant]:
-        out = countdown_variants(self, "minimum_preserved", self.minimum_preserved, lowest=1)
+        out = countdown_variants(self, "minimum_preserved", self.preserved, lowest=1)
         if self.preserve_system:
             out.append(flag_variant(self, "preserve_system", False))
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "type": "truncation",
             "trigger": trigger_dict(self.trigger),
             "target": trigger_dict(self.target),
-            "minimum_preserved": self.minimum_preserved,
+            "minimum_preserved": self.preserved,
             "preserve_system": self.preserve_system,
             "preserve_first_user_group": self.preserve_first_user_group,
             "max_n": self.max_n,
             "compact_to": self.compact_to,
         }
+        return with_profile_key(out, self.profile)
