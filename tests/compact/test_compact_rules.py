@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from compactlens import CancelToken, Message, TranscriptError, acompact, compact, estimate_tokens
-from compactlens.compact import MAX_SUMMARY_TOKENS, CompactionCancelled
+from compactlens.compact import MAX_SUMMARY_TOKENS, CompactionCancelled, estimate_canonical_tokens
 from compactlens.formats import from_caller
 from compactlens.model import SUMMARY_PREFIX, TextPart, message_to_dict
 from compactlens.summarizers import FakeSummarizer, SummaryRequest, SummaryResponse, Usage
@@ -139,7 +139,11 @@ def test_estimate_tokens_formula(b: Any) -> None:
     utf16 = len(text.encode("utf-16-le")) // 2
     assert utf16 == len(text) + 1  # the emoji is two UTF-16 code units
     assert estimate_tokens(msgs) == math.ceil(utf16 / 4)
-    assert estimate_tokens([b.user("héllo 😀"), b.asst("ok")]) == math.ceil(utf16 / 4)
+    wire = [b.user("héllo 😀"), b.asst("ok")]
+    assert estimate_canonical_tokens(wire) == math.ceil(utf16 / 4)
+    # Wire dicts are measured as given (issue 11): JSON.stringify of the dicts themselves.
+    given = json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
+    assert estimate_tokens(wire) == math.ceil((len(given) + 1) / 4)
 
 
 def test_estimate_counts_json_escapes_and_utf16(b: Any) -> None:

@@ -26,6 +26,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import math
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -55,7 +58,7 @@ from compactlens.model.messages import (
     ToolCallPart,
     ToolResultPart,
 )
-from compactlens.model.tokens import estimate_message_tokens
+from compactlens.model.tokens import estimate_message_tokens, utf16_length
 from compactlens.model.validation import check_int
 from compactlens.model.whitespace import summary_text
 from compactlens.summarizers.base import (
@@ -87,17 +90,67 @@ _PART_TYPES = (
 )
 
 
-def estimate_tokens(messages: Sequence[Any]) -> int:
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def wire_json_length(messages: Sequence[Any]) -> int:
+    """UTF-16 length of ``JSON.stringify(messages)``: compact separators, non-ASCII kept,
+    a lone surrogate escaped as ``\\uXXXX`` (6 units). ``TypeError`` naming the first
+    message that is not JSON."""
+    try:
+        text = json.dumps(list(messages), ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        for i, m in enumerate(messages):
+            try:
+                json.dumps(m, allow_nan=False)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"messages[{i}] is not JSON ({exc}); pass count_tokens= to count it"
+                ) from None
+        raise TypeError(f"messages are not JSON ({exc})") from None
+    return utf16_length(text) + 5 * len(_LONE_SURROGATE.findall(text))
+
+
+def estimate_canonical_tokens(messages: Sequence[Any]) -> int:
     """ceil(UTF-16 length of the compact canonical JSON of the messages / 4); 0 when empty.
 
-    Accepts :class:`Message` objects or wire dicts. The JSON is that of
-    :func:`compactlens.summarizers.base.messages_to_json`. Raises ``TypeError`` asking
-    for ``count_tokens`` when a message holds media or opaque provider content.
+    Accepts :class:`Message` objects or wire dicts (read as OpenAI Chat Completions).
+    The JSON is that of :func:`compactlens.summarizers.base.messages_to_json`, the same
+    for every wire format. Raises ``TypeError`` asking for ``count_tokens`` when a
+    message holds media or opaque provider content.
     """
     msgs = messages if all(isinstance(m, Message) for m in messages) else None
     if msgs is None:
         msgs = from_caller(messages).messages
     return estimate_message_tokens(msgs)
+
+
+def estimate_tokens(messages: Sequence[Any]) -> int:
+    """ceil(UTF-16 length of the JSON of the messages as given / 4); 0 when empty.
+
+    The deepagents contract: wire dicts are measured as ``JSON.stringify`` writes them
+    (``[{"role": "user", "content": "hello"}]`` is 35 units, 9 tokens). :class:`Message`
+    objects have no wire form of their own: they are measured by
+    :func:`estimate_canonical_tokens`. Raises ``TypeError`` asking for ``count_tokens``
+    when a message holds media or opaque provider content (an estimate from characters
+    would count base64 data and encrypted blobs as text).
+    """
+    if not messages:
+        return 0
+    if all(isinstance(m, Message) for m in messages):
+        return estimate_message_tokens(messages)
+    return _wire_estimate(from_caller(messages).messages, messages)
+
+
+def _wire_estimate(canonical: Sequence[Message], wire: Sequence[Any]) -> int:
+    for i, m in enumerate(canonical):
+        if m.has_media or m.has_opaque:
+            what = "media" if m.has_media else "opaque provider content"
+            raise TypeError(
+                f"messages[{i}] holds {what}, which the default estimate cannot count; "
+                "pass count_tokens= (a function that counts a message list)"
+            )
+    return math.ceil(wire_json_length(wire) / 4)
 
 
 def validate_message(message: Any, index: int, source: str = "<list>") -> None:
@@ -150,9 +203,16 @@ def _check_count(value: Any) -> int:
 def make_counter(
     caller: CallerMessages, count_tokens: CountTokens | None
 ) -> Callable[[Sequence[Message]], int]:
-    """A counter over canonical messages: the estimate, or ``count_tokens`` on the caller's kind."""
+    """A counter over canonical messages: :func:`estimate_tokens` or ``count_tokens``, both
+    on the caller's kind (wire dicts are measured as the caller would send them)."""
     if count_tokens is None:
-        return estimate_message_tokens
+        if caller.kind == "messages":
+            return estimate_message_tokens
+
+        def estimate(messages: Sequence[Message]) -> int:
+            return _wire_estimate(messages, caller.emit(messages)) if messages else 0
+
+        return estimate
 
     def count(messages: Sequence[Message]) -> int:
         return _check_count(count_tokens(caller.emit(messages)))
@@ -467,8 +527,10 @@ __all__ = [
     "acompact",
     "build_candidate",
     "compact",
+    "estimate_canonical_tokens",
     "estimate_tokens",
     "make_counter",
     "summary_message",
     "validate_message",
+    "wire_json_length",
 ]
