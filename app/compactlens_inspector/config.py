@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from compactlens_inspector.config_url import decode_config, encode_config
 from compactlens_inspector.lab_config import CompactSettings, LabConfig, Mode
-from compactlens_inspector.presets import COMPACT_PRESET_KEEP, PRESETS, nice_budget, preset
+from compactlens_inspector.presets import COMPACT_PRESET_KEEP, PRESETS, nice_budget, preset, sized
 from compactlens_inspector.stages import (
     CUSTOM,
     STAGE_TYPES,
@@ -183,6 +183,7 @@ __all__ = [
     "lower_token_triggers",
     "nice_budget",
     "preset",
+    "sized",
     "stage_summary",
     "sweepable_parameters",
     "token_limit",

@@ -31,3 +31,12 @@ def group_digits(text: str) -> str:
     """``text`` with every bare integer of four or more digits grouped: ``tokens > 60000``
     becomes ``tokens > 60,000``; ids such as ``call_12345`` are left alone."""
     return _BARE.sub(lambda m: f"{int(m.group()):,}", text)
+
+
+def short(n: int) -> str:
+    """``59.8k`` for 59,754, ``1.25M`` for 1,254,000; grouped as :func:`num` below 1,000."""
+    if n < 1_000:
+        return num(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.2f}M"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from compactlens_inspector.lab_config import CompactSettings, LabConfig
 from compactlens_inspector.stages import default_stage, trigger_dict
@@ -84,5 +86,64 @@ def preset(name: str, budget: int) -> LabConfig:
     if name == "sliding_window":
         return LabConfig(stages=(default_stage("sliding_window", budget),), label="sliding_window")
     if name == "tool_collapse":
-        return LabConfig(stages=(default_stage("tool_result_collapse", budget),), label="tool")
+        return LabConfig(
+            stages=(default_stage("tool_result_collapse", budget),), label="tool_collapse"
+        )
     raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}")
+
+
+def sized(config: LabConfig, budget: int) -> LabConfig:
+    """``config`` sized to ``budget`` tokens (for a transcript it was not made for).
+
+    A preset (an unedited one, known by its label) is made again at ``budget``. An
+    edited configuration keeps its shape: every token threshold (``tokens`` triggers
+    and targets, a token-budget stage, the ``compact()`` target and trigger) is scaled
+    by the same factor, so its first ``tokens >`` trigger (else its token target)
+    becomes ``budget``. One without token thresholds is returned as it is.
+    """
+    budget = max(1, int(budget))
+    if config.label in PRESETS:
+        return preset(config.label, budget)
+    reference = config.trigger_tokens or config.target_tokens
+    if not reference:
+        return config
+    factor = budget / reference
+
+    def scale(n: int) -> int:
+        return max(1, round(n * factor))
+
+    if config.mode == "compact":
+        c = config.compact
+        trigger = scale(c.trigger_tokens) if c.trigger_tokens is not None else None
+        settings = CompactSettings(scale(c.target_tokens), c.keep_last_messages, trigger)
+        return LabConfig(config.stages, config.target, config.mode, settings, config.label)
+    stages = tuple(_scaled_stage(s, scale) for s in config.stages)
+    target = _scaled_trigger(config.target, scale)
+    return LabConfig(stages, target, config.mode, config.compact, config.label)
+
+
+def _scaled_stage(stage: Mapping[str, Any], scale: Callable[[int], int]) -> dict[str, Any]:
+    out = dict(stage)
+    for key in ("trigger", "target"):
+        if isinstance(out.get(key), Mapping):
+            out[key] = _scaled_trigger(out[key], scale)
+    if out.get("type") == "token_budget" and isinstance(out.get("token_budget"), int):
+        out["token_budget"] = scale(out["token_budget"])
+    return out
+
+
+def _scaled_trigger(
+    trigger: Mapping[str, Any] | None, scale: Callable[[int], int]
+) -> dict[str, Any] | None:
+    """A trigger dict with its ``tokens`` thresholds scaled (children too)."""
+    if trigger is None:
+        return None
+    out = dict(trigger)
+    if out.get("metric") == "tokens" and isinstance(out.get("n"), int):
+        out["n"] = scale(out["n"])
+    children = out.get("children")
+    if isinstance(children, list):
+        out["children"] = [
+            _scaled_trigger(c, scale) if isinstance(c, Mapping) else c for c in children
+        ]
+    return out

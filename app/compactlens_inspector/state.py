@@ -35,6 +35,7 @@ from compactlens_inspector.config import (
     encode_config,
     nice_budget,
     preset,
+    sized,
 )
 from compactlens_inspector.loader import (
     LoadedTranscript,
@@ -59,6 +60,10 @@ NONCE = "cl_nonce"
 INITIALIZED = "cl_initialized"
 URL_NOTICE = "cl_url_notice"
 ANALYSIS = "cl_analysis"
+LAB_CHOSEN = "cl_lab_chosen"  # content hash -> the configuration the user chose for it
+
+#: Widgets seeded from the configuration's budget: re-seeded when the transcript changes.
+BUDGET_WIDGETS = ("sb_", "landing_budget", "compare_budget")
 
 #: Query parameters that make a link reproduce a view.
 QP_SAMPLE = "sample"
@@ -213,7 +218,7 @@ def add_source(name: str, data: bytes, origin: str, sample: str = "") -> LoadedT
     refs = dict(sources())
     refs[digest] = SourceRef(name, digest, origin, data, sample)
     st.session_state[SOURCES] = refs
-    st.session_state[ACTIVE] = digest
+    activate(digest)
     return loaded
 
 
@@ -230,7 +235,40 @@ def remove_source(digest: str) -> None:
     refs.pop(digest, None)
     st.session_state[SOURCES] = refs
     if st.session_state.get(ACTIVE) == digest:
-        st.session_state[ACTIVE] = next(iter(refs), None)
+        activate(next(iter(refs), None))
+
+
+def activate(digest: str | None) -> None:
+    """Make ``digest`` the active transcript; the lab configuration follows it.
+
+    The configuration the user chose for that transcript comes back; a transcript
+    without one gets the current configuration sized to its own default budget (half
+    its tokens, see :func:`default_budget`), so a large upload never opens with the
+    previous file's budget. Widgets seeded from the budget are re-seeded.
+    """
+    before = st.session_state.get(ACTIVE)
+    st.session_state[ACTIVE] = digest
+    if digest == before or digest is None:
+        return
+    current = st.session_state.get(LAB)
+    if before is None and not _chosen():
+        # The session's first transcript: a configuration set before it (a link's) is
+        # meant for it.
+        if isinstance(current, LabConfig):
+            set_lab(current)
+        return
+    chosen = _chosen().get(digest)
+    if chosen is not None:
+        st.session_state[LAB] = chosen
+    elif isinstance(current, LabConfig):
+        st.session_state[LAB] = sized(current, default_budget())
+    for prefix in BUDGET_WIDGETS:
+        forget(prefix)
+
+
+def _chosen() -> dict[str, LabConfig]:
+    value = st.session_state.get(LAB_CHOSEN)
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def active_ref() -> SourceRef | None:
@@ -320,7 +358,26 @@ def lab() -> LabConfig:
 
 
 def set_lab(config: LabConfig) -> None:
+    """Set the lab configuration: the user's choice for the active transcript."""
     st.session_state[LAB] = config
+    digest = st.session_state.get(ACTIVE)
+    if isinstance(digest, str):
+        chosen = _chosen()
+        chosen[digest] = config
+        st.session_state[LAB_CHOSEN] = chosen
+
+
+def default_budget() -> int:
+    """The active transcript's default token budget: half its tokens, rounded."""
+    ix = index()
+    return nice_budget(ix.total_tokens) if ix is not None else 16000
+
+
+def budget() -> int:
+    """The active transcript's token budget: that of its configuration (the one the user
+    chose for it, else the default one sized to it)."""
+    cfg = lab()
+    return cfg.trigger_tokens or cfg.target_tokens or default_budget()
 
 
 def ensure_lab(source: LoadedTranscript | None) -> LabConfig:
@@ -329,10 +386,9 @@ def ensure_lab(source: LoadedTranscript | None) -> LabConfig:
     if isinstance(value, LabConfig):
         return value
     ix = index(source=source) if source is not None else None
-    total = ix.total_tokens if ix is not None else 16000
-    budget = nice_budget(total)
+    budget = nice_budget(ix.total_tokens) if ix is not None else 16000
     config = preset(DEFAULT_PRESET, budget)
-    set_lab(config)
+    st.session_state[LAB] = config  # a default, not a choice
     return config
 
 

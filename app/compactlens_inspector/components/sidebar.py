@@ -12,7 +12,7 @@ from compactlens_inspector.loader import LoadedTranscript
 def _pick_source() -> None:
     digest = st.session_state.get("sidebar_source")
     if isinstance(digest, str) and digest in state.sources():
-        st.session_state[state.ACTIVE] = digest
+        state.activate(digest)
 
 
 def _pick_tokenizer() -> None:

@@ -8,20 +8,12 @@ import streamlit as st
 from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import source_and_tokenizer
-from compactlens_inspector.config import nice_budget, preset
+from compactlens_inspector.config import preset
+from compactlens_inspector.numbers import INT_FORMAT, short
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.safety import md_escape
 
 DONE = "landing_done"
-
-
-def short(n: int) -> str:
-    """``59.8k`` for 59,754; plain below 1,000."""
-    if n < 1_000:
-        return f"{n:,}"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.2f}M"
 
 
 def _pick_sample() -> None:
@@ -78,13 +70,14 @@ def render() -> None:
         cols[1].metric("Turns", short(ix.total_turns), border=True)
         cols[2].metric("Tokens", short(ix.total_tokens), border=True, help=f"{ix.total_tokens:,}")
         top = max(200, ix.total_tokens)
-        state.widget("landing_budget", nice_budget(ix.total_tokens))
+        state.widget("landing_budget", min(max(100, state.budget()), top))
         st.slider(
             "Token budget (the history must fit in it)",
             min_value=100,
             max_value=top,
             step=max(10, top // 200),
             key="landing_budget",
+            format=INT_FORMAT,
         )
         st.button(
             "Compact",

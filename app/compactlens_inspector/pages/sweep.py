@@ -12,7 +12,6 @@ from compactlens_inspector.config import (
     PRESETS,
     config_title,
     get_path,
-    nice_budget,
     preset,
     sweepable_parameters,
     with_value,
@@ -103,7 +102,7 @@ def _compare() -> None:
         key="compare_configs",
         max_selections=6,
     )
-    state.widget("compare_budget", state.lab().trigger_tokens or nice_budget(ix.total_tokens))
+    state.widget("compare_budget", state.budget())
     budget = st.number_input(
         "Token budget for the presets", min_value=1, step=1000, key="compare_budget"
     )
