@@ -208,6 +208,32 @@ def _hosted_ids(message: Message) -> tuple[list[str], list[str]]:
     return calls, results
 
 
+def _link_own_results(
+    m: Message,
+    i: int,
+    pending: dict[str, int],
+    shadowed: dict[int, int],
+    links_call: list[int],
+    links_result: list[int],
+) -> None:
+    """Close the calls of assistant message ``i`` whose results sit in the same message.
+
+    A provider-executed tool (AI SDK ``providerExecuted``: web search...) has its
+    result beside its call in one assistant message: a closed exchange, not an
+    unresolved call. Results of calls from earlier messages are not linked here.
+    """
+    for res in m.tool_results:
+        link_no = pending.get(res.call_id, -1)
+        if link_no < 0 or links_call[link_no] != i:
+            continue
+        older = shadowed.pop(link_no, -1)
+        if older >= 0:
+            pending[res.call_id] = older
+        else:
+            del pending[res.call_id]
+        links_result[link_no] = i
+
+
 def _find(parent: list[int], x: int) -> int:
     while parent[x] != x:
         parent[x] = parent[parent[x]]
@@ -436,6 +462,8 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             link_group.append(gid)
         for req in requests:
             approvals[req.id] = gid
+        if role == "assistant" and calls:
+            _link_own_results(m, i, pending, shadowed, links_call, links_result)
         for call_id in hosted_call_ids:
             hosted_groups[call_id] = gid
         if role == "assistant" and kind is tool_call_kind and (calls or hosted_calls):

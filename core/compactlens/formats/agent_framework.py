@@ -1,7 +1,9 @@
-"""Microsoft Agent Framework messages, as ``Message.to_dict()`` (``ChatMessage``) writes them.
+"""Microsoft Agent Framework messages, as ``Message.to_dict()`` writes them.
 
-``{"type": "chat_message", "role": ..., "contents": [...], "author_name",
-"message_id", "additional_properties"}``; ``role`` is a string or the older
+``{"type": "message", "role": ..., "contents": [...], "author_name",
+"message_id", "additional_properties"}`` (``"chat_message"`` before MAF 1.0, read
+too; messages we build or rebuild are written with ``"message"``, which MAF 1.23's
+``Message.from_dict`` requires); ``role`` is a string or the older
 ``{"type": "role", "value": ...}``. Contents: ``text``, ``text_reasoning``
 (text; ``protected_data`` is opaque), ``data`` and ``uri`` (media),
 ``hosted_file``, ``function_call`` (``arguments`` text or object),
@@ -320,7 +322,7 @@ def encode(message: Message) -> Encoded:
                 )
             else:
                 notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
-    item: dict[str, Any] = {"type": "chat_message", "role": role, "contents": contents}
+    item: dict[str, Any] = {"type": "message", "role": role, "contents": contents}
     if message.name:
         item["author_name"] = message.name
     wire = original_of(message)

@@ -1,14 +1,23 @@
 """Vercel AI SDK ``ModelMessage`` JSON (the input of ``@deepagents/compaction``).
 
 Roles ``system`` (string content), ``user`` (``text``, ``image``, ``file``),
-``assistant`` (``text``, ``file``, ``reasoning``, ``tool-call``, ``tool-result``,
-``tool-approval-request``) and ``tool`` (``tool-result``,
-``tool-approval-response``). Tool result outputs ``text``, ``json``,
-``error-text``, ``error-json``, ``content`` and ``execution-denied`` are read
-(the error forms set ``is_error``, as does a denial); AI SDK 4 fields (``args``,
-``result``, ``isError``, ``mimeType``, ``redacted-reasoning``) are read too.
-Provider-executed tool calls and results inside an assistant message are opaque
-parts. ``providerOptions`` stay on the wire objects and are kept on rebuild.
+``assistant`` (``text``, ``custom``, ``file``, ``reasoning``, ``reasoning-file``,
+``tool-call``, ``tool-result``, ``tool-approval-request``) and ``tool``
+(``tool-result``, ``tool-approval-response``), as in AI SDK 7. Tool result
+outputs ``text``, ``json``, ``error-text``, ``error-json``, ``content`` and
+``execution-denied`` are read (the error forms set ``is_error``, as does a
+denial); AI SDK 4 fields (``args``, ``result``, ``isError``, ``mimeType``,
+``redacted-reasoning``) are read too.
+
+Provider-executed tools (``providerExecuted: true``, for example web search) are
+ordinary tool exchanges: the call is a tool call part and its result, which the
+AI SDK puts in the same assistant message, a tool result part there, so the pair
+is closed inside that message. ``custom`` parts, ``reasoning-file`` parts and
+files given by a provider reference or as inline text (``data: {"type":
+"reference"}`` / ``{"type": "text"}``) are opaque parts, carried as they are; a
+file whose ``data`` is a tagged ``{"type": "data"}`` or ``{"type": "url"}``
+object is media like a plain one. ``providerOptions`` and ``providerExecuted``
+stay on the wire objects and are kept on rebuild.
 """
 
 from __future__ import annotations
@@ -56,8 +65,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "user": ("text", "image", "file"),
     "assistant": (
         "text",
+        "custom",
         "file",
         "reasoning",
+        "reasoning-file",
         "redacted-reasoning",
         "tool-call",
         "tool-result",
@@ -75,15 +86,19 @@ CONTENT_OUTPUT_TYPES = (
     "image-data",
     "image-url",
     "image-file-id",
+    "file",
+    "file-reference",
+    "image-file-reference",
     "custom",
 )
+FILE_DATA_TYPES = ("data", "url", "reference", "text")
 MESSAGE_KEYS = frozenset({"role", "content"})
 BLOCK_KEYS: dict[str, frozenset[str]] = {
     "text": frozenset({"type", "text"}),
     "reasoning": frozenset({"type", "text"}),
     "image": frozenset({"type", "image", "mediaType", "mimeType"}),
     "file": frozenset({"type", "data", "mediaType", "mimeType", "filename"}),
-    "tool-call": frozenset({"type", "toolCallId", "toolName", "input", "args"}),
+    "tool-call": frozenset({"type", "toolCallId", "toolName", "input", "args", "providerExecuted"}),
     "tool-result": frozenset({"type", "toolCallId", "toolName", "output", "result", "isError"}),
     "tool-approval-request": frozenset({"type", "approvalId", "toolCallId"}),
     "tool-approval-response": frozenset({"type", "approvalId", "approved", "reason"}),
@@ -98,6 +113,28 @@ def _media(value: str, media_type: str, filename: str | None = None) -> MediaPar
     if _is_url(value):
         return MediaPart(media_type, url=value, filename=filename)
     return MediaPart(data_url_type(value, media_type), data=value, filename=filename)
+
+
+def _file_data(data: Any, media_type: str, filename: str | None, source: str, loc: str) -> Part:
+    """A file's ``data``: a string, a tagged object (AI SDK 7) or a provider reference."""
+    if isinstance(data, str):
+        return _media(data, media_type, filename)
+    value = expect_map(data, source, loc, "a string or a file data object")
+    tag = value.get("type")
+    if tag == "data":
+        return _media(expect_str(value.get("data"), source, f"{loc}.data"), media_type, filename)
+    if tag == "url":
+        url = expect_str(value.get("url"), source, f"{loc}.url")
+        return MediaPart(media_type, url=url, filename=filename)
+    if tag == "text":
+        return OpaquePart(
+            PROVIDER, "file-text", expect_str(value.get("text"), source, f"{loc}.text")
+        )
+    if tag == "reference" or tag is None:
+        reference = value.get("reference", value)
+        expect_map(reference, source, f"{loc}.reference" if tag else loc)
+        return OpaquePart(PROVIDER, "file-reference", dumps(reference))
+    unknown("file data type", tag, FILE_DATA_TYPES, source, f"{loc}.type")
 
 
 def _media_type(block: Mapping[str, Any], default: str, source: str, loc: str) -> str:
@@ -143,15 +180,27 @@ def _output(block: Mapping[str, Any], source: str, loc: str) -> tuple[str, bool,
                 mt = _media_type(entry, default, source, iloc)
                 fname = opt_str(entry.get("filename"), source, f"{iloc}.filename")
                 media.append(MediaPart(mt, data=data, filename=fname))
+            elif etype == "file":
+                mt = expect_str(entry.get("mediaType"), source, f"{iloc}.mediaType")
+                fname = opt_str(entry.get("filename"), source, f"{iloc}.filename")
+                media.append(_file_data(entry.get("data"), mt, fname, source, f"{iloc}.data"))
+            elif etype in ("file-reference", "image-file-reference"):
+                reference = expect_map(
+                    entry.get("providerReference"), source, f"{iloc}.providerReference"
+                )
+                media.append(OpaquePart(PROVIDER, str(etype), dumps(reference)))
             elif etype in ("file-url", "image-url"):
                 url = expect_str(entry.get("url"), source, f"{iloc}.url")
                 default = "image" if etype == "image-url" else "file"
                 media.append(MediaPart(_media_type(entry, default, source, iloc), url=url))
             elif etype in ("file-id", "image-file-id"):
                 file_id = entry.get("fileId")
-                ref = file_id if isinstance(file_id, str) else dumps(file_id)
                 default = "image" if etype == "image-file-id" else "file"
-                media.append(MediaPart(default, url=ref))
+                if isinstance(file_id, str):
+                    media.append(MediaPart(default, url=file_id))
+                else:  # one id per provider: which one applies depends on the provider
+                    ids = expect_map(file_id, source, f"{iloc}.fileId", "a string or an object")
+                    media.append(OpaquePart(PROVIDER, str(etype), dumps(ids)))
             elif etype == "custom":
                 media.append(OpaquePart(PROVIDER, "custom", ""))
             else:
@@ -185,7 +234,6 @@ def _parts(
                     f"part type {kind!r} is not allowed in a {role} message", source, f"{ploc}.type"
                 )
             unknown("part type", kind, everything, source, f"{ploc}.type")
-        provider_executed = block.get("providerExecuted") is True
         if kind == "text":
             parts.append(TextPart(expect_str(block.get("text"), source, f"{ploc}.text")))
         elif kind == "reasoning":
@@ -193,33 +241,40 @@ def _parts(
         elif kind == "redacted-reasoning":
             parts.append(OpaquePart(PROVIDER, "redacted-reasoning"))
         elif kind == "image":
-            image = expect_str(block.get("image"), source, f"{ploc}.image")
-            parts.append(_media(image, _media_type(block, "image", source, ploc)))
-        elif kind == "file":
-            data = expect_str(block.get("data"), source, f"{ploc}.data")
+            image = block.get("image")
+            media_type = _media_type(block, "image", source, ploc)
+            if isinstance(image, Mapping):  # a provider reference
+                parts.append(_file_data(image, media_type, None, source, f"{ploc}.image"))
+            else:
+                parts.append(_media(expect_str(image, source, f"{ploc}.image"), media_type))
+        elif kind in ("file", "reasoning-file"):
             filename = opt_str(block.get("filename"), source, f"{ploc}.filename")
-            parts.append(_media(data, _media_type(block, "file", source, ploc), filename))
+            media_type = _media_type(block, "file", source, ploc)
+            part = _file_data(block.get("data"), media_type, filename, source, f"{ploc}.data")
+            if kind == "reasoning-file":
+                part = OpaquePart(PROVIDER, "reasoning-file", media_type)
+            parts.append(part)
+        elif kind == "custom":
+            parts.append(
+                OpaquePart(
+                    PROVIDER, "custom", expect_str(block.get("kind"), source, f"{ploc}.kind")
+                )
+            )
         elif kind == "tool-call":
             call_id = expect_str(block.get("toolCallId"), source, f"{ploc}.toolCallId")
             name = expect_str(block.get("toolName"), source, f"{ploc}.toolName")
             value = block.get("input", block.get("args"))
             args = value if isinstance(value, str) else dumps(value)
-            if provider_executed:
-                parts.append(OpaquePart(PROVIDER, "tool-call", f"{name} {args}"))
-            else:
-                parts.append(ToolCallPart(call_id, name, args))
-        elif kind == "tool-result":
+            parts.append(ToolCallPart(call_id, name, args))
+        elif kind == "tool-result":  # in an assistant message: a provider-executed result
             call_id = expect_str(block.get("toolCallId"), source, f"{ploc}.toolCallId")
             name = expect_str(block.get("toolName"), source, f"{ploc}.toolName")
             text, error, extra = _output(block, source, ploc)
-            if role == "assistant":
-                parts.append(OpaquePart(PROVIDER, "tool-result", text))
-            else:
-                parts.append(ToolResultPart(call_id, text, name=name, is_error=error))
-                blocks.append(block)
-                parts.extend(extra)
-                blocks.extend([block] * len(extra))
-                continue
+            parts.append(ToolResultPart(call_id, text, name=name, is_error=error))
+            blocks.append(block)
+            parts.extend(extra)
+            blocks.extend([block] * len(extra))
+            continue
         elif kind == "tool-approval-request":
             approval = expect_str(block.get("approvalId"), source, f"{ploc}.approvalId")
             call_id = expect_str(block.get("toolCallId"), source, f"{ploc}.toolCallId")
@@ -254,11 +309,19 @@ def _media_block(part: MediaPart, role: str) -> dict[str, Any]:
         if part.media_type != "image":
             out["mediaType"] = part.media_type
         return out
-    media_type = part.media_type if "/" in part.media_type else "application/octet-stream"
-    out = {"type": "file", "data": value or "", "mediaType": media_type}
+    out = {"type": "file", "data": value or "", "mediaType": _full_media_type(part.media_type)}
     if part.filename is not None:
         out["filename"] = part.filename
     return out
+
+
+def _full_media_type(media_type: str) -> str:
+    """An IANA media type for ``mediaType`` (``image`` becomes ``image/*``)."""
+    if "/" in media_type:
+        return media_type
+    if media_type in ("image", "audio", "video"):
+        return f"{media_type}/*"
+    return "application/octet-stream"
 
 
 def _output_value(
@@ -269,8 +332,14 @@ def _output_value(
     if media or old_type == "content":
         value: list[dict[str, Any]] = [{"type": "text", "text": part.output}] if part.output else []
         for m in media:
-            entry: dict[str, Any] = {"type": "media", "data": m.data or m.url or ""}
-            entry["mediaType"] = m.media_type
+            data = {"type": "data", "data": m.data} if m.data is not None else None
+            entry: dict[str, Any] = {
+                "type": "file",
+                "data": data or {"type": "url", "url": m.url or ""},
+                "mediaType": _full_media_type(m.media_type),
+            }
+            if m.filename is not None:
+                entry["filename"] = m.filename
             value.append(entry)
         return {"type": "content", "value": value}
     if old_type == "execution-denied" and part.is_error:
@@ -283,6 +352,21 @@ def _output_value(
         if parsed is not None or part.output.strip() == "null":
             return {"type": "error-json" if part.is_error else "json", "value": parsed}
     return {"type": "error-text" if part.is_error else "text", "value": part.output}
+
+
+def _same_result(block: Mapping[str, Any], part: ToolResultPart, extras: Sequence[Part]) -> bool:
+    """True when ``block`` reads back as exactly this result and these extra parts."""
+    try:
+        text, error, media = _output(block, "<check>", "part")
+    except ValueError:
+        return False
+    return (
+        text == part.output
+        and error == part.is_error
+        and block.get("toolName") == (part.name or "")
+        and block.get("toolCallId") == part.call_id
+        and list(media) == list(extras)
+    )
 
 
 def _as_text(block: Mapping[str, Any]) -> str:
@@ -328,9 +412,21 @@ def encode(message: Message) -> Encoded:
         i += 1
         if isinstance(part, ToolResultPart):
             media: list[MediaPart] = []
-            while i < len(pairs) and isinstance(pairs[i][0], MediaPart) and role == "tool":
-                media.append(pairs[i][0])  # type: ignore[arg-type]
+            extras: list[Part] = []
+            while i < len(pairs) and not isinstance(pairs[i][0], ToolResultPart):
+                extra, extra_block = pairs[i]
+                if block is not None and extra_block is block:
+                    extras.append(extra)  # read from this result's output
+                elif not (isinstance(extra, MediaPart) and role == "tool"):
+                    break
+                if isinstance(extra, MediaPart):
+                    media.append(extra)
                 i += 1
+            if block is not None and _same_result(block, part, extras):
+                content.append(dict(block))
+                continue
+            if any(isinstance(e, OpaquePart) for e in extras):
+                notes.append(("dropped", "opaque tool output content of a changed result"))
             out: dict[str, Any] = {
                 "type": "tool-result",
                 "toolCallId": part.call_id,

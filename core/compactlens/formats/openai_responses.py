@@ -14,6 +14,7 @@ responses as approval parts; ``item_reference`` as an opaque user part.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -287,11 +288,11 @@ def _media_block(part: MediaPart) -> dict[str, Any]:
         }
     if part.media_type.startswith("image"):
         if part.data is not None:
-            return {"type": "input_image", "image_url": part.data}
+            return {"type": "input_image", "image_url": part.data, "detail": "auto"}
         url = part.url or ""
         if url and "://" not in url:
-            return {"type": "input_image", "file_id": url}
-        return {"type": "input_image", "image_url": url}
+            return {"type": "input_image", "file_id": url, "detail": "auto"}
+        return {"type": "input_image", "image_url": url, "detail": "auto"}
     out: dict[str, Any] = {"type": "input_file"}
     if part.data is not None:
         out["file_data"] = part.data
@@ -322,6 +323,9 @@ def encode(message: Message) -> Encoded:
             else:
                 content.append(keep_extra_keys({"type": text_type, "text": part.text}, block))
         elif isinstance(part, MediaPart):
+            if _is_new_audio(part, block):
+                notes.append(("dropped", "audio (Responses input messages take no audio)"))
+                continue
             if last_result is not None:
                 out = last_result.get("output")
                 listed = (
@@ -400,6 +404,14 @@ def encode(message: Message) -> Encoded:
                     }
                 )
         elif isinstance(part, ApprovalResponsePart):
+            if block is None and message.wire_format != NAME:
+                # Another format's tool approval is not an MCP approval of this API.
+                notes.append(("approximated", "approval response carried as text"))
+                verdict = "granted" if part.approved else "denied"
+                reason = f": {part.reason}" if part.reason else ""
+                content.append({"type": text_type, "text": f"[approval {verdict}{reason}]"})
+                last_result = None
+                continue
             resp: dict[str, Any] = {
                 "type": "mcp_approval_response",
                 "approval_request_id": part.id,
@@ -414,6 +426,8 @@ def encode(message: Message) -> Encoded:
             "type": "reasoning",
             "summary": [{"type": "summary_text", "text": t} for t in reasoning],
         }
+        if reasoning_block is None:
+            r["id"] = _item_id("rs_", r["summary"])
         if reasoning_block is not None:
             if reasoning_block.get("content") is not None and not reasoning_block.get("summary"):
                 r = {
@@ -453,7 +467,40 @@ def _message_item(message: Message, role: str, content: list[dict[str, Any]]) ->
             and set(content[0]) == {"type", "text"}
         ):
             msg["content"] = content[0]["text"]
+    if role == "assistant" and not isinstance(msg["content"], str):
+        _as_output_message(msg)
     return msg
+
+
+def _as_output_message(msg: dict[str, Any]) -> None:
+    """Make an assistant message item with content parts a complete output message.
+
+    Readers of Responses items (the OpenAI Agents SDK, the ``ResponseOutputMessageParam``
+    type) take an assistant message with ``output_text`` parts only as an output
+    message: ``type``, an ``id``, a ``status`` and ``annotations`` on each text part.
+    A created message gets ``msg_`` and a digest of its content as id (the same
+    content gives the same id, so dumps are reproducible).
+    """
+    msg["type"] = "message"
+    for entry in msg["content"]:
+        if entry.get("type") == "output_text":
+            entry.setdefault("annotations", [])
+    if "id" not in msg:
+        msg["id"] = _item_id("msg_", msg["content"])
+    msg.setdefault("status", "completed")
+
+
+def _item_id(prefix: str, content: Any) -> str:
+    """An item id for a created item: ``prefix`` and a digest of its content."""
+    digest = hashlib.sha256(dumps(content).encode("utf-8", "surrogatepass"))
+    return prefix + digest.hexdigest()[:48]
+
+
+def _is_new_audio(part: MediaPart, block: Mapping[str, Any] | None) -> bool:
+    """Audio not read from an ``input_audio`` part: the Responses API has no place for it."""
+    if not part.media_type.startswith("audio/"):
+        return False
+    return block is None or block.get("type") != "input_audio"
 
 
 def _same_call(block: Mapping[str, Any], part: ToolCallPart) -> bool:
