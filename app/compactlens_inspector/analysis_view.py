@@ -23,6 +23,7 @@ from compactlens.analysis import (
 )
 from compactlens.engine import always, memo_tokenizer
 from compactlens_inspector.config import LabConfig
+from compactlens_inspector.numbers import share
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.views import render_message
 
@@ -212,15 +213,6 @@ def lost_fact_rows(report: CompactionReport) -> list[dict[str, Any]]:
         }
         for f in report.facts.lost
     ]
-
-
-def share(fraction: float) -> str:
-    """A fraction as a whole percentage, ``<1%`` / ``>99%`` rather than a misleading 0 / 100."""
-    if 0 < fraction < 0.01:
-        return "<1%"
-    if 0.99 < fraction < 1:
-        return ">99%"
-    return f"{fraction:.0%}"
 
 
 def kind_rows(report: CompactionReport) -> list[dict[str, Any]]:

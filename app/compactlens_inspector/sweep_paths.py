@@ -12,6 +12,7 @@ from typing import Any
 
 from compactlens_inspector.lab_config import LabConfig
 from compactlens_inspector.stages import STAGE_TYPES
+from compactlens_inspector.wording import param_words
 
 
 def sweepable_parameters(config: LabConfig) -> list[tuple[str, str]]:
@@ -22,8 +23,8 @@ def sweepable_parameters(config: LabConfig) -> list[tuple[str, str]]:
     """
     out: list[tuple[str, str]] = []
     if config.mode == "compact":
-        out.append(("compact.target_tokens", "compact(): target_tokens"))
-        out.append(("compact.keep_last_messages", "compact(): keep_last_messages"))
+        for name in ("target_tokens", "keep_last_messages"):
+            out.append((f"compact.{name}", f"compact(): {param_words(name)}"))
         return out
     for i, stage in enumerate(config.stages):
         kind = str(stage.get("type"))
@@ -31,13 +32,15 @@ def sweepable_parameters(config: LabConfig) -> list[tuple[str, str]]:
         for key in ("trigger", "target"):
             t = stage.get(key)
             if isinstance(t, Mapping) and isinstance(t.get("n"), int):
-                out.append((f"stages.{i}.{key}.n", f"{i + 1}. {label}: {key} ({t.get('metric')})"))
+                words = f"{key} threshold ({t.get('metric')})"
+                out.append((f"stages.{i}.{key}.n", f"{i + 1}. {label}: {words}"))
         spec = STAGE_TYPES.get(kind)
         for p in spec.params if spec else ():
             if p.kind == "int" or (p.kind == "optional_int" and stage.get(p.name) is not None):
-                out.append((f"stages.{i}.{p.name}", f"{i + 1}. {label}: {p.name}"))
+                words = param_words(p.name, kind)
+                out.append((f"stages.{i}.{p.name}", f"{i + 1}. {label}: {words}"))
     if config.target is not None and isinstance(config.target.get("n"), int):
-        out.append(("target.n", f"pipeline target ({config.target.get('metric')})"))
+        out.append(("target.n", f"pipeline target threshold ({config.target.get('metric')})"))
     return out
 
 

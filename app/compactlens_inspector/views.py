@@ -237,7 +237,8 @@ def _stages_first(events: Sequence[StageEvent]) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class SweepPoint:
-    """One value of a swept parameter and what the run gave."""
+    """One value of a swept parameter and what the run gave (``recall``: the fact recall
+    of the run's analysis, 0 to 1, when it was measured)."""
 
     value: int
     status: str
@@ -245,6 +246,7 @@ class SweepPoint:
     groups_kept: int | None
     messages_after: int | None
     error: str | None = None
+    recall: float | None = None
 
 
 def groups_kept(result: CompactionResult) -> int:
@@ -262,11 +264,13 @@ def sweep_values(start: int, stop: int, steps: int) -> list[int]:
     return [int(v) for v in values]
 
 
-def sweep_point(value: int, outcome: RunOutcome) -> SweepPoint:
+def sweep_point(value: int, outcome: RunOutcome, recall: float | None = None) -> SweepPoint:
     r = outcome.result
     if r is None:
         return SweepPoint(value, "error", None, None, None, outcome.error)
-    return SweepPoint(value, r.status, r.tokens_after, groups_kept(r), r.messages_after)
+    return SweepPoint(
+        value, r.status, r.tokens_after, groups_kept(r), r.messages_after, recall=recall
+    )
 
 
 # -- filters for the transcript page -----------------------------------------------------------

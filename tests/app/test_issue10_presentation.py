@@ -5,6 +5,7 @@ separators, and parameter names read as words."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 from apptest_helpers import coding_agent, go, no_exceptions, plain, texts
@@ -13,16 +14,20 @@ from hypothesis import strategies as hs
 
 from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
+from compactlens_inspector import figures
+from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
 from compactlens_inspector.config import (
     LabConfig,
     SummarizerSettings,
     default_stage,
     encode_config,
     preset,
+    sweepable_parameters,
 )
-from compactlens_inspector.numbers import group_digits, num
-from compactlens_inspector.runs import make_summarizer, run_config
-from compactlens_inspector.views import timeline_events
+from compactlens_inspector.numbers import INT_FORMAT, group_digits, num, share
+from compactlens_inspector.runs import budget_parts, make_summarizer, run_config
+from compactlens_inspector.views import sweep_point, timeline_events
+from compactlens_inspector.wording import param_words
 
 
 def _index() -> MessageIndex:
@@ -104,3 +109,129 @@ def test_group_digits_leaves_ids_decimals_and_grouped_numbers_alone() -> None:
         assert group_digits(text) == text
     assert group_digits("tokens > 60000.") == "tokens > 60,000."
     assert re.fullmatch(r"\d{1,3}(,\d{3})*", num(1234567.4))
+
+
+# -- tables carry separators ---------------------------------------------------------------------
+
+
+def test_integer_columns_get_a_grouped_format_and_others_do_not() -> None:
+    from compactlens_inspector.components.tables import int_columns
+
+    rows = [
+        {"tokens": 8667, "status": "ok", "fired": True, "share": 0.5, "maybe": None},
+        {"tokens": None, "status": "x", "fired": False, "share": 1.0, "maybe": 3},
+    ]
+    assert int_columns(rows) == ["tokens", "maybe"]
+
+
+def _formats(table) -> dict[str, str]:
+    """Column label -> the number format the table sends to the browser."""
+    columns = json.loads(table.proto.columns)
+    return {k: v.get("type_config", {}).get("format", "") for k, v in columns.items()}
+
+
+def test_page_tables_format_their_integer_columns_with_separators(app) -> None:
+    config = encode_config(preset("reference", 1500))
+    at = go(app(cfg=config, sample="coding_agent").run(), "timeline")
+    no_exceptions(at)
+    formats = _formats(at.dataframe[0])
+    for column in ("tokens before", "tokens after", "groups", "inserted"):
+        assert formats[column] == INT_FORMAT, formats
+    assert at.dataframe[0].value["tokens before"].iloc[0] == _index().total_tokens  # numbers
+    at = go(at, "lab")
+    formats = _formats(at.dataframe[0])
+    assert formats["tokens before"] == formats["groups changed"] == INT_FORMAT
+
+
+# -- parameter names as words --------------------------------------------------------------------
+
+SNAKE = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+
+
+def test_sweepable_parameters_read_as_words() -> None:
+    for config in (
+        preset("reference", 2000),
+        preset("compact", 2000),
+        preset("context_window", 8000),
+        preset("tool_collapse", 2000),
+    ):
+        labels = [label for _path, label in sweepable_parameters(config)]
+        assert labels
+        for label in labels:
+            assert not SNAKE.search(label), label
+    labels = dict(sweepable_parameters(preset("tool_collapse", 2000)))
+    assert labels["stages.0.keep_last_tool_call_groups"].endswith("newest tool calls kept verbatim")
+    assert param_words("minimum_preserved", "sliding_window") == "newest turns never dropped"
+
+
+def test_the_waterfall_names_parts_in_words_and_keeps_the_name_in_the_hover() -> None:
+    ix = _index()
+    config = LabConfig(stages=({**default_stage("truncation", 1500), "minimum_preserved": 12},))
+    outcome = run_config(ix, config, make_summarizer(SummarizerSettings()))
+    parts = budget_parts(outcome, ix)
+    assert "minimum_preserved" in [p.label for p in parts]  # the library's name
+    fig = figures.budget_waterfall(parts, 1500)
+    xs = list(fig.data[0].x)
+    assert "newest groups never touched" in xs and "minimum_preserved" not in xs
+    hover = fig.data[0].hovertext[xs.index("newest groups never touched")]
+    assert "(minimum_preserved)" in hover
+
+
+# -- fact recall in sweep and compare ------------------------------------------------------------
+
+
+def test_the_sweep_shows_fact_recall_beside_tokens(app) -> None:
+    at = go(
+        app(cfg=encode_config(preset("truncation", 2000)), sample="coding_agent").run(), "sweep"
+    )
+    at.number_input(key="sweep_from").set_value(500)
+    at.number_input(key="sweep_to").set_value(5000)
+    at.number_input(key="sweep_steps").set_value(4).run()
+    no_exceptions(at)
+    table = at.dataframe[0].value
+    assert list(table.columns)[:4] == ["value", "status", "tokens after", "fact recall"]
+    summarizer = make_summarizer(SummarizerSettings())
+    for value, recall in zip(table["value"], table["fact recall"], strict=True):
+        outcome = run_config(_index(), preset("truncation", int(value)), summarizer)
+        report = run_analysis(_index(), outcome, AnalysisSettings())
+        assert report is not None
+        assert recall == round(report.facts.recall * 100, 1)
+    # Less room drops more: recall does not rise as the budget shrinks.
+    recalls = list(table["fact recall"])
+    assert recalls == sorted(recalls) and recalls[0] < 100
+    assert _formats(at.dataframe[0])["fact recall"] == "%.1f%%"
+
+
+def test_compare_shows_fact_recall_per_configuration(app) -> None:
+    at = go(
+        app(cfg=encode_config(preset("truncation", 2000)), sample="coding_agent").run(), "sweep"
+    )
+    at.segmented_control(key="sweep_mode").set_value("Compare configurations").run()
+    at.multiselect(key="compare_configs").set_value(["current", "tool_collapse"])
+    at.number_input(key="compare_budget").set_value(2000).run()
+    no_exceptions(at)
+    shown = [m.value for m in at.metric if m.label == "Fact recall"]
+    summarizer = make_summarizer(SummarizerSettings())
+    expected = []
+    for config in (preset("truncation", 2000), preset("tool_collapse", 2000)):
+        report = run_analysis(
+            _index(), run_config(_index(), config, summarizer), AnalysisSettings()
+        )
+        assert report is not None
+        expected.append(share(report.facts.recall))
+    assert shown == expected
+
+
+def test_the_sweep_and_compare_charts_draw_recall_when_measured() -> None:
+    summarizer = make_summarizer(SummarizerSettings())
+    outcomes = [run_config(_index(), preset("truncation", v), summarizer) for v in (800, 3000)]
+    recalls = [0.25, 1.0]
+    points = [sweep_point(v, o, r) for v, o, r in zip((800, 3000), outcomes, recalls, strict=True)]
+    fig = figures.sweep_chart(points, "newest groups never dropped", target_tokens=2000)
+    (line,) = [t for t in fig.data if t.name == "fact recall"]
+    assert list(line.y) == [25.0, 100.0]
+    unmeasured = figures.sweep_chart([sweep_point(800, outcomes[0])], "x")
+    assert not [t for t in unmeasured.data if t.name == "fact recall"]
+    compare = figures.compare_chart({"a": outcomes[0], "b": outcomes[1]}, {"a": 0.25, "b": None})
+    texts = list(compare.data[1].text)
+    assert texts[0].endswith("· recall 25%") and "recall" not in texts[1]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens_inspector import state
-from compactlens_inspector.analysis_view import recall_text, share, turns_text
-from compactlens_inspector.numbers import group_digits
+from compactlens_inspector.analysis_view import recall_text, turns_text
+from compactlens_inspector.numbers import group_digits, share
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
 

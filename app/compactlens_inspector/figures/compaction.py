@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from html import escape
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
@@ -19,6 +20,8 @@ from compactlens_inspector.figures._style import (
     _layout,
     _wrap,
 )
+from compactlens_inspector.numbers import num
+from compactlens_inspector.wording import part_words
 
 
 def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure:
@@ -130,14 +133,19 @@ def budget_waterfall(
 
     The last bar is the room left under the target (green) or the overflow (red).
     """
-    labels = [p.label for p in parts]
+    labels = [part_words(p.label) for p in parts]
     values = [p.tokens for p in parts]
     total = sum(values)
     measures = ["relative"] * len(parts) + ["total"]
     labels.append("total")
     values.append(total)
     texts = [f"{v:,}" for v in values]
-    hover = [f"{p.label}: {p.tokens:,} tokens<br>{_wrap(p.detail)}" for p in parts]
+    hover = [
+        f"{escape(part_words(p.label))}: {num(p.tokens)} tokens"
+        + (f" ({escape(p.label)})" if part_words(p.label) != p.label else "")
+        + f"<br>{_wrap(p.detail)}"
+        for p in parts
+    ]
     hover.append(f"total: {total:,} tokens")
     fig = go.Figure(
         go.Waterfall(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from compactlens_inspector.figures._style import STATUS_COLORS, TARGET_COLOR, _layout
+from compactlens_inspector.numbers import num, share
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.views import SweepPoint, groups_kept
 
@@ -15,16 +17,20 @@ from compactlens_inspector.views import SweepPoint, groups_kept
 def sweep_chart(
     points: Sequence[SweepPoint], parameter: str, *, target_tokens: int | None = None
 ) -> go.Figure:
-    """Tokens after, groups kept and status against the swept parameter."""
+    """Tokens after, fact recall (when measured) and groups kept against the swept
+    parameter, status as the marker colour."""
+    ok = [p for p in points if p.tokens_after is not None]
+    measured = [p for p in ok if p.recall is not None]
+    titles = ["tokens after", *(["fact recall"] if measured else []), "groups kept"]
+    rows = len(titles)
     fig = make_subplots(
-        rows=2,
+        rows=rows,
         cols=1,
         shared_xaxes=True,
-        row_heights=[0.65, 0.35],
+        row_heights=[0.5, 0.25, 0.25] if measured else [0.65, 0.35],
         vertical_spacing=0.08,
-        subplot_titles=("tokens after", "groups kept"),
+        subplot_titles=titles,
     )
-    ok = [p for p in points if p.tokens_after is not None]
     fig.add_trace(
         go.Scatter(
             x=[p.value for p in ok],
@@ -37,6 +43,7 @@ def sweep_chart(
         1,
         1,
     )
+    name = escape(parameter)
     for status, color in STATUS_COLORS.items():
         sel = [p for p in ok if p.status == status]
         if sel:
@@ -47,12 +54,29 @@ def sweep_chart(
                     mode="markers",
                     name=status,
                     marker={"color": color, "size": 10},
-                    hovertemplate=f"{parameter}=%{{x}}<br>%{{y:,}} tokens<br>{status}"
-                    "<extra></extra>",
+                    customdata=[_recall_words(p.recall) for p in sel],
+                    hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} tokens<br>{status}"
+                    + ("<br>fact recall %{customdata}" if measured else "")
+                    + "<extra></extra>",
                 ),
                 1,
                 1,
             )
+    if measured:
+        fig.add_trace(
+            go.Scatter(
+                x=[p.value for p in measured],
+                y=[round((p.recall or 0.0) * 100, 1) for p in measured],
+                mode="lines+markers",
+                name="fact recall",
+                line={"color": "#7B61FF"},
+                showlegend=False,
+                hovertemplate=f"{name}: %{{x:,}}<br>fact recall %{{y}}%<extra></extra>",
+            ),
+            2,
+            1,
+        )
+        fig.update_yaxes(range=[0, 105], ticksuffix="%", row=2, col=1)
     fig.add_trace(
         go.Bar(
             x=[p.value for p in ok],
@@ -60,31 +84,43 @@ def sweep_chart(
             marker_color="#1F77B4",
             name="groups kept",
             showlegend=False,
-            hovertemplate=f"{parameter}=%{{x}}<br>%{{y}} groups kept<extra></extra>",
+            hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} groups kept<extra></extra>",
         ),
-        2,
+        rows,
         1,
     )
     if target_tokens is not None:
         fig.add_hline(
             y=target_tokens,
             line={"color": TARGET_COLOR, "dash": "dot", "width": 2},
-            annotation_text=f"target {target_tokens:,}",
+            annotation_text=f"target {num(target_tokens)}",
             annotation_font_color=TARGET_COLOR,
             row=1,
             col=1,
         )
-    fig.update_xaxes(title=parameter, row=2, col=1)
-    return _layout(fig, f"Sweep of {parameter}", height=460)
+    fig.update_xaxes(title=parameter, row=rows, col=1)
+    return _layout(fig, f"Sweep of {parameter}", height=560 if measured else 460)
 
 
-def compare_chart(outcomes: Mapping[str, RunOutcome]) -> go.Figure:
-    """Tokens before and after per configuration, coloured by status."""
+def _recall_words(recall: float | None) -> str:
+    return "—" if recall is None else share(recall)
+
+
+def compare_chart(
+    outcomes: Mapping[str, RunOutcome], recalls: Mapping[str, float | None] | None = None
+) -> go.Figure:
+    """Tokens before and after per configuration, coloured by status, with each one's
+    fact recall (``recalls``, by the same names) beside its tokens when measured."""
     names = list(outcomes)
     before = [o.result.tokens_before if o.result else 0 for o in outcomes.values()]
     after = [o.result.tokens_after if o.result else 0 for o in outcomes.values()]
     statuses = [o.status for o in outcomes.values()]
     kept = [groups_kept(o.result) if o.result else 0 for o in outcomes.values()]
+    recall = [(recalls or {}).get(n) for n in names]
+    text = [
+        f"{num(a)} · {s}" + (f" · recall {share(r)}" if r is not None else "")
+        for a, s, r in zip(after, statuses, recall, strict=True)
+    ]
     fig = go.Figure()
     fig.add_bar(x=names, y=before, name="before", marker_color="#8DA0B6")
     fig.add_bar(
@@ -92,10 +128,11 @@ def compare_chart(outcomes: Mapping[str, RunOutcome]) -> go.Figure:
         y=after,
         name="after",
         marker_color=[STATUS_COLORS.get(s, "#6C757D") for s in statuses],
-        text=[f"{a:,} · {s}" for a, s in zip(after, statuses, strict=True)],
+        text=text,
         textposition="outside",
-        customdata=kept,
-        hovertemplate="%{x}<br>%{y:,} tokens after<br>%{customdata:,} groups kept<extra></extra>",
+        customdata=[[k, _recall_words(r)] for k, r in zip(kept, recall, strict=True)],
+        hovertemplate="%{x}<br>%{y:,} tokens after<br>%{customdata[0]:,} groups kept"
+        "<br>fact recall %{customdata[1]}<extra></extra>",
     )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="tokens", rangemode="tozero")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens_inspector import figures, state
+from compactlens_inspector.components.analysis_summary import LIVE_ANALYSIS_MAX_MESSAGES
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.config import (
@@ -16,11 +17,37 @@ from compactlens_inspector.config import (
     sweepable_parameters,
     with_value,
 )
+from compactlens_inspector.numbers import num, share
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.views import groups_kept, sweep_point, sweep_values
 
 CURRENT = "current"
+
+
+def _measure_recall() -> bool:
+    """Whether to analyze every run for its fact recall: always on transcripts up to
+    the lab's live-analysis limit, on request (a toggle) on longer ones."""
+    ix = state.index()
+    if ix is None:
+        return False
+    if ix.total_messages <= LIVE_ANALYSIS_MAX_MESSAGES:
+        return True
+    state.widget("sweep_recall", False)
+    return st.toggle(
+        "Measure fact recall",
+        key="sweep_recall",
+        help=f"Analyzing every run takes seconds on transcripts over "
+        f"{num(LIVE_ANALYSIS_MAX_MESSAGES)} messages (this one has {num(ix.total_messages)}).",
+    )
+
+
+def _recall(outcome: RunOutcome, measure: bool) -> float | None:
+    """The fact recall of a run's analysis (0 to 1), when measured and the run has one."""
+    if not measure or outcome.result is None:
+        return None
+    report = state.analysis(outcome)
+    return report.facts.recall if report is not None else None
 
 
 def _sweep() -> None:
@@ -51,6 +78,7 @@ def _sweep() -> None:
     if not live and not st.button("Run the sweep (calls the model)", key="sweep_run"):
         st.info("Sweeping a summarization stage with a model runs it once per value.")
         return
+    measure = _measure_recall()
     points = []
     errors = 0
     with st.spinner(f"Running {len(values)} configurations…"):
@@ -63,7 +91,7 @@ def _sweep() -> None:
                 continue
             outcome = state.run(variant)
             if outcome is not None:
-                points.append(sweep_point(v, outcome))
+                points.append(sweep_point(v, outcome, _recall(outcome, measure)))
     label = labels.get(str(path), str(path))
     st.plotly_chart(
         figures.sweep_chart(points, label, target_tokens=config.target_tokens),
@@ -76,6 +104,7 @@ def _sweep() -> None:
                 "value": p.value,
                 "status": p.status,
                 "tokens after": p.tokens_after,
+                "fact recall": None if p.recall is None else round(p.recall * 100, 1),
                 "groups kept": p.groups_kept,
                 "messages after": p.messages_after,
                 "error": p.error or "",
@@ -85,6 +114,7 @@ def _sweep() -> None:
         hide_index=True,
         width="stretch",
         key="sweep_table",
+        column_config={"fact recall": st.column_config.NumberColumn(format="%.1f%%")},
     )
 
 
@@ -109,14 +139,20 @@ def _compare() -> None:
     if len(picked) < 1:
         st.info("Pick at least one configuration.")
         return
+    measure = _measure_recall()
     outcomes: dict[str, RunOutcome] = {}
+    recalls: dict[str, float | None] = {}
     for name in picked:
         config = state.lab() if name == CURRENT else preset(name, int(budget))
         outcome = state.run(config)
         if outcome is not None:
-            outcomes[names[name].split(":")[0]] = outcome
+            title = names[name].split(":")[0]
+            outcomes[title] = outcome
+            recalls[title] = _recall(outcome, measure)
     st.plotly_chart(
-        figures.compare_chart(outcomes), key="compare_chart", config={"displaylogo": False}
+        figures.compare_chart(outcomes, recalls),
+        key="compare_chart",
+        config={"displaylogo": False},
     )
     cols = st.columns(len(outcomes))
     for col, (name, outcome) in zip(cols, outcomes.items(), strict=True):
@@ -128,9 +164,16 @@ def _compare() -> None:
                 st.error(outcome.error or "configuration error")
                 continue
             st.metric("Status", r.status)
-            st.metric("Tokens after", f"{r.tokens_after:,}")
-            st.metric("Groups kept", f"{groups_kept(r):,}")
-            st.metric("Messages after", f"{r.messages_after:,}")
+            st.metric("Tokens after", num(r.tokens_after))
+            recall = recalls.get(name)
+            st.metric(
+                "Fact recall",
+                "—" if recall is None else share(recall),
+                help="Facts (ids, paths, numbers, dates...) of the compacted messages that "
+                "still appear verbatim (the Analysis page has the details).",
+            )
+            st.metric("Groups kept", num(groups_kept(r)))
+            st.metric("Messages after", num(r.messages_after))
 
 
 def render() -> None:
