@@ -118,6 +118,15 @@ def cases(n_messages: int, total_tokens: int) -> Iterator[Case]:
             ToolResultCompactionStrategy(keep_last_tool_call_groups=keep),
             False,
         )
+    yield Case(
+        "summarization",
+        "target_count=3, threshold left to the default",
+        lambda t: maf.SummarizationStrategy(
+            client=FixedClient(), target_count=3, max_summary_input_tokens=None
+        ),
+        SummarizationStrategy(summarizer=_summarizer(), target_count=3, max_input_tokens=10**9),
+        False,
+    )
     for target in (1, 3, 6):
         for threshold in (0, 2):
             yield Case(

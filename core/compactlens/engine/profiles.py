@@ -33,7 +33,8 @@ class Profile:
     """The defaults and rules of one profile.
 
     ``truncation_minimum_preserved`` / ``summarization_minimum_preserved``: the newest
-    non-system groups those strategies never touch. ``skip_if_larger``: tool-result
+    non-system groups those strategies never touch. ``summarization_threshold``: how many
+    messages above ``target_count`` summarization waits for. ``skip_if_larger``: tool-result
     collapse keeps a group verbatim when its line would cost more. ``drop_system_if_needed``:
     a token-budget composition's last fallback may drop system groups.
     ``keep_latest_request``: the latest user request is never dropped (a guard).
@@ -49,6 +50,7 @@ class Profile:
     name: ProfileName
     truncation_minimum_preserved: int
     summarization_minimum_preserved: int
+    summarization_threshold: int
     skip_if_larger: bool
     drop_system_if_needed: bool
     keep_latest_request: bool
@@ -64,6 +66,7 @@ _PROFILES: dict[str, Profile] = {
         name="compactlens",
         truncation_minimum_preserved=32,
         summarization_minimum_preserved=4,
+        summarization_threshold=0,
         skip_if_larger=True,
         drop_system_if_needed=False,
         keep_latest_request=True,
@@ -77,6 +80,7 @@ _PROFILES: dict[str, Profile] = {
         name="maf",
         truncation_minimum_preserved=1,
         summarization_minimum_preserved=1,
+        summarization_threshold=2,
         skip_if_larger=False,
         drop_system_if_needed=True,
         keep_latest_request=False,
@@ -90,6 +94,7 @@ _PROFILES: dict[str, Profile] = {
         name="deepagents",
         truncation_minimum_preserved=32,
         summarization_minimum_preserved=4,
+        summarization_threshold=0,
         skip_if_larger=True,
         drop_system_if_needed=False,
         keep_latest_request=True,

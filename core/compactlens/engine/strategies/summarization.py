@@ -37,7 +37,8 @@ class SummarizationStrategy:
     summary is a user message starting with ``Previous conversation summary:``. On a
     summarizer error, a non-normal finish or empty text nothing changes and the
     stage reports it. Reference keywords: ``target_count`` / ``threshold`` count
-    included non-system messages (trigger above ``target_count + threshold``).
+    included non-system messages (trigger above ``target_count + threshold``;
+    ``threshold`` left unset takes the profile's default: 0, or 2 under ``maf``).
     """
 
     summarizer: Summarizer
@@ -82,6 +83,13 @@ class SummarizationStrategy:
             return self.minimum_preserved
         return get_profile(self.profile).summarization_minimum_preserved
 
+    @property
+    def margin(self) -> int:
+        """``threshold``, or the profile's default when unset."""
+        if self.threshold is not None:
+            return self.threshold
+        return get_profile(self.profile).summarization_threshold
+
     def _newest_kept(self, plan: Plan) -> set[int]:
         """Keep-newest selection (MAF): the newest included non-system groups, newest
         first, until at least ``target_count`` of their messages are kept (at least one)."""
@@ -106,7 +114,7 @@ class SummarizationStrategy:
         trigger, target = resolve(self.trigger, self.target)
         count_style = self.target_count is not None
         if count_style:
-            limit = (self.target_count or 0) + (self.threshold or 0)
+            limit = (self.target_count or 0) + self.margin
             trigger = Trigger("exceed", "messages", limit)
             target = None
         stage = Stage(plan, ctx, self.name, trigger, target)
@@ -218,7 +226,7 @@ class SummarizationStrategy:
         # the summary just inserted is not one of them (counting it would make every run
         # with ``threshold`` 0 miss its target by exactly that one message).
         met = (
-            self._non_system_messages(plan) - 1 <= (self.target_count or 0) + (self.threshold or 0)
+            self._non_system_messages(plan) - 1 <= (self.target_count or 0) + self.margin
             if count_style
             else (target is None or target(plan))
         )

@@ -95,14 +95,15 @@ def _output_text(value: Any) -> str:
 
 
 def _hosted_output(part: OpaquePart) -> str | None:
-    """A hosted result's output text (``output`` / ``result`` of its JSON text, else the
-    text); None for a hosted call that carries no output."""
+    """A hosted result's output text: ``output`` / ``result`` of its JSON text, else its
+    plain text; None when it has neither (a call without output, metadata only)."""
     shown = _json_object(part.text)
     if shown is not None:
         for key in ("output", "result"):
             if shown.get(key) is not None:
                 return _output_text(shown[key])
-    if is_hosted_tool_result(part):
+        return None
+    if is_hosted_tool_result(part) and part.text:
         return part.text
     return None
 
