@@ -2,7 +2,7 @@
 
 A transcript is read from a path, bytes, text or an already parsed JSON value.
 Containers: a JSON array of messages, an object holding the array (``messages``,
-a Responses ``input``/``output``, an OpenHands ``history``, the longest chain of
+a Responses ``input``/``output``, an OpenHands ``history``, the last chain of
 a ToolBench answer's ``train_messages``) with any other keys (``model``,
 ``tools``, ``system``...), JSON lines (one message or event a line), a single
 message object, and compactlens' canonical document.
@@ -463,8 +463,9 @@ def _toolbench_path(doc: Mapping[str, Any]) -> tuple[PathKey, ...] | None:
     if not isinstance(chains, list) or not chains:
         return None
     if all(isinstance(c, list) for c in chains):
-        longest = max(range(len(chains)), key=lambda k: (len(chains[k]), k))
-        return ("answer_generation", "train_messages", longest)
+        # The last chain is the whole conversation (one chain per step). Not the longest:
+        # a compacted last chain written back must be the one read back.
+        return ("answer_generation", "train_messages", len(chains) - 1)
     return ("answer_generation", "train_messages")
 
 
