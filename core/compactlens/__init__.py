@@ -28,7 +28,9 @@ from compactlens.compact import (
     explain_cannot_fit,
 )
 from compactlens.engine import (
+    ClampStrategy,
     CompactionResult,
+    Guards,
     MessageIndex,
     PipelineStrategy,
     SelectiveToolCallCompactionStrategy,
@@ -59,10 +61,12 @@ __version__ = "0.1.0"
 __all__ = [
     "CancelToken",
     "CharEstimator",
+    "ClampStrategy",
     "CompactResult",
     "CompactionResult",
     "CompactionSession",
     "ExtractiveSummarizer",
+    "Guards",
     "JsonFileCheckpointStore",
     "Message",
     "MessageIndex",

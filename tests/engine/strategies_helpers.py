@@ -169,7 +169,11 @@ def assert_pairing_preserved(items: Sequence[Any], res: CompactionResult) -> Non
     msgs = from_caller(list(items)).messages
     index = MessageIndex.build(msgs)
     present = survivors(res)
+    # A clamped group keeps its messages one for one, some of them shortened copies.
+    clamped = {d.group_id for d in res.decisions if d.reason.startswith("clamped")}
     for group in index.groups:
+        if group.id in clamped:
+            continue
         kept = [id(items[k]) in present for k in group.indices]
         assert all(kept) or not any(kept), (
             f"group {group.id} ({group.kind.value}, messages {group.indices}) was split: "

@@ -260,12 +260,18 @@ def test_explanations_never_call_the_summarizer_again() -> None:
 def test_budget_restores_a_group_when_a_stage_removed_everything() -> None:
     convo = tool_chat(3)[2:-1]  # only tool-call groups: no system, user or answer
     child = SelectiveToolCallCompactionStrategy(keep_last_tool_call_groups=0)
-    alone = apply_compaction(convo, child)
+    alone = apply_compaction(convo, child, provider="any")
     assert alone.messages == []  # the child alone may empty a transcript it is told to...
-    res = apply_compaction(convo, TokenBudgetComposedStrategy(1, strategies=(child,)))
+    res = apply_compaction(
+        convo, TokenBudgetComposedStrategy(1, strategies=(child,)), provider="any"
+    )
     check_all(convo, res, systems=False)
     assert res.messages == convo[-2:]  # ...but the budget brings back the newest group
     restored = [d for d in res.decisions if d.strategy == "token_budget" and d.action == "kept"]
     assert len(restored) == 1 and "never empty" in restored[0].reason
     assert res.status == "cannot-fit"
     assert "restored group" in res.events[0].detail
+    # Under a provider even the child alone keeps one group: no API takes an empty request.
+    kept = apply_compaction(convo, child, provider="openai-chat")
+    assert kept.messages == convo[-2:] and kept.status == "compacted"
+    assert "rejects an empty request" in kept.events[-1].detail

@@ -41,6 +41,7 @@ from compactlens.engine.result import (
 )
 from compactlens.engine.run import apply_compaction, apply_compaction_async, run_strategy
 from compactlens.engine.strategies.base import RunContext, StageOutcome, Strategy, Variant
+from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.engine.strategies.config import STRATEGY_TYPES, strategy_from_config
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
 from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
@@ -81,6 +82,7 @@ __all__ = [
     "PROVIDERS",
     "STRATEGY_TYPES",
     "Action",
+    "ClampStrategy",
     "CompactionResult",
     "Decisions",
     "Explanation",

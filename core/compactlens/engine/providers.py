@@ -82,7 +82,7 @@ class ProtocolProblem:
         }
 
 
-def _has_content(m: Message) -> bool:
+def has_content(m: Message) -> bool:
     for p in m.parts:
         if isinstance(p, TextPart):
             if p.text.strip():
@@ -117,7 +117,7 @@ def _openai_chat(messages: Sequence[Message]) -> list[ProtocolProblem]:
             name, "empty_assistant", i, "an assistant message needs content or tool calls"
         )
         for i, m in enumerate(messages)
-        if m.role == "assistant" and not m.tool_calls and not _has_content(m)
+        if m.role == "assistant" and not m.tool_calls and not has_content(m)
     ]
 
 
@@ -184,11 +184,17 @@ def _turns(name: str, messages: Sequence[Message], out: list[ProtocolProblem]) -
             held = None
         turn.indices.append(i)
         turn.uses.extend((c.id, i) for c in m.tool_calls)
-        turn.content = _has_content(m) or bool(turn.indices[:-1])
+        turn.content = has_content(m) or bool(turn.indices[:-1])
         turns.append(turn)
     if held is not None:
         turns.append(held)
     return turns
+
+
+def opens_with_user_turn(messages: Sequence[Message]) -> bool:
+    """True when the converted request (Anthropic/Gemini rules) opens with a user turn."""
+    turns = _turns("anthropic", messages, [])
+    return bool(turns) and turns[0].role == "user"
 
 
 def _role_order(name: str, messages: Sequence[Message]) -> list[ProtocolProblem]:

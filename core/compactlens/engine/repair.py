@@ -1,7 +1,9 @@
 """Make a finished plan valid for its provider (the last step of every run).
 
 Strategies keep tool calls with their results by construction (groups are kept or dropped
-whole). What a cut can still break is the role order some APIs enforce: Anthropic's
+whole). A plan that would send nothing keeps its newest group (no API takes an empty
+request; the run then reports cannot-fit). What a cut can still break is the role order
+some APIs enforce: Anthropic's
 Messages API and Gemini need the conversation (after the system part) to open with a user
 turn. When a plan's first conversation message is not a user message, a short user note is
 inserted before it, saying that earlier messages were removed. It costs a few tokens and
@@ -15,7 +17,7 @@ from collections.abc import Iterator
 
 from compactlens.engine.index import GroupKind
 from compactlens.engine.plan import Insertion, Plan
-from compactlens.engine.providers import USER_FIRST
+from compactlens.engine.providers import USER_FIRST, has_content, opens_with_user_turn
 from compactlens.model.messages import Message, TextPart
 
 #: The note placed before a history that would otherwise open with an assistant turn.
@@ -40,15 +42,6 @@ def _projected(plan: Plan) -> Iterator[tuple[int, Message]]:
     yield from ((ix.total_messages, extra) for extra in at.get(ix.total_messages, ()))
 
 
-def first_turn(plan: Plan) -> tuple[int, Message] | None:
-    """The first projected conversation (non-system) message and its position."""
-    return next(((i, m) for i, m in _projected(plan) if not m.is_system), None)
-
-
-def opens_with_user(message: Message) -> bool:
-    return message.role == "user" and not message.tool_results
-
-
 def needs_user_first(plan: Plan) -> int | None:
     """Where a user note must go for the plan's provider, or None when none is needed.
 
@@ -57,13 +50,42 @@ def needs_user_first(plan: Plan) -> int | None:
     """
     if plan.locks.provider not in USER_FIRST or (not plan.log and not plan.insertions):
         return None
-    original = next((m for m in plan.index.messages if not m.is_system), None)
-    if original is None or not opens_with_user(original):
-        return None  # the input itself does not open with a user turn
-    found = first_turn(plan)
-    if found is None or opens_with_user(found[1]):
+    if not opens_with_user_turn(plan.index.messages):
         return None
-    return found[0]
+    projected = list(_projected(plan))
+    if opens_with_user_turn([m for _, m in projected]):
+        return None
+    return next((i for i, m in projected if not m.is_system), None)
+
+
+def needs_a_message(plan: Plan) -> int | None:
+    """The newest excluded group to put back when the plan would send no message (every
+    API rejects an empty request; Anthropic and Gemini also one without a conversation
+    turn), or None."""
+    provider = plan.locks.provider
+    # Anthropic and Gemini need a conversation turn: a system prompt alone is no request.
+    turns_needed = provider in USER_FIRST
+    if provider == "any" or (plan.groups if turns_needed else plan.messages):
+        return None
+    ix = plan.index
+    dropped = [
+        g
+        for g in reversed(ix.groups)
+        if plan.action[g.id] == "excluded" and not (turns_needed and g.is_system)
+    ]
+    # The newest group that says something (an empty message is rejected too).
+    with_content = (g for g in dropped if any(has_content(ix.messages[k]) for k in g.indices))
+    chosen = next(with_content, dropped[0] if dropped else None)
+    return chosen.id if chosen is not None else None
+
+
+def keep_one(plan: Plan) -> str | None:
+    """Put back the group :func:`needs_a_message` names; a sentence, or None."""
+    gid = needs_a_message(plan)
+    if gid is None:
+        return None
+    plan.restore(gid, REPAIR_STAGE, "an empty request is invalid")
+    return f"kept group {gid}: {plan.locks.provider} rejects an empty request"
 
 
 def repair_provider(plan: Plan, count: int) -> str | None:

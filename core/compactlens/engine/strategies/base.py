@@ -10,7 +10,14 @@ from typing import Any, Protocol, runtime_checkable
 from compactlens.engine.guards import Guards, resolve_guards
 from compactlens.engine.index import GroupKind, MessageIndex
 from compactlens.engine.plan import Plan, newest_non_system
-from compactlens.engine.repair import REPAIR_STAGE, needs_user_first, omitted_note, repair_provider
+from compactlens.engine.repair import (
+    REPAIR_STAGE,
+    keep_one,
+    needs_a_message,
+    needs_user_first,
+    omitted_note,
+    repair_provider,
+)
 from compactlens.engine.result import ProtectedItem, StageEvent
 from compactlens.engine.triggers import Trigger
 from compactlens.model.messages import Message
@@ -281,10 +288,12 @@ def plan_strategy(
 
 def _repair(plan: Plan, ctx: RunContext, outcome: StageOutcome) -> StageOutcome:
     """Apply :func:`repair_provider` as a logged stage; the target is re-checked after it."""
-    if needs_user_first(plan) is None:
+    if needs_a_message(plan) is None and needs_user_first(plan) is None:
         return outcome
     stage = Stage(plan, ctx, REPAIR_STAGE, None, outcome.target)
-    detail = repair_provider(plan, ctx.count(omitted_note())) or ""
+    kept = keep_one(plan)
+    noted = repair_provider(plan, ctx.count(omitted_note()))
+    detail = "; ".join(d for d in (kept, noted) if d)
     met = outcome.target_met and (outcome.target is None or outcome.target(plan))
     stage.done("applied", 1, met, detail)
     return replace(outcome, target_met=met)

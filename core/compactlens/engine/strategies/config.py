@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from compactlens.engine.profiles import check_profile, get_profile
 from compactlens.engine.strategies.base import Strategy
+from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
 from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
 from compactlens.engine.strategies.sliding_window import SlidingWindowStrategy
@@ -18,6 +19,7 @@ from compactlens.engine.triggers import Trigger
 from compactlens.summarizers.base import Summarizer
 
 STRATEGY_TYPES = (
+    "clamp",
     "truncation",
     "sliding_window",
     "tool_result_collapse",
@@ -28,6 +30,7 @@ STRATEGY_TYPES = (
 )
 
 _SIMPLE: dict[str, Any] = {
+    "clamp": ClampStrategy,
     "truncation": TruncationStrategy,
     "sliding_window": SlidingWindowStrategy,
     "tool_result_collapse": ToolResultCompactionStrategy,
