@@ -46,6 +46,7 @@ from compactlens.formats.base import (
     WireFormat,
 )
 from compactlens.formats.detect import detect
+from compactlens.formats.regroup import regroup
 from compactlens.model.errors import TranscriptError
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import Message, ToolCallPart, ToolResultPart
@@ -733,6 +734,9 @@ def _to_wire(
     """Items of the list, warnings, and the system messages that go outside the list."""
     same = target.name == t.format
     messages = list(t.messages)
+    starts = list(range(len(messages)))
+    if not same:
+        messages, starts = regroup(messages, target.name)
     if not same and target.name in NAMED_RESULTS:
         messages = _with_tool_names(messages)
     warnings = _Warnings()
@@ -742,7 +746,8 @@ def _to_wire(
     last_position = -1
     seq = 0
     leading = True
-    for index, m in enumerate(messages):
+    for position, m in enumerate(messages):
+        index = starts[position]
         leading = leading and m.is_system
         if _is_outside_system(m, target, same, leading):
             outside.append(m)

@@ -205,6 +205,7 @@ def _call_events(message: Message, notes: list[tuple[str, str]]) -> list[dict[st
     for p in message.parts:
         if not isinstance(p, TextPart | ReasoningPart | ToolCallPart):
             notes.append(("dropped", f"{p.kind.replace('_', ' ')} part beside tool calls"))
+    _note_merged_text(message, notes, reasoning_apart=True)
     reply: dict[str, Any] = {
         "content": text or None,
         "role": "assistant",
@@ -245,11 +246,25 @@ def _call_events(message: Message, notes: list[tuple[str, str]]) -> list[dict[st
     return events
 
 
+def _note_merged_text(
+    message: Message, notes: list[tuple[str, str]], *, reasoning_apart: bool
+) -> None:
+    """Say so when several parts become one ``message`` text (an event has one)."""
+    texts = sum(isinstance(p, TextPart) for p in message.parts)
+    reasoning = sum(isinstance(p, ReasoningPart) for p in message.parts)
+    if texts > 1:
+        notes.append(("approximated", "several text parts merged into one event message"))
+    if reasoning > (1 if reasoning_apart else 0):
+        what = "several reasoning parts merged" if reasoning_apart else "reasoning merged"
+        notes.append(("approximated", f"{what} into the event's text"))
+
+
 def encode(message: Message) -> Encoded:
     """Actions and observations for a new or changed message."""
     notes: list[tuple[str, str]] = []
     if message.role == "assistant" and message.tool_calls:
         return Encoded(tuple(_call_events(message, notes)), tuple(notes))
+    _note_merged_text(message, notes, reasoning_apart=False)
     texts: list[str] = []
     items: list[dict[str, Any]] = []
     for part in message.parts:
