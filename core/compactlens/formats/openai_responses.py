@@ -10,6 +10,13 @@ Each item is one message: ``message`` items (or easy input messages without a
 ``compaction`` items and hosted tool calls (web search, file search, code
 interpreter, image generation, MCP) as opaque parts; MCP approval requests and
 responses as approval parts; ``item_reference`` as an opaque user part.
+
+Items we create are complete for the SDK types: an assistant ``message`` item with
+content parts has ``id``, ``status`` and ``annotations`` (the OpenAI Agents SDK rejects
+it otherwise), a ``reasoning`` item an ``id``, an ``input_image`` its ``detail``. Audio
+from another format is dropped with a note (message content has no audio part) and
+another format's tool approval answer is carried as text (an MCP approval answers a
+server-side request).
 """
 
 from __future__ import annotations
