@@ -160,6 +160,7 @@ class _Scan:
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
+_REASONING = ("reasoning",)
 
 
 _HOSTED_RESULT_ID_KEYS = ("call_id", "tool_use_id", "toolCallId")
@@ -320,7 +321,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         if plain:
             calls, results, responses, requests = no_calls, no_results, no_responses, no_requests
             if reasoning:
-                message_flags[i] = ("reasoning",)
+                message_flags[i] = _REASONING
         else:
             calls, results, responses, requests = [], [], [], []
             media = opaque = False
@@ -347,14 +348,15 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
                         hosted_calls = True
                     elif is_hosted_tool_result(p):
                         hosted_results = True
-            extra_flags = (
-                (("media",) if media else ())
-                + (("opaque",) if opaque else ())
-                + (("reasoning",) if reasoning else ())
-                + (("hosted",) if hosted_calls or hosted_results else ())
-            )
-            if extra_flags:
-                message_flags[i] = extra_flags
+            if opaque or media:
+                message_flags[i] = (
+                    (("media",) if media else ())
+                    + (("opaque",) if opaque else ())
+                    + (("reasoning",) if reasoning else ())
+                    + (("hosted",) if hosted_calls or hosted_results else ())
+                )
+            elif reasoning:
+                message_flags[i] = _REASONING
             if calls:
                 message_calls[i] = calls
         if role == "assistant" and m.is_reasoning_only:
@@ -368,8 +370,8 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         last_call_group = -1
         if role == "assistant":
             results = no_results
-        hosted_targets: list[int] = []
-        hosted_call_ids: list[str] = []
+        hosted_targets: Sequence[int] = ()
+        hosted_call_ids: Sequence[str] = ()
         if hosted_calls or hosted_results:
             hosted_call_ids, hosted_result_ids = _hosted_ids(m)
             if not (calls or hosted_calls or role == "user" or m.is_system):
@@ -464,8 +466,9 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             approvals[req.id] = gid
         if role == "assistant" and calls:
             _link_own_results(m, i, pending, shadowed, links_call, links_result)
-        for call_id in hosted_call_ids:
-            hosted_groups[call_id] = gid
+        if hosted_call_ids:
+            for call_id in hosted_call_ids:
+                hosted_groups[call_id] = gid
         if role == "assistant" and kind is tool_call_kind and (calls or hosted_calls):
             last_call_group = gid
     flush_reasoning()
