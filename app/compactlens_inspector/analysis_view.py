@@ -23,7 +23,7 @@ from compactlens.analysis import (
 )
 from compactlens.engine import always, memo_tokenizer
 from compactlens_inspector.config import LabConfig
-from compactlens_inspector.numbers import share
+from compactlens_inspector.numbers import num, share
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.views import render_message
 
@@ -261,8 +261,8 @@ def turns_text(report: CompactionReport) -> str:
     if not r.triggers:
         return "no trigger"
     if r.turns_until_trigger is None:
-        return f"> {r.horizon:,}"
-    return f"{r.turns_until_trigger:,}"
+        return f"> {num(r.horizon)}"
+    return num(r.turns_until_trigger)
 
 
 def recall_text(report: CompactionReport) -> str:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from compactlens_inspector.config_url import decode_config, encode_config
 from compactlens_inspector.lab_config import CompactSettings, LabConfig, Mode
+from compactlens_inspector.numbers import num
 from compactlens_inspector.presets import COMPACT_PRESET_KEEP, PRESETS, nice_budget, preset, sized
 from compactlens_inspector.stages import (
     CUSTOM,
@@ -83,8 +84,8 @@ def config_title(config: LabConfig) -> str:
     """A one-line description of a configuration."""
     if config.mode == "compact":
         c = config.compact
-        trig = f"tokens > {c.trigger_tokens:,}, " if c.trigger_tokens else ""
-        return f"compact() ({trig}target {c.target_tokens:,}, keep {c.keep_last_messages})"
+        trig = f"tokens > {num(c.trigger_tokens)}, " if c.trigger_tokens else ""
+        return f"compact() ({trig}target {num(c.target_tokens)}, keep {c.keep_last_messages})"
     parts = [stage_summary(s) for s in config.stages]
     if len(parts) == 1 and config.target is None:
         return parts[0]

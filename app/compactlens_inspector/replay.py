@@ -21,6 +21,7 @@ from compactlens import (
 )
 from compactlens.engine import GroupKind, StageEvent, always, index_counter, memo_tokenizer
 from compactlens_inspector.config import LabConfig
+from compactlens_inspector.numbers import num
 from compactlens_inspector.runs import run_config
 from compactlens_inspector.views import TimelineEvent
 
@@ -224,11 +225,11 @@ def replay_timeline(steps: Sequence[ReplayStep]) -> list[TimelineEvent]:
                     f"by {ev.get('replacement_message_count')}"
                 )
             elif kind == "started":
-                detail = f"trigger {ev.get('trigger_index')} fired at {before:,} tokens"
+                detail = f"trigger {ev.get('trigger_index')} fired at {num(before)} tokens"
             elif kind == "failed":
                 detail = f"{ev.get('phase')}: {ev.get('reason')}"
             elif kind == "completed":
-                detail = f"{before:,} → {after:,} tokens"
+                detail = f"{num(before)} → {num(after)} tokens"
             out.append(
                 TimelineEvent(
                     len(out),

@@ -27,7 +27,7 @@ from compactlens_inspector.analysis_view import (
 )
 from compactlens_inspector.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.loader import LoadedTranscript
-from compactlens_inspector.numbers import group_digits
+from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.runs import RunOutcome, budget_parts
 from compactlens_inspector.views import (
     decision_views,
@@ -107,11 +107,14 @@ def analysis_section(
         _cards(
             [
                 ("fact recall", recall_text(report)),
-                ("facts lost", f"{len(facts.lost):,} of {facts.extracted:,}"),
-                ("cached prefix kept", f"{cache.prefix_tokens:,} ({share(cache.prefix_fraction)})"),
-                ("cache rewrite tokens", f"{cache.rewrite_tokens:,}"),
+                ("facts lost", f"{num(len(facts.lost))} of {num(facts.extracted)}"),
+                (
+                    "cached prefix kept",
+                    f"{num(cache.prefix_tokens)} ({share(cache.prefix_fraction)})",
+                ),
+                ("cache rewrite tokens", num(cache.rewrite_tokens)),
                 ("turns until re-trigger", turns_text(report)),
-                ("protocol problems introduced", f"{len(introduced):,}"),
+                ("protocol problems introduced", num(len(introduced))),
             ]
         )
     )
@@ -145,14 +148,14 @@ def analysis_section(
             )
         if len(rows) > max_rows:
             parts.append(
-                f"<tr><td colspan='4' class='muted'>{len(rows) - max_rows:,} more lost facts "
+                f"<tr><td colspan='4' class='muted'>{num(len(rows) - max_rows)} more lost facts "
                 "not shown</td></tr>"
             )
         parts.append("</table>")
     problems = problem_rows(report, projection_roles)
     parts.append(
-        f"<h3>Protocol problems</h3><p>{len(report.problems):,} in the compacted request, "
-        f"{len(introduced):,} introduced by the compaction.</p>"
+        f"<h3>Protocol problems</h3><p>{num(len(report.problems))} in the compacted request, "
+        f"{num(len(introduced))} introduced by the compaction.</p>"
     )
     if problems:
         parts.append(
@@ -197,7 +200,7 @@ def build_report(
         f"<style>{_CSS}</style></head><body><main>",
         f"<h1>compactlens report: {escape(title)}</h1>",
         f"<div class='sub'>{escape(loaded.name)} · {escape(loaded.format)} · "
-        f"{index.total_messages:,} messages · {index.total_groups:,} groups · tokenizer "
+        f"{num(index.total_messages)} messages · {num(index.total_groups)} groups · tokenizer "
         f"{escape(index.tokenizer_name)} · summarizer {escape(summarizer.label)} · generated "
         f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}</div>",
         f"<div class='sub'>Configuration: {escape(config_title(config))}</div>",
@@ -212,11 +215,11 @@ def build_report(
     parts.append("<div class='cards'>")
     for key, value, cls in (
         ("status", result.status, f"status-{result.status}"),
-        ("tokens before", f"{result.tokens_before:,}", ""),
-        ("tokens after", f"{result.tokens_after:,}", ""),
-        ("saved", f"{result.tokens_saved:,}", ""),
-        ("messages", f"{result.messages_before:,} → {result.messages_after:,}", ""),
-        ("target", f"{target:,}" if target is not None else "—", ""),
+        ("tokens before", num(result.tokens_before), ""),
+        ("tokens after", num(result.tokens_after), ""),
+        ("saved", num(result.tokens_saved), ""),
+        ("messages", f"{num(result.messages_before)} → {num(result.messages_after)}", ""),
+        ("target", num(target) if target is not None else "—", ""),
     ):
         parts.append(
             f"<div class='card'><div class='k'>{escape(key)}</div>"
@@ -227,7 +230,7 @@ def build_report(
     parts.append("<section><h2>Explanation</h2>")
     parts.append(f"<p>{escape(expl.summary)}</p>")
     if expl.smallest_target is not None:
-        parts.append(f"<p>Smallest target that fits: <b>{expl.smallest_target:,}</b> tokens</p>")
+        parts.append(f"<p>Smallest target that fits: <b>{num(expl.smallest_target)}</b> tokens</p>")
     if expl.suggestions:
         parts.append("<ul>")
         parts.extend(f"<li>{escape(s.change)}</li>" for s in expl.suggestions)
@@ -236,8 +239,8 @@ def build_report(
         parts.append("<table><tr><th>protected</th><th>groups</th><th>tokens</th><th>why</th></tr>")
         for p in unique_protections(expl.protected):
             parts.append(
-                f"<tr><td>{escape(p.why)}</td><td>{len(p.group_ids)}</td>"
-                f"<td>{p.tokens:,}</td><td>{escape(p.detail)}</td></tr>"
+                f"<tr><td>{escape(p.why)}</td><td>{num(len(p.group_ids))}</td>"
+                f"<td>{num(p.tokens)}</td><td>{escape(p.detail)}</td></tr>"
             )
         parts.append("</table>")
     parts.append("</section>")
@@ -277,8 +280,9 @@ def build_report(
         indent = "&nbsp;&nbsp;" * e.depth
         parts.append(
             f"<tr><td>{e.stage}</td><td>{indent}{escape(e.strategy)}</td>"
-            f"<td>{escape(e.event)}</td><td>{escape(e.trigger)}</td><td>{escape(e.target)}</td>"
-            f"<td>{e.tokens_before:,} → {e.tokens_after:,}</td><td>{escape(e.detail)}</td></tr>"
+            f"<td>{escape(e.event)}</td><td>{escape(group_digits(e.trigger))}</td><td>{escape(group_digits(e.target))}</td>"
+            f"<td>{num(e.tokens_before)} → {num(e.tokens_after)}</td>"
+            f"<td>{escape(group_digits(e.detail))}</td></tr>"
         )
     parts.append("</table></section>")
 
@@ -291,7 +295,7 @@ def build_report(
     for n, view in enumerate(views):
         if n >= max_rows:
             parts.append(
-                f"<tr><td colspan='7' class='muted'>{len(views) - max_rows:,} more rows "
+                f"<tr><td colspan='7' class='muted'>{num(len(views) - max_rows)} more rows "
                 "not shown</td></tr>"
             )
             break
@@ -303,7 +307,7 @@ def build_report(
         gid = "new" if d.group_id is None else str(d.group_id)
         parts.append(
             f"<tr><td>{gid}</td><td>{escape(d.kind)}</td><td>{_badge(d.action)}</td>"
-            f"<td>{d.tokens_before:,} → {d.tokens_after:,}</td><td>{escape(d.reason)}</td>"
+            f"<td>{num(d.tokens_before)} → {num(d.tokens_after)}</td><td>{escape(d.reason)}</td>"
             f"<td>{_preview(original) if original else ''}</td>"
             f"<td>{_preview(compacted) if compacted else ''}</td></tr>"
         )
@@ -315,7 +319,7 @@ def build_report(
         for r in ranges:
             span = r.message_range
             where = f"messages {span[0]}–{span[1]}" if span else "no messages"
-            parts.append(f"<h3>Summary of {len(r.replaced)} groups ({where})</h3>")
+            parts.append(f"<h3>Summary of {num(len(r.replaced))} groups ({where})</h3>")
             parts.append(f"<pre class='code'>{escape(r.summary_text)}</pre>")
         parts.append("</section>")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from compactlens import Trigger
+from compactlens_inspector.numbers import group_digits
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +209,7 @@ def describe_trigger(data: Mapping[str, Any] | None) -> str:
     if data is None:
         return "(none)"
     try:
-        return Trigger.from_dict(dict(data)).describe()
+        return group_digits(Trigger.from_dict(dict(data)).describe())
     except ValueError as exc:
         return f"invalid trigger: {exc}"
 
@@ -276,9 +277,9 @@ def stage_summary(stage: Mapping[str, Any]) -> str:
     kind = str(stage.get("type"))
     label = STAGE_TYPES[kind].label if kind in STAGE_TYPES else kind
     if kind == "token_budget":
-        return f"{label} (budget {stage.get('token_budget')})"
+        return group_digits(f"{label} (budget {stage.get('token_budget')})")
     if kind == "sliding_window" and stage.get("keep_last_turns"):
-        return f"{label} (keep last {stage.get('keep_last_turns')} turns)"
+        return group_digits(f"{label} (keep last {stage.get('keep_last_turns')} turns)")
     trig = stage.get("trigger")
     target = stage.get("target")
     if target is None and trig is not None:

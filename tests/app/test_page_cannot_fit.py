@@ -81,7 +81,7 @@ def test_an_untriggered_history_over_the_target_is_not_called_a_fit(app) -> None
     assert "What to change" in body and "not compacted (no trigger fired)" in body
     warning = plain(at.warning[0].value)
     assert "No trigger fired" in warning
-    assert f"`tokens > 60000` at tokens = {before:,}" in warning
+    assert f"`tokens > 60,000` at tokens = {before:,}" in warning
     assert f"{before - 2000:,} over the target" in warning
     assert metric_int(at, "Over the target") == before - 2000
     # The lowered trigger was re-run: it fits, and applying it makes the page say so.

@@ -7,7 +7,7 @@ import streamlit as st
 
 from compactlens_inspector import state
 from compactlens_inspector.analysis_view import recall_text, turns_text
-from compactlens_inspector.numbers import group_digits, share
+from compactlens_inspector.numbers import group_digits, num, share
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
 
@@ -29,8 +29,8 @@ def analysis_summary(outcome: RunOutcome) -> None:
                 head = st.columns([3, 1], vertical_alignment="center")
                 head[0].markdown(
                     f"**Analysis** · not run live on transcripts over "
-                    f"{LIVE_ANALYSIS_MAX_MESSAGES:,} messages (this one has "
-                    f"{result.messages_before:,}), so that parameter changes stay fast."
+                    f"{num(LIVE_ANALYSIS_MAX_MESSAGES)} messages (this one has "
+                    f"{num(result.messages_before)}), so that parameter changes stay fast."
                 )
                 if head[1].button("Analyze this run", key="lab_analyze"):
                     st.session_state["lab_analysis_for"] = outcome.config.key()
@@ -55,24 +55,24 @@ def analysis_summary(outcome: RunOutcome) -> None:
         cols[0].metric(
             "Fact recall",
             recall_text(report),
-            help=f"{facts.survived:,} of {facts.extracted:,} facts of the compacted messages "
-            f"survive verbatim; {len(facts.lost):,} lost.",
+            help=f"{num(facts.survived)} of {num(facts.extracted)} facts of the compacted messages "
+            f"survive verbatim; {num(len(facts.lost))} lost.",
         )
         cols[1].metric(
             "Cached prefix kept",
-            f"{cache.prefix_tokens:,}",
+            num(cache.prefix_tokens),
             delta=f"{share(cache.prefix_fraction)} of the request",
             delta_color="off",
             delta_arrow="off",
-            help=f"{cache.rewrite_tokens:,} tokens are written to the prompt cache again.",
+            help=f"{num(cache.rewrite_tokens)} tokens are written to the prompt cache again.",
         )
         cols[2].metric(
             "Protocol problems introduced",
-            f"{len(introduced):,}",
-            delta=f"{errors:,} error{'s' if errors != 1 else ''}" if errors else None,
+            num(len(introduced)),
+            delta=f"{num(errors)} error{'s' if errors != 1 else ''}" if errors else None,
             delta_color="inverse",
             delta_arrow="off",
-            help=f"{len(report.problems):,} problems in the compacted request in all.",
+            help=f"{num(len(report.problems))} problems in the compacted request in all.",
         )
         cols[3].metric("Turns until re-trigger", turns_text(report))
         if report.warnings:

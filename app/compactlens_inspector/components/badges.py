@@ -6,6 +6,7 @@ with :func:`~compactlens_inspector.safety.md_escape` first.
 
 from __future__ import annotations
 
+from compactlens_inspector.numbers import num
 from compactlens_inspector.safety import md_escape
 
 KIND_BADGE = {
@@ -63,7 +64,7 @@ def status(value: str) -> str:
 
 
 def tokens(n: int, label: str = "tokens") -> str:
-    return badge(f"{n:,} {label}", "blue")
+    return badge(f"{num(n)} {label}", "blue")
 
 
 def flag(name: str) -> str:

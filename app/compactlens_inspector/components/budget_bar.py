@@ -8,6 +8,7 @@ from compactlens import CompactionResult
 from compactlens_inspector import figures
 from compactlens_inspector.components import badges
 from compactlens_inspector.config import LabConfig
+from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
 from compactlens_inspector.views import groups_kept
@@ -23,25 +24,25 @@ STATUS_ICON = {
 def metric_cards(result: CompactionResult, config: LabConfig) -> None:
     """Tokens before / after (with the saving), messages, groups kept and the target."""
     cols = st.columns(5)
-    cols[0].metric("Tokens before", f"{result.tokens_before:,}", border=True)
+    cols[0].metric("Tokens before", num(result.tokens_before), border=True)
     saved = result.tokens_saved
     pct = f"{-saved / result.tokens_before:.0%}" if result.tokens_before else "0%"
     cols[1].metric(
         "Tokens after",
-        f"{result.tokens_after:,}",
-        delta=f"{-saved:,} ({pct})" if saved else None,
+        num(result.tokens_after),
+        delta=f"{num(-saved)} ({pct})" if saved else None,
         delta_color="inverse",
         border=True,
     )
     cols[2].metric(
         "Messages after",
-        f"{result.messages_after:,}",
+        num(result.messages_after),
         border=True,
-        help=f"{result.messages_before:,} before",
+        help=f"{num(result.messages_before)} before",
     )
-    cols[3].metric("Groups kept", f"{groups_kept(result):,}", border=True)
+    cols[3].metric("Groups kept", num(groups_kept(result)), border=True)
     target = config.target_tokens
-    cols[4].metric("Target", f"{target:,}" if target is not None else "—", border=True)
+    cols[4].metric("Target", num(target) if target is not None else "—", border=True)
 
 
 def status_text(result: CompactionResult) -> str:
@@ -49,8 +50,8 @@ def status_text(result: CompactionResult) -> str:
     if result.status == "unchanged":
         return "No trigger fired: the transcript was left as it is."
     if result.status == "compacted":
-        return f"Target met: {result.tokens_before:,} → {result.tokens_after:,} tokens."
-    return result.reason or result.explanation.summary
+        return f"Target met: {num(result.tokens_before)} → {num(result.tokens_after)} tokens."
+    return group_digits(result.reason or result.explanation.summary)
 
 
 def status_line(outcome: RunOutcome) -> None:

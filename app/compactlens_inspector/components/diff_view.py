@@ -9,6 +9,7 @@ import streamlit as st
 
 from compactlens import CompactionResult, MessageIndex
 from compactlens_inspector.components import badges
+from compactlens_inspector.numbers import num
 from compactlens_inspector.safety import clip, md_escape
 from compactlens_inspector.views import DecisionView, SummaryRange, render_message
 
@@ -25,7 +26,7 @@ def _preview(text: str, limit: int = PREVIEW) -> None:
     shown, cut = clip(text, limit)
     st.code(shown + (" …" if cut else ""), language=None, wrap_lines=True)
     if cut:
-        with st.popover(f"Show all ({len(text):,} characters)"):
+        with st.popover(f"Show all ({num(len(text))} characters)"):
             st.code(text, language=None, wrap_lines=True)
 
 
@@ -86,5 +87,5 @@ def text_diff(rng: SummaryRange) -> None:
     shown, cut = clip(diff, DIFF_LIMIT)
     st.code(shown, language="diff", wrap_lines=True)
     if cut:
-        with st.expander(f"Show the whole diff ({len(diff):,} characters)"):
+        with st.expander(f"Show the whole diff ({num(len(diff))} characters)"):
             st.code(diff, language="diff", wrap_lines=True)

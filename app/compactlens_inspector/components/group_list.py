@@ -20,6 +20,7 @@ from compactlens.model import (
     ToolResultPart,
 )
 from compactlens_inspector.components import badges
+from compactlens_inspector.numbers import num
 from compactlens_inspector.safety import clip, md_escape, neutralize_markdown
 
 #: Text longer than this is cut, with an expander to see all of it.
@@ -44,7 +45,7 @@ def show_text(
     else:
         st.code(shown, language=None, wrap_lines=True)
     if cut:
-        label = f"Show all ({len(text):,} characters, {len(text) - limit:,} more)"
+        label = f"Show all ({num(len(text))} characters, {num(len(text) - limit)} more)"
         with st.popover(label) if nested else st.expander(label):
             st.code(text, language=None, wrap_lines=True)
 
@@ -76,7 +77,7 @@ def show_message(
         if isinstance(part, TextPart):
             show_text(part.text, markdown=markdown)
         elif isinstance(part, ReasoningPart):
-            with st.expander(f"Reasoning ({len(part.text):,} characters)"):
+            with st.expander(f"Reasoning ({num(len(part.text))} characters)"):
                 show_text(part.text, nested=True)
         elif isinstance(part, ToolCallPart):
             body, lang = _arguments(part.arguments)
@@ -91,7 +92,7 @@ def show_message(
             name = part.name or names.get(part.call_id, "")
             err = " · error" if part.is_error else ""
             label = f"← result{' of ' + md_escape(name) if name else ''} · id "
-            label += f"{md_escape(part.call_id)}{err} · {len(part.output):,} characters"
+            label += f"{md_escape(part.call_id)}{err} · {num(len(part.output))} characters"
             with st.expander(label):
                 show_text(part.output, nested=True)
         elif isinstance(part, MediaPart):
@@ -146,7 +147,7 @@ def show_groups(
                 st.markdown(
                     f"{badges.decision(d.action)} {md_escape(d.reason)}"
                     + (f" · by {md_escape(d.strategy)}" if d.strategy else "")
-                    + f" · {d.tokens_before:,} → {d.tokens_after:,} tokens"
+                    + f" · {num(d.tokens_before)} → {num(d.tokens_after)} tokens"
                 )
             if expanded:
                 for k in g.indices:

@@ -48,7 +48,9 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
                 xs.append(start)
                 ys.append(tokens)
                 custom.append(start)
-                hover.append(f"decisions {start}–{stop - 1}<br>{len(chunk)} {action}")
+                hover.append(
+                    f"decisions {num(start)}–{num(stop - 1)}<br>{num(len(chunk))} {action}"
+                )
                 continue
             d = chunk[0]
             xs.append(start)
@@ -59,7 +61,7 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
             by = f" by {d.strategy}" if d.strategy else ""
             hover.append(
                 f"<b>{action}</b>{by}<br>{label} · {KIND_LABELS.get(d.kind, d.kind)} · "
-                f"turn {turn}<br>{d.tokens_before:,} → {d.tokens_after:,} tokens"
+                f"turn {turn}<br>{num(d.tokens_before)} → {num(d.tokens_after)} tokens"
                 f"<br>{_wrap(d.reason)}"
             )
         if xs:
@@ -78,9 +80,8 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
         dtick=1 if len(decisions) <= 20 else None,
     )
     fig.update_yaxes(title="tokens before")
-    title = (
-        f"Decisions: {result.tokens_before:,} → {result.tokens_after:,} tokens ({result.status})"
-    )
+    before, after = num(result.tokens_before), num(result.tokens_after)
+    title = f"Decisions: {before} → {after} tokens ({result.status})"
     return _layout(fig, title, height=320)
 
 
@@ -99,9 +100,9 @@ def budget_bar(
         x=[tokens_after, tokens_before],
         orientation="h",
         marker_color=[after_color, "#8DA0B6"],
-        text=[f"{tokens_after:,}", f"{tokens_before:,}"],
+        text=[num(tokens_after), num(tokens_before)],
         textposition="auto",
-        hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
+        hovertemplate="%{y}: %{num(x)} tokens<extra></extra>",
         showlegend=False,
     )
     lines = [
@@ -115,7 +116,7 @@ def budget_bar(
             fig.add_vline(
                 x=value,
                 line={"color": color, "dash": dash, "width": 2},
-                annotation_text=f"{label} {value:,}",
+                annotation_text=f"{label} {num(value)}",
                 annotation_position="top",
                 annotation_font_color=color,
             )
@@ -139,14 +140,14 @@ def budget_waterfall(
     measures = ["relative"] * len(parts) + ["total"]
     labels.append("total")
     values.append(total)
-    texts = [f"{v:,}" for v in values]
+    texts = [num(v) for v in values]
     hover = [
         f"{escape(part_words(p.label))}: {num(p.tokens)} tokens"
         + (f" ({escape(p.label)})" if part_words(p.label) != p.label else "")
         + f"<br>{_wrap(p.detail)}"
         for p in parts
     ]
-    hover.append(f"total: {total:,} tokens")
+    hover.append(f"total: {num(total)} tokens")
     fig = go.Figure(
         go.Waterfall(
             x=labels,

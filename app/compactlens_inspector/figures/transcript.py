@@ -19,6 +19,7 @@ from compactlens_inspector.figures._style import (
     _layout,
     _trigger_target,
 )
+from compactlens_inspector.numbers import num
 
 
 def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
@@ -40,8 +41,9 @@ def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
             ys.append(tokens)
             if bucketed:
                 hover.append(
-                    f"groups {start}–{stop - 1}<br>{len(chunk)} {KIND_LABELS[kind]} groups"
-                    f"<br>{tokens:,} tokens"
+                    f"groups {num(start)}–{num(stop - 1)}<br>"
+                    f"{num(len(chunk))} {KIND_LABELS[kind]} groups"
+                    f"<br>{num(tokens)} tokens"
                 )
             else:
                 g = chunk[0]
@@ -49,7 +51,7 @@ def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
                 tools = escape(", ".join(g.tool_names[:4]))
                 hover.append(
                     f"group {g.id} · {KIND_LABELS[kind]}<br>turn {turn} · "
-                    f"{g.message_count} messages<br>{g.tokens:,} tokens"
+                    f"{g.message_count} messages<br>{num(g.tokens)} tokens"
                     + (f"<br>tools: {tools}" if tools else "")
                 )
         if xs:
@@ -65,7 +67,7 @@ def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
     xlabel = "group (bucketed)" if bucketed else "group"
     fig.update_xaxes(title=xlabel)
     fig.update_yaxes(title="tokens")
-    return _layout(fig, f"Tokens per group ({index.total_groups:,} groups, stacked by kind)")
+    return _layout(fig, f"Tokens per group ({num(index.total_groups)} groups, stacked by kind)")
 
 
 def cumulative_tokens(
@@ -96,7 +98,7 @@ def cumulative_tokens(
             mode="lines",
             name="original",
             line={"color": "#1F77B4", "width": 2},
-            hovertemplate="message %{x}<br>%{y:,} tokens so far<extra>original</extra>",
+            hovertemplate="message %{x}<br>%{num(y)} tokens so far<extra>original</extra>",
         )
     )
     if result is not None and result.status != "unchanged":
@@ -114,13 +116,13 @@ def cumulative_tokens(
                 mode="lines",
                 name="after compaction",
                 line={"color": "#2BB673", "width": 2, "shape": "hv"},
-                hovertemplate="up to message %{x}<br>%{y:,} tokens kept<extra>after</extra>",
+                hovertemplate="up to message %{x}<br>%{num(y)} tokens kept<extra>after</extra>",
             )
         )
     _trigger_target(fig, trigger_tokens, target_tokens)
     fig.update_xaxes(title="message")
     fig.update_yaxes(title="cumulative tokens", rangemode="tozero")
-    return _layout(fig, f"Cumulative tokens ({index.total_tokens:,} in total)")
+    return _layout(fig, f"Cumulative tokens ({num(index.total_tokens)} in total)")
 
 
 def composition(index: MessageIndex) -> go.Figure:
@@ -146,7 +148,7 @@ def composition(index: MessageIndex) -> go.Figure:
             hole=0.5,
             sort=False,
             name="role",
-            hovertemplate="%{label}: %{value:,} tokens (%{percent})<extra></extra>",
+            hovertemplate="%{label}: %{num(value)} tokens (%{percent})<extra></extra>",
         ),
         1,
         1,
@@ -160,7 +162,7 @@ def composition(index: MessageIndex) -> go.Figure:
             hole=0.5,
             sort=False,
             name="kind",
-            hovertemplate="%{label}: %{value:,} tokens (%{percent})<extra></extra>",
+            hovertemplate="%{label}: %{num(value)} tokens (%{percent})<extra></extra>",
         ),
         1,
         2,
@@ -191,7 +193,7 @@ def estimate_vs_exact(estimate: MessageIndex, exact: MessageIndex) -> go.Figure:
                 name=role,
                 marker={"color": color, "size": 6, "opacity": 0.7},
                 customdata=[p[0] for p in pts],
-                hovertemplate="message %{customdata}<br>exact %{x:,}<br>estimate %{y:,}"
+                hovertemplate="message %{customdata}<br>exact %{num(x)}<br>estimate %{num(y)}"
                 "<extra>" + role + "</extra>",
             )
         )
@@ -210,7 +212,7 @@ def estimate_vs_exact(estimate: MessageIndex, exact: MessageIndex) -> go.Figure:
     fig.update_xaxes(title=f"exact ({exact.tokenizer_name})")
     fig.update_yaxes(title=f"estimate ({estimate.tokenizer_name})")
     title = (
-        f"Estimate vs exact per message: {estimate.total_tokens:,} vs {exact.total_tokens:,} "
+        f"Estimate vs exact per message: {num(estimate.total_tokens)} vs {num(exact.total_tokens)} "
         f"tokens (x{ratio:.2f})"
     )
     return _layout(fig, title)

@@ -33,7 +33,7 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.config import config_title
-from compactlens_inspector.numbers import group_digits
+from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
@@ -142,23 +142,23 @@ def _cards(report: CompactionReport) -> None:
         "Fact recall",
         recall_text(report),
         border=True,
-        help=f"{facts.survived:,} of {facts.extracted:,} facts (ids, paths, numbers, dates...) "
-        "of the compacted messages still appear verbatim.",
+        help=f"{num(facts.survived)} of {num(facts.extracted)} facts (ids, paths, numbers, "
+        "dates...) of the compacted messages still appear verbatim.",
     )
-    cols[1].metric("Facts lost", f"{len(facts.lost):,}", border=True)
+    cols[1].metric("Facts lost", num(len(facts.lost)), border=True)
     cols[2].metric(
         "Cached prefix kept",
-        f"{cache.prefix_tokens:,}",
+        num(cache.prefix_tokens),
         delta=f"{share(cache.prefix_fraction)} of the request",
         delta_color="off",
         delta_arrow="off",
         border=True,
-        help=f"The first {cache.prefix_messages:,} messages are unchanged, so a provider's "
+        help=f"The first {num(cache.prefix_messages)} messages are unchanged, so a provider's "
         "prompt cache still serves them.",
     )
     cols[3].metric(
         "Cache rewrite tokens",
-        f"{cache.rewrite_tokens:,}",
+        num(cache.rewrite_tokens),
         border=True,
         help="Tokens of the compacted request after the cached prefix: written to the cache "
         "again on the next request.",
@@ -222,7 +222,7 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
         st.caption("Nothing was removed, collapsed or summarized: every fact is still there.")
         return
     st.caption(
-        f"{facts.extracted:,} facts were extracted from the {len(facts.affected_messages):,} "
+        f"{num(facts.extracted)} facts were extracted from the {num(len(facts.affected_messages))} "
         "messages the compaction removed, collapsed or summarized; a fact survives when its "
         "text still appears verbatim in the compacted history. Deterministic, no model."
     )
@@ -283,7 +283,9 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
         )
         st.code(source_text(ix, fact.message_index), language=None, wrap_lines=True, height=260)
     if len(rows) > MAX_FACT_CHOICES:
-        st.caption(f"The picker lists the first {MAX_FACT_CHOICES:,} of {len(rows):,} lost facts.")
+        st.caption(
+            f"The picker lists the first {num(MAX_FACT_CHOICES)} of {num(len(rows))} lost facts."
+        )
 
 
 def _cache(report: CompactionReport) -> None:
@@ -292,23 +294,23 @@ def _cache(report: CompactionReport) -> None:
     if cache.first_difference is None:
         st.markdown(
             "The compacted request is the original one: the whole prompt cache "
-            f"({cache.prefix_tokens:,} tokens) still applies."
+            f"({num(cache.prefix_tokens)} tokens) still applies."
         )
     else:
         n = cache.prefix_messages
         if n == 0:
             kept = "Not even the first message is unchanged: nothing stays cached."
         else:
-            what = "The first **message**" if n == 1 else f"The first **{n:,} messages**"
+            what = "The first **message**" if n == 1 else f"The first **{num(n)} messages**"
             kept = (
-                f"{what} ({cache.prefix_tokens:,} tokens, {share(cache.prefix_fraction)} of "
+                f"{what} ({num(cache.prefix_tokens)} tokens, {share(cache.prefix_fraction)} of "
                 f"the original request) {'is' if n == 1 else 'are'} unchanged and "
                 f"{'stays' if n == 1 else 'stay'} cached."
             )
         st.markdown(
             f"{kept} From message {cache.first_difference} on, the compacted request "
-            f"(**{cache.rewrite_tokens:,} tokens**) is written to the cache again, and "
-            f"{cache.invalidated_tokens:,} cached tokens of the original are thrown away."
+            f"(**{num(cache.rewrite_tokens)} tokens**) is written to the cache again, and "
+            f"{num(cache.invalidated_tokens)} cached tokens of the original are thrown away."
         )
     cost = cache.cost
     if cost is None:
@@ -318,7 +320,7 @@ def _cache(report: CompactionReport) -> None:
     st.caption(
         f"{md_escape(cost.model)}: input ${cost.prices.input:g}, cached input "
         f"${cost.prices.cached_input:g}, cache write ${write:g} per million tokens (editable "
-        f"list prices above); every turn adds {cost.growth_tokens:,} tokens (measured on "
+        f"list prices above); every turn adds {num(cost.growth_tokens)} tokens (measured on "
         "this transcript) and re-reads the previous request from the cache. An estimate to "
         "compare setups, not a bill: cache minimums, block sizes and expiry are ignored."
     )
@@ -341,30 +343,31 @@ def _retrigger(report: CompactionReport) -> None:
     if not r.triggers:
         st.caption("The configuration has no trigger to project.")
         return
-    triggers = ", ".join(f"`{t}`" for t in r.triggers)
+    triggers = ", ".join(f"`{group_digits(t)}`" for t in r.triggers)
+    firing = group_digits(r.firing_trigger or "")
     if r.turns_until_trigger is None:
-        when = f"no trigger fires within {r.horizon:,} turns"
+        when = f"no trigger fires within {num(r.horizon)} turns"
     elif r.turns_until_trigger == 0:
-        when = f"`{r.firing_trigger}` **already fires** on the compacted history"
+        when = f"`{firing}` **already fires** on the compacted history"
     else:
         n = r.turns_until_trigger
-        when = f"`{r.firing_trigger}` fires again after **{n:,} turn{'s' if n != 1 else ''}**"
+        when = f"`{firing}` fires again after **{num(n)} turn{'s' if n != 1 else ''}**"
     source = (
-        f"the median of {growth.turns_measured:,} turns of this transcript"
+        f"the median of {num(growth.turns_measured)} turns of this transcript"
         if growth.source == "transcript"
         else "given"
         if growth.source == "given"
         else "none could be measured"
     )
     st.markdown(
-        f"Triggers: {triggers}. The compacted history starts at {r.start.tokens:,} tokens and "
+        f"Triggers: {triggers}. The compacted history starts at {num(r.start.tokens)} tokens and "
         f"grows by about {growth.tokens:,.0f} tokens a turn ({source}): {when}."
     )
     if r.context_window:
         fraction = r.window_fraction or 0.0
         st.progress(
             min(1.0, fraction),
-            text=f"{r.start.tokens:,} of the {r.context_window:,}-token context window "
+            text=f"{num(r.start.tokens)} of the {num(r.context_window)}-token context window "
             f"({fraction:.0%}; warn above {r.max_fraction:.0%})",
         )
 
@@ -377,8 +380,8 @@ def _protocol(report: CompactionReport, outcome: RunOutcome) -> None:
     errors = [p for p in introduced if p.severity == "error"]
     st.markdown(
         f"Checked for {', '.join(f'`{p}`' for p in report.providers)} and tool-call pairing "
-        f"(`any`): **{len(report.problems):,}** problems in the compacted request, "
-        f"**{len(introduced):,}** introduced by the compaction ({len(errors):,} errors)."
+        f"(`any`): **{num(len(report.problems))}** problems in the compacted request, "
+        f"**{num(len(introduced))}** introduced by the compaction ({num(len(errors))} errors)."
     )
     if not report.problems:
         st.success("No provider would reject the compacted request.", icon=":material/check:")

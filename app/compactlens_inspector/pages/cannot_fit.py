@@ -13,7 +13,7 @@ from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import LabConfig, apply_suggestion, lower_token_triggers
-from compactlens_inspector.numbers import num
+from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import budget_parts
 from compactlens_inspector.safety import md_escape
@@ -40,8 +40,8 @@ def checked_triggers(result: CompactionResult) -> list[str]:
     for e in result.events:
         if e.event != "skipped" or not e.trigger or e.trigger == "(none)":
             continue
-        values = ", ".join(f"{k} = {v:,}" for k, v in e.trigger_values.items())
-        line = f"`{e.trigger}`" + (f" at {values}" if values else "")
+        values = ", ".join(f"{k} = {num(v)}" for k, v in e.trigger_values.items())
+        line = f"`{group_digits(e.trigger)}`" + (f" at {values}" if values else "")
         if line not in out:
             out.append(line)
     return out
@@ -57,24 +57,26 @@ def _in_words(
     """The outcome as one paragraph: what happened, then what the remaining tokens are."""
     if status == "unchanged" and target is not None and after > target:
         head = (
-            f"No trigger fired, so nothing was compacted: the history is {after:,} tokens, "
-            f"{after - target:,} over the target of {target:,}."
+            f"No trigger fired, so nothing was compacted: the history is {num(after)} tokens, "
+            f"{num(after - target)} over the target of {num(target)}."
         )
     elif status == "unchanged":
         head = "No trigger fired and the history is within the target."
     else:
-        head = reason or (
-            "The target was met." if status != "cannot-fit" else "The target was missed."
+        head = (
+            group_digits(reason)
+            if reason
+            else ("The target was met." if status != "cannot-fit" else "The target was missed.")
         )
     if not parts:
         return head
     biggest = sorted(parts, key=lambda p: p.tokens, reverse=True)[:3]
-    shares = ", ".join(f"{p.label} ({p.tokens:,} tokens)" for p in biggest)
+    shares = ", ".join(f"{p.label} ({num(p.tokens)} tokens)" for p in biggest)
     if target is not None and status == "cannot-fit":
         total = sum(p.tokens for p in parts)
         return (
-            f"{head}. What cannot be removed adds up to {total:,} tokens against a target of "
-            f"{target:,}; the largest parts are {shares}."
+            f"{head}. What cannot be removed adds up to {num(total)} tokens against a target of "
+            f"{num(target)}; the largest parts are {shares}."
         )
     return f"{head} The largest parts of what is left: {shares}."
 
@@ -85,9 +87,9 @@ def _not_triggered(r: CompactionResult, target: int) -> None:
     which = "; ".join(checked) if checked else "no trigger is configured"
     st.warning(
         f"**No trigger fired, but the history is over the target.** Checked: {which}. The "
-        f"history was left as it is: {r.tokens_after:,} tokens, **{r.tokens_after - target:,} "
-        f"over the target** of {target:,}. Lower the trigger (see *What to change* below) "
-        "and re-run to see whether it then fits.",
+        f"history was left as it is: {num(r.tokens_after)} tokens, "
+        f"**{num(r.tokens_after - target)} over the target** of {num(target)}. Lower the "
+        "trigger (see *What to change* below) and re-run to see whether it then fits.",
         icon=":material/warning:",
     )
 
@@ -190,7 +192,7 @@ def render() -> None:
         _stage_missed_note(r, missed)
     else:
         st.error(
-            f"**{r.status}**: {md_escape(r.reason or r.explanation.summary)}",
+            f"**{r.status}**: {md_escape(group_digits(r.reason or r.explanation.summary))}",
             icon=":material/block:",
         )
     parts = budget_parts(outcome, ix)
@@ -200,24 +202,24 @@ def render() -> None:
         best = sum(p.tokens for p in parts)
         cols[0].metric(
             "Candidate tokens",
-            f"{best:,}",
+            num(best),
             border=True,
             help="What stays besides the summary text: leading system messages, protected "
             "messages and the summary wrapper.",
         )
     else:
         best = r.tokens_after
-        cols[0].metric("Tokens after", f"{best:,}", border=True)
-    cols[1].metric("Target", f"{target:,}" if target is not None else "—", border=True)
+        cols[0].metric("Tokens after", num(best), border=True)
+    cols[1].metric("Target", num(target) if target is not None else "—", border=True)
     over = best - target if target is not None else None
     cols[2].metric(
         "Over the target" if over is not None and over > 0 else "Room under the target",
-        f"{abs(over):,}" if over is not None else "—",
+        num(abs(over)) if over is not None else "—",
         border=True,
     )
     cols[3].metric(
         "Smallest target that fits",
-        f"{expl.smallest_target:,}" if expl.smallest_target is not None else "—",
+        num(expl.smallest_target) if expl.smallest_target is not None else "—",
         border=True,
         help="The token count of the best the current parameters can do.",
     )

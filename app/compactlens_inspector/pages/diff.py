@@ -13,6 +13,7 @@ from compactlens_inspector.components import badges, budget_bar
 from compactlens_inspector.components.diff_view import side_by_side, text_diff
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import ACTIONS
+from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.views import decision_views, summary_ranges
 
@@ -38,9 +39,9 @@ def render() -> None:
         counts[d.action] += 1
     cols = st.columns(len(ACTIONS) + 1)
     for col, action in zip(cols, ACTIONS, strict=False):
-        col.metric(action.capitalize(), f"{counts[action]:,}", border=True)
+        col.metric(action.capitalize(), num(counts[action]), border=True)
     cols[-1].metric(
-        "Tokens after", f"{r.tokens_after:,}", border=True, help=f"{r.tokens_before:,} before"
+        "Tokens after", num(r.tokens_after), border=True, help=f"{num(r.tokens_before)} before"
     )
     ranges = summary_ranges(r, ix)
     if ranges:
@@ -49,7 +50,7 @@ def render() -> None:
         for n, rng in enumerate(ranges, start=1):
             span = rng.message_range
             where = f"messages {span[0]}–{span[1]}" if span else "no messages"
-            labels.append(f"Summary {n}: {len(rng.replaced)} groups ({where})")
+            labels.append(f"Summary {n}: {num(len(rng.replaced))} groups ({where})")
         pick = st.selectbox(
             "Replaced range",
             range(len(ranges)),
@@ -82,9 +83,8 @@ def render() -> None:
         st.session_state["diff_page"] = 1
         current_page = 1
     start = (current_page - 1) * PAGE_SIZE
-    st.caption(
-        f"{len(views):,} rows · showing {start + 1:,}–{min(start + PAGE_SIZE, len(views)):,}"
-    )
+    last = min(start + PAGE_SIZE, len(views))
+    st.caption(f"{num(len(views))} rows · showing {num(start + 1)}–{num(last)}")
     side_by_side(ix, r, views[start : start + PAGE_SIZE])
     if pages > 1:
         st.pagination(pages, key="diff_page")

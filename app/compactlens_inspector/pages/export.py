@@ -11,6 +11,7 @@ from compactlens_inspector import exports, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import config_title
+from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.safety import md_escape
 
@@ -36,7 +37,7 @@ def render() -> None:
     stem = exports.stem(current.name)
     st.markdown(
         f"**{md_escape(current.name)}** · {md_escape(config_title(config))} · "
-        f"{r.tokens_before:,} → {r.tokens_after:,} tokens ({r.status})"
+        f"{num(r.tokens_before)} → {num(r.tokens_after)} tokens ({r.status})"
     )
     transcript = exports.compacted_transcript(current, outcome)
     events = exports.events_jsonl(outcome)
@@ -115,7 +116,7 @@ def render() -> None:
         width="stretch",
     )
     st.caption(
-        f"Compacted transcript: {len(transcript) / 1024:,.1f} KB, {r.messages_after:,} "
+        f"Compacted transcript: {len(transcript) / 1024:,.1f} KB, {num(r.messages_after)} "
         f"messages in `{current.format}` · events: {events.count(chr(10))} lines · the report "
         "embeds plotly.js, so it works offline"
     )

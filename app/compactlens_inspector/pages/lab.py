@@ -11,6 +11,7 @@ from compactlens_inspector.components.analysis_summary import analysis_summary
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.config import config_title
+from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
@@ -25,15 +26,15 @@ def _usage(outcome: RunOutcome) -> None:
     parts = [f"**Summarizer:** {md_escape(settings.label)}"]
     if calls:
         cached = sum(1 for c in calls if c.cached)
-        parts.append(f"{len(calls)} summary call{'s' if len(calls) != 1 else ''}")
+        parts.append(f"{num(len(calls))} summary call{'s' if len(calls) != 1 else ''}")
         if cached:
             parts.append(f"{cached} answered from the cache")
     else:
         parts.append("not called")
     if usage is not None:
         parts.append(
-            f"usage: {usage.input_tokens:,} in + {usage.output_tokens:,} out = "
-            f"{usage.total_tokens:,} tokens"
+            f"usage: {num(usage.input_tokens)} in + {num(usage.output_tokens)} out = "
+            f"{num(usage.total_tokens)} tokens"
         )
     elif calls:
         parts.append("no model usage (offline)")
@@ -49,12 +50,12 @@ def _events_table(outcome: RunOutcome) -> None:
             {
                 "stage": "  " * e.depth + e.strategy,
                 "event": e.event,
-                "trigger": e.trigger,
-                "target": e.target,
+                "trigger": group_digits(e.trigger),
+                "target": group_digits(e.target),
                 "tokens before": e.tokens_before,
                 "tokens after": e.tokens_after,
                 "groups changed": e.groups_changed,
-                "detail": e.detail,
+                "detail": group_digits(e.detail),
             }
             for e in r.events
         ],
@@ -103,7 +104,7 @@ def render() -> None:
     counts: dict[str, int] = {}
     for d in r.decisions:
         counts[d.action] = counts.get(d.action, 0) + 1
-    st.caption(" · ".join(f"{n:,} {a}" for a, n in counts.items()))
+    st.caption(" · ".join(f"{num(n)} {a}" for a, n in counts.items()))
 
 
 if __name__ == "__main__":

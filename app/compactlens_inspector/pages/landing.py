@@ -9,7 +9,7 @@ from compactlens_inspector import figures, state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.config import preset
-from compactlens_inspector.numbers import INT_FORMAT, short
+from compactlens_inspector.numbers import INT_FORMAT, num, short
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.safety import md_escape
 
@@ -68,7 +68,7 @@ def render() -> None:
         cols = st.columns(3)
         cols[0].metric("Messages", short(ix.total_messages), border=True)
         cols[1].metric("Turns", short(ix.total_turns), border=True)
-        cols[2].metric("Tokens", short(ix.total_tokens), border=True, help=f"{ix.total_tokens:,}")
+        cols[2].metric("Tokens", short(ix.total_tokens), border=True, help=num(ix.total_tokens))
         top = max(200, ix.total_tokens)
         state.widget("landing_budget", min(max(100, state.budget()), top))
         st.slider(
@@ -106,11 +106,11 @@ def render() -> None:
             r = outcome.result
             budget_bar.status_line(outcome)
             c = st.columns(3)
-            c[0].metric("Before", f"{r.tokens_before:,}", border=True)
+            c[0].metric("Before", num(r.tokens_before), border=True)
             c[1].metric(
                 "After",
-                f"{r.tokens_after:,}",
-                delta=f"{-r.tokens_saved:,}" if r.tokens_saved else None,
+                num(r.tokens_after),
+                delta=num(-r.tokens_saved) if r.tokens_saved else None,
                 delta_color="inverse",
                 border=True,
             )

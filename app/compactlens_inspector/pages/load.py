@@ -11,6 +11,7 @@ from compactlens_inspector.components.error_box import transcript_error
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.loader import max_upload_bytes
+from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, page
 from compactlens_inspector.safety import md_escape
 
@@ -98,14 +99,14 @@ def _summary() -> None:
             "Exact encoding", list(EXACT), key="load_encoding", required=True
         )
     cols = st.columns([1, 1, 1, 1.4, 1.4])
-    cols[0].metric("Messages", f"{ix.total_messages:,}", border=True)
-    cols[1].metric("Groups", f"{ix.total_groups:,}", border=True)
-    cols[2].metric("Turns", f"{ix.total_turns:,}", border=True)
+    cols[0].metric("Messages", num(ix.total_messages), border=True)
+    cols[1].metric("Groups", num(ix.total_groups), border=True)
+    cols[2].metric("Turns", num(ix.total_turns), border=True)
     est = state.index("estimate")
     assert est is not None
     cols[3].metric(
         "Tokens (estimate)",
-        f"{est.total_tokens:,}",
+        num(est.total_tokens),
         border=True,
         help="characters / 4, no per-message overhead",
     )
@@ -114,14 +115,14 @@ def _summary() -> None:
     assert exact is not None
     cols[4].metric(
         f"Tokens ({encoding})",
-        f"{exact.total_tokens:,}",
+        num(exact.total_tokens),
         border=True,
         help="tiktoken, offline, +3 framing tokens per message",
     )
     problems = ix.problems
     if problems:
         st.warning(
-            f"**{len(problems)} pairing problem{'s' if len(problems) != 1 else ''}** "
+            f"**{num(len(problems))} pairing problem{'s' if len(problems) != 1 else ''}** "
             "(compaction keeps these groups intact and reports them)",
             icon=":material/link_off:",
         )
@@ -179,7 +180,7 @@ def render() -> None:
         transcript_error(source, location, message)
     refs = state.sources()
     if refs:
-        with st.expander(f"Loaded in this session ({len(refs)})", expanded=len(refs) > 1):
+        with st.expander(f"Loaded in this session ({num(len(refs))})", expanded=len(refs) > 1):
             for digest, ref in refs.items():
                 c = st.columns([6, 2, 1], vertical_alignment="center")
                 active = " · **active**" if digest == st.session_state.get(state.ACTIVE) else ""

@@ -81,7 +81,7 @@ def _sweep() -> None:
     measure = _measure_recall()
     points = []
     errors = 0
-    with st.spinner(f"Running {len(values)} configurations…"):
+    with st.spinner(f"Running {num(len(values))} configurations…"):
         for v in values:
             try:
                 variant = with_value(config, str(path), v)

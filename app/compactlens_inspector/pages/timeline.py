@@ -14,6 +14,7 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
+from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.replay import replay_timeline
 from compactlens_inspector.safety import md_escape
@@ -68,10 +69,10 @@ def _replay() -> None:
         steps = state.replay(int(steps_max))
     fired = [s for s in steps if s.fired]
     cols = st.columns(3)
-    cols[0].metric("Evaluations", f"{len(steps):,}", border=True)
-    cols[1].metric("Trigger fired", f"{len(fired):,}", border=True)
+    cols[0].metric("Evaluations", num(len(steps)), border=True)
+    cols[1].metric("Trigger fired", num(len(fired)), border=True)
     cols[2].metric(
-        "Compactions", f"{sum(1 for s in fired if s.status == 'compacted'):,}", border=True
+        "Compactions", num(sum(1 for s in fired if s.status == "compacted")), border=True
     )
     st.plotly_chart(
         figures.replay_chart(
@@ -159,13 +160,13 @@ def render() -> None:
     with st.container(border=True):
         cols = st.columns([1.5, 1, 1, 1])
         cols[0].metric("Event", event.kind, border=True)
-        cols[1].metric("Tokens before", f"{event.tokens_before:,}", border=True)
-        cols[2].metric("Tokens after", f"{event.tokens_after:,}", border=True)
+        cols[1].metric("Tokens before", num(event.tokens_before), border=True)
+        cols[2].metric("Tokens after", num(event.tokens_after), border=True)
         rng = event.message_range
         cols[3].metric("Replaced range", f"{rng[0]}–{rng[1]}" if rng else "—", border=True)
         lines = []
         if event.trigger:
-            values = ", ".join(f"{k} = {v:,}" for k, v in event.trigger_values.items())
+            values = ", ".join(f"{k} = {num(v)}" for k, v in event.trigger_values.items())
             lines.append(f"**Trigger:** `{event.trigger}`" + (f" (at {values})" if values else ""))
         if event.target:
             lines.append(f"**Target:** `{event.target}`")
@@ -174,25 +175,25 @@ def render() -> None:
         if lines:
             st.markdown("  \n".join(lines))
     if event.group_ids or event.inserted:
-        what = f"Affected groups ({len(event.group_ids):,})"
+        what = f"Affected groups ({num(len(event.group_ids))})"
         if event.inserted:
-            what += f" · {event.inserted:,} inserted"
+            what += f" · {num(event.inserted)} inserted"
         st.subheader(what, anchor=False)
         if event.inserted:
             many = event.inserted != 1
             st.caption(
-                f"This stage inserted {event.inserted:,} new group{'s' if many else ''} "
+                f"This stage inserted {num(event.inserted)} new group{'s' if many else ''} "
                 f"(a summary); the Diff page shows {'them' if many else 'it'} in place."
             )
         if event.redecided:
             st.caption(
-                f"{len(event.redecided):,} of these groups were changed again by a later "
+                f"{num(len(event.redecided))} of these groups were changed again by a later "
                 "stage: the list shows each group's final decision."
             )
         shown = list(event.group_ids[:MAX_AFFECTED])
         if len(event.group_ids) > MAX_AFFECTED:
             st.caption(
-                f"Showing the first {MAX_AFFECTED} of {len(event.group_ids):,}, in the order "
+                f"Showing the first {MAX_AFFECTED} of {num(len(event.group_ids))}, in the order "
                 "the stage changed them."
             )
         show_groups(ix, shown, decisions=decisions_by_group(r), expanded=False)

@@ -11,6 +11,7 @@ import streamlit as st
 from compactlens_inspector import figures, state
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.views import GroupFilter, decisions_by_group, filter_groups, tool_names
 
@@ -72,8 +73,8 @@ def _messages_view() -> None:
         st.info("No group matches these filters.", icon=":material/filter_alt_off:")
         return
     st.caption(
-        f"{len(ids):,} of {ix.total_groups:,} groups match · showing {start + 1:,}–"
-        f"{start + len(shown):,} · page {current} of {pages}"
+        f"{num(len(ids))} of {num(ix.total_groups)} groups match · showing {num(start + 1)}–"
+        f"{num(start + len(shown))} · page {current} of {pages}"
     )
     decisions = None
     if st.session_state.get("tx_decisions"):
@@ -129,11 +130,11 @@ def render() -> None:
     ix = state.index()
     assert ix is not None
     cols = st.columns(5)
-    cols[0].metric("Messages", f"{ix.total_messages:,}", border=True)
-    cols[1].metric("Groups", f"{ix.total_groups:,}", border=True)
-    cols[2].metric("Turns", f"{ix.total_turns:,}", border=True)
-    cols[3].metric(f"Tokens ({ix.tokenizer_name})", f"{ix.total_tokens:,}", border=True)
-    cols[4].metric("Pairing problems", f"{len(ix.problems):,}", border=True)
+    cols[0].metric("Messages", num(ix.total_messages), border=True)
+    cols[1].metric("Groups", num(ix.total_groups), border=True)
+    cols[2].metric("Turns", num(ix.total_turns), border=True)
+    cols[3].metric(f"Tokens ({ix.tokenizer_name})", num(ix.total_tokens), border=True)
+    cols[4].metric("Pairing problems", num(len(ix.problems)), border=True)
     state.widget("tx_view", "Messages")
     view = st.segmented_control("View", ["Messages", "Charts"], key="tx_view", required=True)
     if view == "Charts":
