@@ -21,12 +21,23 @@ cache-surviving prefix, protocol problems and more (:data:`COLUMNS`).
 * **Robust**: a failure on one file (unreadable JSON, a bad transcript, even a crashed
   worker process) is recorded in that file's row with status ``failed`` and never
   stops the run.
+* **No stray workers**: a worker exits as soon as the process that started it is gone
+  (killed with SIGKILL included: ``PR_SET_PDEATHSIG`` on Linux, and a watch on the
+  parent's PID everywhere) and ignores SIGINT, so a Ctrl-C reaches only the parent,
+  which stops the pool, terminates the workers and writes what it has.
 * **Resumable**: with ``resume=True`` the files already in ``output`` are skipped and
-  their rows kept. CSV rows are appended as they finish; every format is rewritten,
-  sorted by file, when the run ends (or is interrupted).
-* **Outputs** by suffix: ``.csv`` (the csv module), ``.parquet`` (pyarrow, optional),
-  ``.html`` (one self-contained page, all text escaped, rows embedded as JSON for
-  resuming) and ``.jsonl``.
+  their rows kept. Only valid rows count as done: a partial last row (a run killed
+  while writing it), a row with the wrong number of fields, an unknown status or a
+  value of the wrong type is reported (``on_warning``) and its file processed again;
+  an output that cannot be read at all is an error naming the file. CSV rows are
+  appended as they finish; every format is rewritten, sorted by file, when the run
+  ends (or is interrupted).
+* **Outputs** by suffix: ``.csv`` (the csv module; text cells that a spreadsheet would
+  run as a formula, starting with ``= + - @``, tab or CR, are written with a leading
+  ``'``, which reading removes), ``.parquet`` (pyarrow, optional), ``.html`` (one
+  self-contained page, all text escaped, rows embedded as JSON for resuming) and
+  ``.jsonl`` (strict JSON: no ``NaN``). Files are created with the mode the umask
+  gives (as ``open()`` would), replaced atomically.
 """
 
 from __future__ import annotations
@@ -34,11 +45,14 @@ from __future__ import annotations
 import csv
 import html
 import importlib
+import io
 import json
 import math
 import multiprocessing
 import os
+import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -117,15 +131,30 @@ class CorpusRow:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CorpusRow:
-        """Rebuild a row, converting the strings a CSV file holds back to their types."""
+        """Rebuild a row, converting the strings a CSV file holds back to their types.
+
+        ValueError naming the column when a value does not fit its type, when ``file``
+        is missing or ``status`` is not one of :data:`ROW_STATUSES`.
+        """
         values: dict[str, Any] = {}
         for f in fields(cls):
             raw = data.get(f.name)
-            values[f.name] = _coerce(raw, COLUMN_TYPES[f.name])
-        if not values["file"] or not values["status"]:
-            raise ValueError(f"a row needs 'file' and 'status', got {dict(data)!r}")
+            try:
+                values[f.name] = _coerce(raw, COLUMN_TYPES[f.name])
+            except (TypeError, ValueError):
+                kind = COLUMN_TYPES[f.name].__name__
+                raise ValueError(f"column {f.name!r}: {str(raw)[:40]!r} is not {kind}") from None
+        if not values["file"]:
+            raise ValueError("the row has no 'file'")
+        if values["status"] not in ROW_STATUSES:
+            raise ValueError(
+                f"column 'status': {str(values['status'])[:40]!r} is not one of {ROW_STATUSES}"
+            )
         return cls(**values)
 
+
+#: The statuses a row can have: a compaction's, or ``failed``.
+ROW_STATUSES: tuple[str, ...] = ("compacted", "unchanged", "cannot-fit", "failed")
 
 #: Column name -> Python type of a :class:`CorpusRow`, in table order.
 COLUMN_TYPES: dict[str, type] = {
@@ -165,12 +194,23 @@ def _coerce(raw: Any, kind: type) -> Any:
         return None
     if kind is bool:
         if isinstance(raw, str):
-            return raw.strip().lower() in ("true", "1", "yes")
+            text = raw.strip().lower()
+            if text not in ("true", "1", "yes", "false", "0", "no"):
+                raise ValueError(raw)
+            return text in ("true", "1", "yes")
         return bool(raw)
     if kind is int:
-        return int(float(raw)) if isinstance(raw, str) else int(raw)
+        value = float(raw) if isinstance(raw, str) else raw
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError(raw)
+        return int(value)
     if kind is float:
-        return float(raw)
+        number = float(raw)
+        if not math.isfinite(number):
+            raise ValueError(raw)
+        return number
+    if not isinstance(raw, str):
+        raise TypeError(raw)
     return raw if raw != "" else None
 
 
@@ -284,10 +324,19 @@ class CorpusConfig:
             return cls.from_dict(source)
         path = Path(source)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
+        except FileNotFoundError:
+            raise ValueError(f"{path}: no such configuration file") from None
+        except OSError as exc:
+            raise ValueError(f"{path}: cannot read the configuration: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: byte {exc.start}: not UTF-8 text") from None
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: not valid JSON ({exc})") from None
-        return cls.from_dict(data)
+        try:
+            return cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tokenizer": self.tokenizer}
@@ -411,19 +460,57 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+#: First characters that make a spreadsheet read a cell as a formula (and the quote that
+#: marks an escaped cell, so escaping can be undone exactly).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def csv_escape(text: str) -> str:
+    """A text cell safe to open in a spreadsheet: a leading ``'`` before ``= + - @``, tab,
+    CR or ``'`` (undone by :func:`csv_unescape`)."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_unescape(text: str) -> str:
+    return text[1:] if text.startswith("'") else text
+
+
+def csv_cells(row: CorpusRow) -> list[str]:
+    """The CSV cells of ``row``: numbers as they are, text escaped with :func:`csv_escape`."""
+    d = row.to_dict()
+    return [csv_escape(_cell(d[c])) if COLUMN_TYPES[c] is str else _cell(d[c]) for c in COLUMNS]
+
+
 def write_csv(rows: Sequence[CorpusRow], path: Path) -> None:
     with _atomic(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         for row in rows:
-            d = row.to_dict()
-            writer.writerow([_cell(d[c]) for c in COLUMNS])
+            writer.writerow(csv_cells(row))
+
+
+def _strict_json(value: Any) -> str:
+    """JSON text with no ``NaN`` / ``Infinity`` (written as null), which strict parsers reject."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def write_jsonl(rows: Sequence[CorpusRow], path: Path) -> None:
     with _atomic(path) as handle:
         for row in rows:
-            handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+            handle.write(_strict_json(row.to_dict()) + "\n")
 
 
 def _pyarrow() -> Any:
@@ -507,7 +594,7 @@ def render_html(
             parts.append(f"<td{cls}>{esc(_cell(d[c]))}</td>")
         parts.append("</tr>")
     parts.append("</tbody></table>")
-    payload = json.dumps([r.to_dict() for r in rows], ensure_ascii=False)
+    payload = _strict_json([r.to_dict() for r in rows])
     payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     parts.append(f'<script type="application/json" id="{_HTML_DATA_ID}">{payload}</script>')
     parts.append("</body></html>")
@@ -519,6 +606,21 @@ def write_html(rows: Sequence[CorpusRow], path: Path, *, config: Any = None) -> 
         handle.write(render_html(rows, config=config))
 
 
+def _new_file_mode() -> int:
+    """The mode ``open()`` gives a new file: 0666 less the process umask (read from
+    /proc on Linux, so the umask is never changed, not even for a moment)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):  # pragma: no cover - not Linux
+        pass
+    current = os.umask(0o022)  # pragma: no cover
+    os.umask(current)  # pragma: no cover
+    return 0o666 & ~current  # pragma: no cover
+
+
 class _atomic:
     """Write a text file through a temporary file and ``os.replace``."""
 
@@ -528,6 +630,7 @@ class _atomic:
 
     def __enter__(self) -> Any:
         fd, name = tempfile.mkstemp(prefix=self.path.name + ".", dir=self.path.parent or ".")
+        os.fchmod(fd, _new_file_mode())  # mkstemp makes 0600; open() would follow the umask
         self.tmp = Path(name)
         self.handle = os.fdopen(fd, "w", encoding="utf-8", newline=self.newline)
         return self.handle
@@ -555,30 +658,127 @@ def write_rows(rows: Sequence[CorpusRow], path: Path, *, config: Any = None) -> 
         raise ValueError(f"unknown output type {suffix!r}; use one of {OUTPUT_SUFFIXES}")
 
 
-def read_rows(path: Path) -> list[CorpusRow]:
-    """The rows of an earlier output file (empty when it does not exist)."""
+def read_rows(path: Path, on_problem: Callable[[str], None] | None = None) -> list[CorpusRow]:
+    """The valid rows of an earlier output file (empty when it does not exist).
+
+    A row that is not valid (a partial last row, the wrong number of fields, an unknown
+    status, a value of the wrong type) is left out and described to ``on_problem``
+    (naming the file and line), so its file is processed again. ValueError naming the
+    file when it cannot be read at all (not UTF-8, not a compactlens output).
+    """
     if not path.exists():
         return []
+    problems: list[str] = []
+    try:
+        rows = _read_rows(path, problems)
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path}: cannot resume from it: not UTF-8 text (byte {exc.start}); "
+            "move it away or pass --no-resume"
+        ) from None
+    for problem in problems:
+        if on_problem is not None:
+            on_problem(problem)
+    return rows
+
+
+def _read_rows(path: Path, problems: list[str]) -> list[CorpusRow]:
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        with path.open(encoding="utf-8", newline="") as handle:
-            return [CorpusRow.from_dict(r) for r in csv.DictReader(handle)]
+        return _read_csv(path, problems)
     if suffix == ".parquet":
         pa = _pyarrow()
-        return [CorpusRow.from_dict(r) for r in pa.parquet.read_table(path).to_pylist()]
+        try:
+            records = pa.parquet.read_table(path).to_pylist()
+        except Exception as exc:  # pyarrow raises its own error types
+            raise ValueError(
+                f"{path}: cannot resume from it: not a Parquet table ({exc})"
+            ) from None
+        return _valid_rows(path, [(f"row {i + 1}", r) for i, r in enumerate(records)], problems)
     if suffix in (".html", ".htm"):
         text = path.read_text(encoding="utf-8")
         marker = f'<script type="application/json" id="{_HTML_DATA_ID}">'
         start = text.find(marker)
-        if start < 0:
+        end = text.find("</script>", start)
+        if start < 0 or end < 0:
             raise ValueError(f"{path}: no embedded rows; it was not written by compactlens")
-        start += len(marker)
-        end = text.index("</script>", start)
-        return [CorpusRow.from_dict(r) for r in json.loads(text[start:end])]
+        try:
+            records = json.loads(text[start + len(marker) : end])
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: the embedded rows are not valid JSON ({exc})") from None
+        if not isinstance(records, list):
+            raise ValueError(f"{path}: the embedded rows are not a JSON list")
+        return _valid_rows(path, [(f"row {i + 1}", r) for i, r in enumerate(records)], problems)
     if suffix == ".jsonl":
-        lines = path.read_text(encoding="utf-8").splitlines()
-        return [CorpusRow.from_dict(json.loads(line)) for line in lines if line.strip()]
+        return _read_jsonl(path, problems)
     raise ValueError(f"unknown output type {suffix!r}; use one of {OUTPUT_SUFFIXES}")
+
+
+def _valid_rows(
+    path: Path, records: Iterable[tuple[str, Any]], problems: list[str]
+) -> list[CorpusRow]:
+    rows = []
+    for where, record in records:
+        if not isinstance(record, Mapping):
+            problems.append(f"{path}: {where}: not an object; its file is processed again")
+            continue
+        try:
+            rows.append(CorpusRow.from_dict(record))
+        except ValueError as exc:
+            problems.append(f"{path}: {where}: {exc}; its file is processed again")
+    return rows
+
+
+def _read_jsonl(path: Path, problems: list[str]) -> list[CorpusRow]:
+    rows: list[CorpusRow] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                f"{path}: line {n}: not JSON ({exc.msg}; a partial row?); "
+                "its file is processed again"
+            )
+            continue
+        rows.extend(_valid_rows(path, [(f"line {n}", record)], problems))
+    return rows
+
+
+def _read_csv(path: Path, problems: list[str]) -> list[CorpusRow]:
+    with path.open(encoding="utf-8", newline="") as handle:  # a CR inside a cell stays
+        text = handle.read()
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+        records = [(reader.line_num, cells) for cells in reader]
+    except csv.Error as exc:
+        raise ValueError(f"{path}: line {reader.line_num}: not CSV ({exc})") from None
+    if header is None:
+        return []
+    if "file" not in header or "status" not in header:
+        raise ValueError(f"{path}: line 1: not a compactlens report (no file/status columns)")
+    if records and not text.endswith(("\n", "\r")):
+        line, _ = records.pop()  # written up to a kill: its last field may be cut short
+        problems.append(
+            f"{path}: line {line}: the last row is incomplete (no line end); "
+            "its file is processed again"
+        )
+    valid: list[tuple[str, Any]] = []
+    for line, cells in records:
+        if len(cells) != len(header):
+            problems.append(
+                f"{path}: line {line}: {len(cells)} of {len(header)} fields (a partial "
+                "row); its file is processed again"
+            )
+            continue
+        record = {
+            name: csv_unescape(value) if COLUMN_TYPES.get(name) is str else value
+            for name, value in zip(header, cells, strict=True)
+        }
+        valid.append((f"line {line}", record))
+    return _valid_rows(path, valid, problems)
 
 
 # ----------------------------------------------------------------------------- runner
@@ -635,6 +835,69 @@ def _default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+# ----------------------------------------------------------------------------- workers
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent_signal() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def _watch_parent(parent_pid: int, interval: float) -> None:
+    while True:
+        if os.getppid() != parent_pid:
+            os._exit(1)  # the parent is gone: this worker's results have nowhere to go
+        time.sleep(interval)
+
+
+def worker_init(parent_pid: int, interval: float = 0.5) -> None:
+    """Initializer of every corpus worker process.
+
+    The worker ignores SIGINT (a Ctrl-C in a terminal goes to the whole process group;
+    the parent alone handles it and stops the workers), dies with its parent (SIGKILL
+    via ``PR_SET_PDEATHSIG`` on Linux) and, everywhere, exits within ``interval``
+    seconds once its parent process is gone.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent_signal()
+    if os.getppid() != parent_pid:  # the parent died before the request above
+        os._exit(1)
+    threading.Thread(
+        target=_watch_parent, args=(parent_pid, interval), name="parent-watch", daemon=True
+    ).start()
+
+
+def _new_pool(jobs: int, ctx: Any) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(
+        max_workers=jobs, mp_context=ctx, initializer=worker_init, initargs=(os.getpid(),)
+    )
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and terminate the workers now (on an interruption)."""
+    # The executor keeps its worker processes in ``_processes`` (no public API before
+    # Python 3.14's terminate_workers); without them shutdown would wait for every
+    # running file.
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=5)
+        if proc.is_alive():  # pragma: no cover - a worker that ignores SIGTERM
+            proc.kill()
+            proc.join(timeout=5)
+
+
 def _run_inline(tasks: Sequence[tuple[str, str]], config: dict[str, Any], emit: Any) -> None:
     for path, key in tasks:
         emit(process_file(path, key, config))
@@ -653,7 +916,8 @@ def _run_processes(
     """Run ``worker`` (a module-level function) over ``tasks`` in a spawn process pool."""
     ctx = multiprocessing.get_context("spawn")
     crashed: list[tuple[str, str]] = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    pool = _new_pool(jobs, ctx)
+    try:
         pending: dict[Future[CorpusRow], tuple[str, str]] = {
             pool.submit(worker, path, key, config): (path, key) for path, key in tasks
         }
@@ -667,13 +931,17 @@ def _run_processes(
                     crashed.append((path, key))
                 except Exception as exc:
                     emit(failed_row(key, exc))
+    except BaseException:  # Ctrl-C, SIGTERM turned into an exception, an emit that failed
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     # A crashed worker takes every in-flight file with it: retry them one at a time in a
     # single-worker pool, started again only after a file really kills it.
     retry: ProcessPoolExecutor | None = None
     try:
         for path, key in crashed:
             if retry is None:
-                retry = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+                retry = _new_pool(1, ctx)
             try:
                 emit(retry.submit(worker, path, key, config).result())
             except BrokenProcessPool:
@@ -682,6 +950,11 @@ def _run_processes(
                 retry = None
             except Exception as exc:
                 emit(failed_row(key, exc))
+    except BaseException:
+        if retry is not None:
+            _stop_pool(retry)
+            retry = None
+        raise
     finally:
         if retry is not None:
             retry.shutdown(wait=True)
@@ -758,10 +1031,12 @@ def run_corpus_report(
     pattern: str = "*.json",
     checkpoint_seconds: float = 30.0,
     ray_address: str | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> CorpusReport:
     """Run ``config`` over every transcript in ``directory`` (see the module docstring).
 
-    ``progress(done, total, row)`` is called after each file. With ``engine="ray"`` the
+    ``progress(done, total, row)`` is called after each file; ``on_warning(text)`` for
+    each row of ``output`` that could not be resumed from. With ``engine="ray"`` the
     run uses the Ray instance this process already initialized, else the cluster at
     ``ray_address``, else a new local instance (loopback only, usage stats off) that is
     shut down afterwards. Returns the rows of all files, including those kept from
@@ -781,7 +1056,7 @@ def run_corpus_report(
 
     kept: dict[str, CorpusRow] = {}
     if out_path is not None and resume:
-        kept = {r.file: r for r in read_rows(out_path)}
+        kept = {r.file: r for r in read_rows(out_path, on_warning)}
     files = find_transcripts(root, pattern)
     tasks = [
         (str(p), p.relative_to(root).as_posix())
@@ -796,7 +1071,7 @@ def run_corpus_report(
     last_checkpoint = time.monotonic()
     append = None
     if out_path is not None and out_path.suffix.lower() == ".csv":
-        append = _CsvAppender(out_path, keep=bool(kept))
+        append = _CsvAppender(out_path, kept=sorted(kept.values(), key=lambda r: r.file))
 
     def finish() -> None:
         if out_path is not None:
@@ -845,24 +1120,19 @@ def run_corpus_report(
 
 
 class _CsvAppender:
-    """Appends finished rows to a CSV output so that an interrupted run can resume."""
+    """Appends finished rows to a CSV output so that an interrupted run can resume.
 
-    def __init__(self, path: Path, *, keep: bool) -> None:
-        fresh = not keep or not path.exists() or path.stat().st_size == 0
-        if not fresh:
-            with path.open(encoding="utf-8", newline="") as handle:
-                header = next(csv.reader(handle), [])
-            if tuple(header) != COLUMNS:
-                fresh = True  # an older layout: rewritten whole at the end
-        self.handle = path.open("w" if fresh else "a", encoding="utf-8", newline="")
+    The file is first rewritten with the ``kept`` rows alone (atomically), so a partial
+    row left by a killed run never has a new row appended to it.
+    """
+
+    def __init__(self, path: Path, *, kept: Sequence[CorpusRow]) -> None:
+        write_csv(kept, path)
+        self.handle = path.open("a", encoding="utf-8", newline="")
         self.writer = csv.writer(self.handle)
-        if fresh:
-            self.writer.writerow(COLUMNS)
-            self.handle.flush()
 
     def add(self, row: CorpusRow) -> None:
-        d = row.to_dict()
-        self.writer.writerow([_cell(d[c]) for c in COLUMNS])
+        self.writer.writerow(csv_cells(row))
         self.handle.flush()
 
     def close(self) -> None:
