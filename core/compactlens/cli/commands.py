@@ -9,7 +9,12 @@ another wire format. Every supported format is read (detected, or named with
 
 Exit codes: 0 when the command worked (a compaction that left the transcript
 unchanged or compacted it), 1 when the result is ``cannot-fit``, 2 for usage
-errors and unreadable input (one line on stderr naming the file and location).
+errors and unreadable input (one line on stderr naming the file and location),
+130 when interrupted (Ctrl-C: one line, no traceback).
+
+Token counts default to the estimate (``ceil(characters / 4)``, no download, no
+dependency); ``--tokenizer o200k_base`` counts exactly as GPT-4o-class models do, so
+the two give different numbers for the same file. The text output says which is used.
 """
 
 from __future__ import annotations
@@ -34,7 +39,13 @@ from compactlens.model.errors import TranscriptError
 from compactlens.model.tokens import CharEstimator, EncodingUnavailableError, TiktokenTokenizer
 from compactlens.model.tokens import Tokenizer as _Tokenizer
 from compactlens.summarizers.extractive import ExtractiveSummarizer
-from compactlens.transcript import Transcript, dump_transcript, load_transcript
+from compactlens.transcript import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_STRING,
+    Transcript,
+    dump_transcript,
+    load_transcript,
+)
 
 PROG = "compactlens"
 TOKENIZERS = ("estimate", "o200k_base", "cl100k_base")
@@ -65,6 +76,11 @@ _TRIGGER_KEYS = ("trigger", "target")
 EXIT_OK = 0
 EXIT_CANNOT_FIT = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+#: How the library's hints about its keyword limits read on the command line.
+_LIMIT_HINTS = {"pass max_bytes=": "pass --max-bytes", "pass max_string=": "pass --max-string"}
+_SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 
 class CliError(Exception):
@@ -81,9 +97,42 @@ class _ArgumentParser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------- loading
 
 
-def load_file(path: str, format: str | None = None) -> Transcript:
+def load_file(
+    path: str,
+    format: str | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_string: int = DEFAULT_MAX_STRING,
+) -> Transcript:
     """Read a transcript file in any supported format (detected unless ``format`` is given)."""
-    return load_transcript(Path(path), format, source=path)
+    return load_transcript(
+        Path(path), format, source=path, max_bytes=max_bytes, max_string=max_string
+    )
+
+
+def load_input(args: argparse.Namespace) -> Transcript:
+    """The transcript named by parsed ``args`` (file, --format, --max-bytes, --max-string)."""
+    return load_file(args.file, args.format, max_bytes=args.max_bytes, max_string=args.max_string)
+
+
+def parse_size(text: str) -> int:
+    """``1000``, ``512K``, ``200M``, ``1G`` (binary units; ``_`` and a trailing ``B`` allowed)."""
+    raw = text.strip().upper().replace("_", "").removesuffix("B")
+    unit = raw[-1:] if raw[-1:] in _SIZE_UNITS else ""
+    number = raw[: len(raw) - len(unit)]
+    if not number.isdigit() or int(number) < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a size; use a positive number, optionally with K, M or G"
+        )
+    return int(number) * _SIZE_UNITS[unit]
+
+
+def cli_error_text(exc: Exception) -> str:
+    """The one-line error text, with the library's keyword hints as CLI flags."""
+    text = str(exc)
+    for library, flag in _LIMIT_HINTS.items():
+        text = text.replace(library, flag)
+    return text
 
 
 def make_tokenizer(name: str) -> _Tokenizer:
@@ -171,9 +220,17 @@ def totals_dict(index: MessageIndex) -> dict[str, int]:
     }
 
 
+def tokenizer_note(name: str) -> str:
+    """``estimate`` says what it is and how to count exactly; other names as they are."""
+    if name == "estimate":
+        return "estimate, ceil(characters / 4); --tokenizer o200k_base counts exactly"
+    return name
+
+
 def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> str:
+    tokenizer = tokenizer_note(index.tokenizer_name)
     lines = [
-        f"{path}  (format: {transcript.format}, tokenizer: {index.tokenizer_name})",
+        f"{path}  (format: {transcript.format}, tokenizer: {tokenizer})",
         f"detected: {transcript.detection}",
         "",
     ]
@@ -198,7 +255,7 @@ def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> st
 
 def render_result(path: str, result: CompactionResult, output: str | None) -> str:
     lines = [
-        f"{path}: {result.strategy} (tokenizer: {result.tokenizer})",
+        f"{path}: {result.strategy} (tokenizer: {tokenizer_note(result.tokenizer)})",
         f"status: {result.status}",
     ]
     if result.reason:
@@ -359,7 +416,7 @@ def _dump_json(data: Any, stream: TextIO) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
-    transcript = load_file(args.file, args.format)
+    transcript = load_input(args)
     index = MessageIndex.build(transcript.messages, make_tokenizer(args.tokenizer))
     if args.json:
         _dump_json(
@@ -393,7 +450,7 @@ def write_output(path: str, text: str, out: TextIO) -> None:
 def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     strategy, _config = build_strategy(args.strategy, args.param, args.config)
     tokenizer = make_tokenizer(args.tokenizer)
-    transcript = load_file(args.file, args.format)
+    transcript = load_input(args)
     index = MessageIndex.build(transcript.messages, tokenizer)
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
@@ -414,7 +471,7 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    transcript = load_file(args.file, args.format)
+    transcript = load_input(args)
     warnings: list[str] = []
     text = dump_transcript(transcript, format=args.to, on_warning=lambda w: warnings.append(str(w)))
     output = args.output or "-"
@@ -437,6 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Inspect, compact and convert LLM conversation transcripts.",
         epilog="Exit codes: 0 ok, 1 cannot-fit, 2 usage or input error.",
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
     sub.required = True
 
@@ -448,6 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
             choices=formats,
             help="the input's wire format (default: detected)",
         )
+        add_limits(p)
 
     def add_common(p: argparse.ArgumentParser) -> None:
         p.add_argument("file", metavar="FILE", help="a transcript file (JSON or JSON lines)")
@@ -520,27 +579,61 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_limits(p: argparse.ArgumentParser) -> None:
+    """``--max-bytes`` / ``--max-string``: the input size limits of ``load_transcript``."""
+    p.add_argument(
+        "--max-bytes",
+        type=parse_size,
+        default=DEFAULT_MAX_BYTES,
+        metavar="SIZE",
+        help=f"refuse inputs larger than this (default {DEFAULT_MAX_BYTES // 1024**2}M; "
+        "K, M, G suffixes)",
+    )
+    p.add_argument(
+        "--max-string",
+        type=parse_size,
+        default=DEFAULT_MAX_STRING,
+        metavar="CHARS",
+        help=f"refuse a JSON string longer than this (default {DEFAULT_MAX_STRING // 1024**2}M "
+        "characters)",
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("compactlens")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown (not installed)"
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.command == "inspect":
+        return cmd_inspect(args, out)
+    if args.command == "convert":
+        return cmd_convert(args, out, err)
+    if args.command == "report":
+        return run_report(args)
+    return cmd_compact(args, out, err)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 cannot-fit, 2 error)."""
+    """Run the command line; returns the exit code (0 ok, 1 cannot-fit, 2 error, 130
+    interrupted)."""
     out, err = sys.stdout, sys.stderr
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)
-        if args.command == "inspect":
-            return cmd_inspect(args, out)
-        if args.command == "convert":
-            return cmd_convert(args, out, err)
-        if args.command == "report":
-            return run_report(args)
-        return cmd_compact(args, out, err)
+        return _run(args, out, err)
     except SystemExit as exc:  # --help and --version exit through argparse
         return exc.code if isinstance(exc.code, int) else EXIT_OK
-    except TranscriptError as exc:
-        err.write(f"{PROG}: error: {exc}\n")
+    except (TranscriptError, CliError) as exc:
+        err.write(f"{PROG}: error: {cli_error_text(exc)}\n")
         return EXIT_USAGE
-    except CliError as exc:
-        err.write(f"{PROG}: error: {exc}\n")
-        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.write(f"{PROG}: interrupted\n")
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -9,14 +9,21 @@ Wire it into a CLI with::
 
 or run it on its own: ``python -m compactlens.cli.report DIR --config C.json``.
 Exit status: 0 when the run finished (failed files are rows, not errors; with
-``--fail-on-error`` any failed row gives 1), 2 for a bad configuration or folder.
+``--fail-on-error`` any failed row gives 1), 2 for a bad configuration or folder,
+130 on Ctrl-C (SIGINT) and 143 on SIGTERM: the run stops its workers, writes the rows
+it has and prints one line; running the same command again resumes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TextIO
 
 from compactlens.analysis.corpus import (
@@ -33,9 +40,36 @@ file, format, messages, tokens before/after, status, reason, fact recall, the
 cache-surviving prefix and protocol problems. CONFIG is JSON:
 {"strategy": {...}} (a strategy or pipeline, as strategy_from_config reads it) or
 {"compact": {"target_tokens": 20000, "keep_last_messages": 4}}, with optional
-"tokenizer" and "analysis" ({"context_window": ..., "model": ..., "further_turns": ...}).
-A failure on one file is recorded in its row and never stops the run; with -o the run
-resumes, skipping files already in the output."""
+"tokenizer" and "analysis" ({"context_window": ..., "model": ..., "further_turns": ...});
+examples/report_config.json is one. A failure on one file is recorded in its row and
+never stops the run; with -o the run resumes, skipping files already in the output
+(a row that is not complete and valid is reported and its file processed again).
+Ctrl-C or SIGTERM stops the workers and keeps the rows written so far."""
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived during a run (raised in the main thread, like KeyboardInterrupt)."""
+
+
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """While the block runs, SIGTERM raises :class:`Terminated` in the main thread, so the
+    run stops its workers and writes its rows as on Ctrl-C (no-op outside the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated(signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class ProgressLine:
@@ -46,6 +80,7 @@ class ProgressLine:
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.failed = 0
         self.last_step = -1
+        self.written = False
 
     def __call__(self, done: int, total: int, row: CorpusRow) -> None:
         self.failed += int(row.failed)
@@ -62,6 +97,7 @@ class ProgressLine:
                 return
             self.last_step = step
             self.stream.write(text + "\n")
+        self.written = True
         self.stream.flush()
 
 
@@ -118,20 +154,14 @@ def run_report(args: argparse.Namespace, *, stdout: TextIO | None = None) -> int
     err = sys.stderr
     progress = None if args.quiet else ProgressLine(err)
     try:
-        report = run_corpus_report(
-            args.directory,
-            args.config,
-            jobs=args.jobs,
-            engine=args.engine,
-            output=args.output,
-            resume=not args.no_resume,
-            progress=progress,
-            pattern=args.pattern,
-            ray_address=args.ray_address,
-        )
+        with sigterm_raises():
+            report = run_corpus_report(args.directory, args.config, **run_kwargs(args, progress))
     except (ValueError, FileNotFoundError, RuntimeError, OSError) as exc:
         err.write(f"compactlens report: error: {exc}\n")
         return 2
+    except (KeyboardInterrupt, Terminated) as exc:
+        err.write(interrupted_line(args, progress, exc))
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     if args.output is None:
         out.write(rows_table(report.rows) + "\n")
     summary = report.summary()
@@ -139,6 +169,35 @@ def run_report(args: argparse.Namespace, *, stdout: TextIO | None = None) -> int
     if args.fail_on_error and report.failed:
         return 1
     return 0
+
+
+def run_kwargs(args: argparse.Namespace, progress: ProgressLine | None) -> dict[str, Any]:
+    """Keyword arguments of :func:`run_corpus_report` for parsed ``args``."""
+    return {
+        "jobs": args.jobs,
+        "engine": args.engine,
+        "output": args.output,
+        "resume": not args.no_resume,
+        "progress": progress,
+        "pattern": args.pattern,
+        "ray_address": args.ray_address,
+        "on_warning": lambda text: sys.stderr.write(f"compactlens report: warning: {text}\n"),
+    }
+
+
+def interrupted_line(
+    args: argparse.Namespace, progress: ProgressLine | None, exc: BaseException
+) -> str:
+    """The one line printed when a run is interrupted (after a progress line, if any)."""
+    what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+    lead = "\n" if progress is not None and progress.tty and progress.written else ""
+    if args.output is None:
+        return f"{lead}compactlens report: {what}; no output file (-o) to resume from\n"
+    where = Path(args.output)
+    return (
+        f"{lead}compactlens report: {what}; the rows done so far are in {where}; "
+        "run the same command again to resume\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
