@@ -4,7 +4,10 @@ Works against any OpenAI-compatible endpoint: OpenAI, Azure OpenAI (pass an
 ``AzureOpenAI`` client), Ollama (``base_url="http://localhost:11434/v1"``), vLLM and
 the llama.cpp server. The ``openai`` package is imported lazily, on first use, so
 ``compactlens`` works without it. Every client is used with ``max_retries=0``:
-exactly one HTTP request per summary, errors propagate as the client raised them.
+exactly one HTTP request per summary, errors propagate as the client raised them
+(``openai.APIError`` and its subclasses). An answer whose body is not JSON (malformed,
+or another content type) raises ``openai.APIResponseValidationError`` (an
+``APIError``, with the HTTP response and body), not ``json.JSONDecodeError``.
 """
 
 from __future__ import annotations
@@ -48,6 +51,31 @@ def response_from_completion(completion: Any) -> SummaryResponse:
         has_tool_call=bool(tool_calls) or function_call is not None,
         model=model if isinstance(model, str) else None,
     )
+
+
+def _invalid_body(raw: Any, detail: str) -> Exception:
+    import openai
+
+    response = raw.http_response
+    return openai.APIResponseValidationError(
+        response,
+        response.text[:2000],
+        message=f"the server's answer (HTTP {response.status_code}) is not a Chat "
+        f"Completions JSON body: {detail}",
+    )
+
+
+def parse_raw_completion(raw: Any) -> Any:
+    """The parsed completion of a ``with_raw_response`` answer;
+    ``openai.APIResponseValidationError`` when its body is not JSON."""
+    try:
+        completion = raw.parse()
+    except ValueError as exc:  # json.JSONDecodeError from a malformed body
+        raise _invalid_body(raw, f"invalid JSON ({exc})") from exc
+    if isinstance(completion, str):  # the client returns the text of a non-JSON answer
+        content_type = raw.http_response.headers.get("content-type", "none")
+        raise _invalid_body(raw, f"content type {content_type}")
+    return completion
 
 
 class OpenAISummarizer:
@@ -139,12 +167,14 @@ class OpenAISummarizer:
         return kwargs
 
     def summarize(self, request: SummaryRequest) -> SummaryResponse:
-        completion = self._sync_client().chat.completions.create(**self.request_kwargs(request))
-        return response_from_completion(completion)
+        completions = self._sync_client().chat.completions
+        raw = completions.with_raw_response.create(**self.request_kwargs(request))
+        return response_from_completion(parse_raw_completion(raw))
 
     async def asummarize(self, request: SummaryRequest) -> SummaryResponse:
-        completion = await self._async().chat.completions.create(**self.request_kwargs(request))
-        return response_from_completion(completion)
+        completions = self._async().chat.completions
+        raw = await completions.with_raw_response.create(**self.request_kwargs(request))
+        return response_from_completion(parse_raw_completion(raw))
 
     def close(self) -> None:
         """Close the synchronous client built by this summarizer (if any)."""
