@@ -235,3 +235,36 @@ def test_the_sweep_and_compare_charts_draw_recall_when_measured() -> None:
     compare = figures.compare_chart({"a": outcomes[0], "b": outcomes[1]}, {"a": 0.25, "b": None})
     texts = list(compare.data[1].text)
     assert texts[0].endswith("· recall 25%") and "recall" not in texts[1]
+
+
+def test_every_figure_groups_its_numbers_in_hover_and_ticks() -> None:
+    """Hover templates format numbers with plotly's ``:,`` (never app code in a template),
+    and numeric axes carry a grouped tick format."""
+    ix = _index()
+    summarizer = make_summarizer(SummarizerSettings())
+    outcome = run_config(ix, preset("reference", 1500), summarizer)
+    r = outcome.result
+    assert r is not None
+    points = [
+        sweep_point(v, run_config(ix, preset("truncation", v), summarizer), 0.5)
+        for v in (800, 3000)
+    ]
+    built = [
+        figures.tokens_per_group(ix),
+        figures.cumulative_tokens(ix, trigger_tokens=3000, target_tokens=2000),
+        figures.decision_map(r),
+        figures.budget_waterfall(budget_parts(outcome, ix), 1500),
+        figures.event_timeline(timeline_events(r), target_tokens=1500),
+        figures.sweep_chart(points, "newest groups never dropped"),
+        figures.compare_chart({"a": outcome}, {"a": 0.5}),
+        figures.composition(ix),
+    ]
+    templates = [t.hovertemplate for fig in built for t in fig.data if t.hovertemplate]
+    assert templates
+    for template in templates:
+        assert "num(" not in template, template
+        for field in re.findall(r"%\{(y|value|customdata\[0\])(:[^}]*)?\}", template):
+            if field[0] != "y" or "fact recall" not in template:
+                assert field[1] == ":,", template
+    for fig in built[:6]:
+        assert fig.layout.yaxis.tickformat == "," or fig.layout.yaxis.ticksuffix

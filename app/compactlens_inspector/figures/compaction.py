@@ -102,7 +102,7 @@ def budget_bar(
         marker_color=[after_color, "#8DA0B6"],
         text=[num(tokens_after), num(tokens_before)],
         textposition="auto",
-        hovertemplate="%{y}: %{num(x)} tokens<extra></extra>",
+        hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
         showlegend=False,
     )
     lines = [

@@ -55,7 +55,7 @@ def sweep_chart(
                     name=status,
                     marker={"color": color, "size": 10},
                     customdata=[_recall_words(p.recall) for p in sel],
-                    hovertemplate=f"{name}: %{{num(x)}}<br>%{{num(y)}} tokens<br>{status}"
+                    hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} tokens<br>{status}"
                     + ("<br>fact recall %{customdata}" if measured else "")
                     + "<extra></extra>",
                 ),
@@ -71,7 +71,7 @@ def sweep_chart(
                 name="fact recall",
                 line={"color": "#7B61FF"},
                 showlegend=False,
-                hovertemplate=f"{name}: %{{num(x)}}<br>fact recall %{{y}}%<extra></extra>",
+                hovertemplate=f"{name}: %{{x:,}}<br>fact recall %{{y}}%<extra></extra>",
             ),
             2,
             1,
@@ -84,7 +84,7 @@ def sweep_chart(
             marker_color="#1F77B4",
             name="groups kept",
             showlegend=False,
-            hovertemplate=f"{name}: %{{num(x)}}<br>%{{num(y)}} groups kept<extra></extra>",
+            hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} groups kept<extra></extra>",
         ),
         rows,
         1,
@@ -131,7 +131,7 @@ def compare_chart(
         text=text,
         textposition="outside",
         customdata=[[k, _recall_words(r)] for k, r in zip(kept, recall, strict=True)],
-        hovertemplate="%{x}<br>%{num(y)} tokens after<br>%{num(customdata[0])} groups kept"
+        hovertemplate="%{x}<br>%{y:,} tokens after<br>%{customdata[0]:,} groups kept"
         "<br>fact recall %{customdata[1]}<extra></extra>",
     )
     fig.update_layout(barmode="group")

@@ -60,7 +60,7 @@ def event_timeline(
             line={"color": "#343A40", "width": 1, "dash": "dot"},
             marker={"size": 7},
             customdata=[e.seq for e in events],
-            hovertemplate="%{x}<br>%{num(y)} tokens after<extra></extra>",
+            hovertemplate="%{x}<br>%{y:,} tokens after<extra></extra>",
         )
     )
     _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")
@@ -100,7 +100,7 @@ def replay_chart(
             mode="lines+markers",
             name="prepared history (before compaction)",
             line={"color": "#1F77B4"},
-            hovertemplate="evaluation %{x}<br>%{num(y)} tokens before compaction<extra></extra>",
+            hovertemplate="evaluation %{x}<br>%{y:,} tokens before compaction<extra></extra>",
         )
     )
     fig.add_trace(
@@ -110,7 +110,7 @@ def replay_chart(
             mode="lines",
             name="sent to the model",
             line={"color": "#2BB673", "shape": "hv"},
-            hovertemplate="evaluation %{x}<br>%{num(y)} tokens sent<extra></extra>",
+            hovertemplate="evaluation %{x}<br>%{y:,} tokens sent<extra></extra>",
         )
     )
     fired = [s for s in steps if s.fired]

@@ -98,7 +98,7 @@ def cumulative_tokens(
             mode="lines",
             name="original",
             line={"color": "#1F77B4", "width": 2},
-            hovertemplate="message %{x}<br>%{num(y)} tokens so far<extra>original</extra>",
+            hovertemplate="message %{x}<br>%{y:,} tokens so far<extra>original</extra>",
         )
     )
     if result is not None and result.status != "unchanged":
@@ -116,7 +116,7 @@ def cumulative_tokens(
                 mode="lines",
                 name="after compaction",
                 line={"color": "#2BB673", "width": 2, "shape": "hv"},
-                hovertemplate="up to message %{x}<br>%{num(y)} tokens kept<extra>after</extra>",
+                hovertemplate="up to message %{x}<br>%{y:,} tokens kept<extra>after</extra>",
             )
         )
     _trigger_target(fig, trigger_tokens, target_tokens)
@@ -148,7 +148,7 @@ def composition(index: MessageIndex) -> go.Figure:
             hole=0.5,
             sort=False,
             name="role",
-            hovertemplate="%{label}: %{num(value)} tokens (%{percent})<extra></extra>",
+            hovertemplate="%{label}: %{value:,} tokens (%{percent})<extra></extra>",
         ),
         1,
         1,
@@ -162,7 +162,7 @@ def composition(index: MessageIndex) -> go.Figure:
             hole=0.5,
             sort=False,
             name="kind",
-            hovertemplate="%{label}: %{num(value)} tokens (%{percent})<extra></extra>",
+            hovertemplate="%{label}: %{value:,} tokens (%{percent})<extra></extra>",
         ),
         1,
         2,
@@ -193,7 +193,7 @@ def estimate_vs_exact(estimate: MessageIndex, exact: MessageIndex) -> go.Figure:
                 name=role,
                 marker={"color": color, "size": 6, "opacity": 0.7},
                 customdata=[p[0] for p in pts],
-                hovertemplate="message %{customdata}<br>exact %{num(x)}<br>estimate %{num(y)}"
+                hovertemplate="message %{customdata}<br>exact %{x:,}<br>estimate %{y:,}"
                 "<extra>" + role + "</extra>",
             )
         )
