@@ -234,7 +234,9 @@ def test_the_sweep_and_compare_charts_draw_recall_when_measured() -> None:
     assert not [t for t in unmeasured.data if t.name == "fact recall"]
     compare = figures.compare_chart({"a": outcomes[0], "b": outcomes[1]}, {"a": 0.25, "b": None})
     texts = list(compare.data[1].text)
-    assert texts[0].endswith("· recall 25%") and "recall" not in texts[1]
+    assert texts[0].endswith("<br>recall 25%") and "recall" not in texts[1]
+    (marks,) = [t for t in compare.data if t.name == "fact recall"]
+    assert list(marks.x) == ["a"] and list(marks.y) == [25.0] and marks.yaxis == "y2"
 
 
 def test_every_figure_groups_its_numbers_in_hover_and_ticks() -> None:

@@ -85,7 +85,8 @@ def _group_ticks(fig: go.Figure) -> None:
     """Thousands separators on every numeric axis that has no format of its own."""
 
     def group(axis: Any) -> None:
-        if axis.tickformat is None and axis.tickprefix is None and axis.type != "category":
+        own = any(v is not None for v in (axis.tickprefix, axis.ticksuffix, axis.ticktext))
+        if axis.tickformat is None and not own and axis.type != "category":
             axis.tickformat = PLOTLY_INT
 
     fig.for_each_xaxis(group)

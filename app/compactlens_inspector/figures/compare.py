@@ -118,7 +118,7 @@ def compare_chart(
     kept = [groups_kept(o.result) if o.result else 0 for o in outcomes.values()]
     recall = [(recalls or {}).get(n) for n in names]
     text = [
-        f"{num(a)} · {s}" + (f" · recall {share(r)}" if r is not None else "")
+        f"{num(a)} · {s}" + (f"<br>recall {share(r)}" if r is not None else "")
         for a, s, r in zip(after, statuses, recall, strict=True)
     ]
     fig = go.Figure()
@@ -134,6 +134,28 @@ def compare_chart(
         hovertemplate="%{x}<br>%{y:,} tokens after<br>%{customdata[0]:,} groups kept"
         "<br>fact recall %{customdata[1]}<extra></extra>",
     )
-    fig.update_layout(barmode="group")
-    fig.update_yaxes(title="tokens", rangemode="tozero")
-    return _layout(fig, "Configurations side by side", height=380)
+    measured = [(n, r) for n, r in zip(names, recall, strict=True) if r is not None]
+    if measured:
+        fig.add_scatter(
+            x=[n for n, _ in measured],
+            y=[round(r * 100, 1) for _, r in measured],
+            name="fact recall",
+            mode="markers",
+            marker={"color": "#7B61FF", "size": 12, "symbol": "diamond"},
+            yaxis="y2",
+            hovertemplate="%{x}<br>fact recall %{y}%<extra></extra>",
+        )
+        fig.update_layout(
+            yaxis2={
+                "title": "fact recall",
+                "overlaying": "y",
+                "side": "right",
+                "range": [0, 105],
+                "tickvals": [0, 25, 50, 75, 100],
+                "ticktext": ["0%", "25%", "50%", "75%", "100%"],
+                "showgrid": False,
+            }
+        )
+    fig.update_layout(barmode="group", uniformtext={"minsize": 11, "mode": "show"})
+    fig.update_layout(yaxis={"title": "tokens", "rangemode": "tozero"})
+    return _layout(fig, "Configurations side by side", height=400)

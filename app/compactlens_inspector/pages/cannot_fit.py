@@ -17,6 +17,7 @@ from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import budget_parts
 from compactlens_inspector.safety import md_escape
+from compactlens_inspector.wording import part_words
 
 FIXES_REQUESTED = "cf_fixes_requested"
 
@@ -71,7 +72,7 @@ def _in_words(
     if not parts:
         return head
     biggest = sorted(parts, key=lambda p: p.tokens, reverse=True)[:3]
-    shares = ", ".join(f"{p.label} ({num(p.tokens)} tokens)" for p in biggest)
+    shares = ", ".join(f"{part_words(p.label)} ({num(p.tokens)} tokens)" for p in biggest)
     if target is not None and status == "cannot-fit":
         total = sum(p.tokens for p in parts)
         return (
