@@ -42,6 +42,15 @@ from compactlens.analysis.facts import (
     fact_survival,
     latest_user_request,
 )
+from compactlens.analysis.fixes import (
+    DEFAULT_MIN_RECALL,
+    Change,
+    Fix,
+    FixSearch,
+    measure,
+    retarget,
+    search_fixes,
+)
 from compactlens.analysis.judge import JUDGE_LABEL, JudgeScore, judge_survival
 from compactlens.analysis.protocol import PROVIDERS, ProtocolProblem, check_protocol
 from compactlens.analysis.report import CompactionReport, analyze
@@ -55,6 +64,7 @@ from compactlens.analysis.retrigger import (
 )
 
 __all__ = [
+    "DEFAULT_MIN_RECALL",
     "DEFAULT_MODEL",
     "DEFAULT_PRICES",
     "FACT_KINDS",
@@ -62,6 +72,7 @@ __all__ = [
     "PROVIDERS",
     "BudgetPart",
     "CacheImpact",
+    "Change",
     "CompactionReport",
     "CorpusConfig",
     "CorpusReport",
@@ -70,6 +81,8 @@ __all__ = [
     "Fact",
     "FactCheck",
     "FactReport",
+    "Fix",
+    "FixSearch",
     "Growth",
     "HistoryMetrics",
     "JudgeScore",
@@ -89,11 +102,14 @@ __all__ = [
     "growth_from_index",
     "judge_survival",
     "latest_user_request",
+    "measure",
     "price_table",
     "prices_for",
     "protection_label",
     "read_rows",
+    "retarget",
     "run_corpus_report",
+    "search_fixes",
     "strategy_triggers",
     "unique_protections",
     "write_rows",

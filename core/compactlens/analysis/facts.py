@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.judge import JudgeScore
+from compactlens.engine.guards import latest_request_index
 from compactlens.model.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -557,12 +558,10 @@ def message_facts(message: Message, index: int) -> list[Fact]:
 
 
 def latest_user_request(messages: Sequence[Message]) -> int | None:
-    """Index of the latest user message with text (not a compaction summary), or None."""
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if m.role == "user" and not m.is_summary and m.text.strip():
-            return i
-    return None
+    """Index of the latest user request, or None: the engine's one rule
+    (:func:`compactlens.engine.latest_request_index`), so the fact check and the guard
+    that keeps the request agree."""
+    return latest_request_index(messages)
 
 
 def extract_facts(
@@ -570,12 +569,14 @@ def extract_facts(
     indices: Iterable[int] | None = None,
     *,
     latest_request: int | None = None,
+    cache: dict[int, list[Fact]] | None = None,
 ) -> tuple[Fact, ...]:
     """Facts of ``messages[i]`` for ``i`` in ``indices`` (all when None), unique by value.
 
     When ``latest_request`` is one of those indices, the whole (whitespace-normalized)
     text of that message is a ``latest_request`` fact as well. A value found in several
-    messages is reported once, for the first of them.
+    messages is reported once, for the first of them. ``cache`` keeps each message's own
+    facts by index, for callers that extract from the same transcript many times.
     """
     chosen = range(len(messages)) if indices is None else sorted(set(indices))
     out: list[Fact] = []
@@ -587,7 +588,12 @@ def extract_facts(
             if text and text not in seen:
                 seen.add(text)
                 out.append(Fact("latest_request", text, i, m.role, "text"))
-        for fact in message_facts(m, i):
+        own = cache.get(i) if cache is not None else None
+        if own is None:
+            own = message_facts(m, i)
+            if cache is not None:
+                cache[i] = own
+        for fact in own:
             if fact.value not in seen:
                 seen.add(fact.value)
                 out.append(fact)

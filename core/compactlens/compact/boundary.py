@@ -23,8 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from compactlens.engine.guards import latest_request_index
 from compactlens.formats.caller import from_caller
-from compactlens.model.messages import ApprovalRequestPart, ApprovalResponsePart, Message, TextPart
+from compactlens.model.messages import ApprovalRequestPart, ApprovalResponsePart, Message
 from compactlens.model.validation import check_int
 
 ProtectionKind: TypeAlias = Literal[
@@ -267,16 +268,9 @@ def find_pairs(messages: Sequence[Message]) -> tuple[list[PairSpan], list[Protec
 
 
 def latest_user_index(messages: Sequence[Message]) -> int | None:
-    """The latest real user request: role ``user``, some text, not a summary, no tool results."""
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if m.role != "user" or m.is_summary or m.tool_results:
-            continue
-        if any(isinstance(p, ApprovalResponsePart) for p in m.parts):
-            continue
-        if any(isinstance(p, TextPart) and p.text.strip() for p in m.parts):
-            return i
-    return None
+    """The latest real user request: role ``user``, some text, not a summary, no tool
+    results (the engine's one rule, :func:`compactlens.engine.latest_request_index`)."""
+    return latest_request_index(messages)
 
 
 def _as_messages(items: Sequence[Any]) -> tuple[Message, ...]:

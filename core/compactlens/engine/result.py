@@ -6,12 +6,13 @@ All are frozen dataclasses with ``to_dict()`` output that ``json.dumps`` accepts
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 from compactlens.engine.index import PairingProblem
 from compactlens.model.messages import Message
+from compactlens.summarizers.base import SummaryResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +251,11 @@ class CompactionResult:
     reason: str | None = None
     problems: tuple[PairingProblem, ...] = ()
     duration_ms: float = 0.0
+    #: The summarizer answers of the run by request, so re-runs (explanations, the fix
+    #: search) can replay them instead of calling a model again.
+    summaries: Mapping[str, SummaryResponse] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def tokens_saved(self) -> int:

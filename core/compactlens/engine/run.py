@@ -132,6 +132,7 @@ def run_strategy(
         reason=reason,
         problems=problems,
         duration_ms=(time.perf_counter() - start) * 1000.0,
+        summaries=dict(ctx.summaries),
     )
 
 

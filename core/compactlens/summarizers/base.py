@@ -146,6 +146,13 @@ class Summarizer(Protocol):
         ...
 
 
+def is_offline(summarizer: object) -> bool:
+    """True for a summarizer that makes no model call and answers the same every time
+    (``offline = True``, like the extractive one): re-runs that explain or search for
+    fixes may call it, where they would only replay a model's earlier answers."""
+    return getattr(summarizer, "offline", False) is True
+
+
 @runtime_checkable
 class AsyncSummarizer(Protocol):
     """A summarizer with a native async path (cancelling the task aborts the call)."""

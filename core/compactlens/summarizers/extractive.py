@@ -157,6 +157,8 @@ class ExtractiveSummarizer:
     name = "extractive"
     label = "Extractive (offline, no model)"
     model = "extractive"
+    #: No model call, no cost, same answer every time: explanations may re-run it.
+    offline = True
 
     def __init__(
         self,

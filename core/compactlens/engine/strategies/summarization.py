@@ -24,7 +24,15 @@ from compactlens.engine.strategies.base import (
 from compactlens.engine.triggers import Trigger
 from compactlens.model.messages import SUMMARY_PREFIX, Message, TextPart
 from compactlens.model.whitespace import summary_text
-from compactlens.summarizers.base import FINISH_STOP, Summarizer, build_summary_request
+from compactlens.summarizers.base import (
+    FINISH_STOP,
+    Summarizer,
+    build_summary_request,
+    is_offline,
+)
+
+#: How a re-run that would need a new (model) summary says so in its stage event.
+NOT_RERUN = "not re-run"
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +194,8 @@ class SummarizationStrategy:
         cached = ctx.summaries.get(key)
         if cached is not None:
             response = cached
-        elif ctx.replay_only:
-            detail = "not re-run: this would need a new summarizer call"
+        elif ctx.replay_only and not is_offline(self.summarizer):
+            detail = f"{NOT_RERUN}: this would need a new summarizer call"
             stage.done("failed", 0, False, detail)
             return StageOutcome(True, False, target, detail)
         else:

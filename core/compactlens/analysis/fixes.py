@@ -1,0 +1,667 @@
+"""Fixes a user would accept: a goal-seeking search over configuration changes.
+
+For a run that cannot fit (or fits by cutting far more than it had to),
+:func:`search_fixes` re-runs the configuration over the cached index with single changes
+and with pairs of them: lowering ``minimum_preserved`` / ``keep_last_*`` and the other
+parameters each strategy offers (:meth:`Strategy.variants`), adding a stage in front
+(tool-result collapse, clamp), and moving the target and trigger together. Nothing calls
+a model: summarization stages replay the answers of the run being explained, and a change
+that would need a new summary is not proposed.
+
+Each candidate is judged on what it costs, measured on its own result:
+
+* hard requirements (on by default): the latest user request survives, no protocol error
+  for the run's provider is introduced, and the result does not trigger compaction again
+  on the next turn;
+* then: it fits, the share of the conversation's facts still present (``recall``), tokens
+  close to the target (fit without over-cutting), fewest changes; a fix that drops a system
+  message or moves the target comes after those that do not.
+
+``recall`` counts the facts (paths, ids, numbers, dates, quoted strings, the latest
+request; see :mod:`compactlens.analysis.facts`) that the system prompt, the user and the
+assistant wrote, not tool arguments or outputs: a fix that collapses a 90,000-character
+log keeps the conversation whole. A fact survives when a message stating it is kept
+verbatim, or when the text that replaced its message (a collapsed line, a clamped output,
+a summary) still contains it.
+
+A fix that loses the latest request or keeps less than ``min_recall`` of those facts is
+*destructive*: it is listed only with ``include_destructive=True`` and says so. Every fix
+carries the strategy and guards that reproduce it (``config``); re-running them gives
+exactly the promised tokens and recall (:func:`measure`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any
+
+from compactlens.analysis.facts import message_facts, normalize_space
+from compactlens.analysis.retrigger import (
+    HistoryMetrics,
+    estimate_retrigger,
+    growth_from_index,
+    strategy_triggers,
+)
+from compactlens.engine.guards import DEFAULT_GUARDS, Guards, latest_request_index
+from compactlens.engine.index import MessageIndex
+from compactlens.engine.plan import Plan
+from compactlens.engine.providers import errors_only, provider_problems
+from compactlens.engine.strategies.base import Strategy, Variant, plan_strategy
+from compactlens.engine.strategies.clamp import ClampStrategy
+from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
+from compactlens.engine.strategies.summarization import NOT_RERUN
+from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
+from compactlens.engine.triggers import Trigger
+from compactlens.model.messages import Message, TextPart, message_text
+from compactlens.summarizers.base import SummaryResponse
+
+#: Below this share of the transcript's facts kept, a fix is destructive.
+DEFAULT_MIN_RECALL = 0.5
+#: How many candidate configurations one search re-runs at most (singles, then pairs).
+MAX_CANDIDATES = 160
+#: How many of the best single changes are combined into pairs.
+PAIR_POOL = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One edit of the configuration, in words, with its parameter and value."""
+
+    description: str
+    parameter: str
+    value: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A candidate configuration and what it costs (measured by re-running it)."""
+
+    changes: tuple[Change, ...]
+    strategy: Strategy = field(repr=False)
+    guards: Guards
+    fits: bool
+    tokens_after: int
+    target_tokens: int | None
+    recall: float
+    request_kept: bool
+    errors_introduced: int
+    groups_dropped: int
+    groups_changed: int
+    turns_until_trigger: int | None
+    destructive: bool
+    system_dropped: bool = False
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def summary(self) -> str:
+        """The changes in one line."""
+        return "; ".join(c.description for c in self.changes)
+
+    @property
+    def retriggers(self) -> bool:
+        """True when the compacted history already triggers compaction (it would compact
+        again before the next request)."""
+        return self.turns_until_trigger == 0
+
+    @property
+    def changes_target(self) -> bool:
+        """True when the fix moves the target itself (a larger budget, not a better cut)."""
+        return any(c.parameter == "target_tokens" for c in self.changes)
+
+    @property
+    def meets_requirements(self) -> bool:
+        return self.request_kept and not self.errors_introduced and not self.retriggers
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The strategy and guards configuration that reproduces this fix."""
+        return {"strategy": self.strategy.to_dict(), "guards": self.guards.to_dict()}
+
+    def costs(self) -> str:
+        """What applying it costs, in one sentence."""
+        turns = (
+            "no re-trigger within the horizon"
+            if self.turns_until_trigger is None
+            else f"next compaction in {_turns(self.turns_until_trigger)}"
+        )
+        request = "latest request kept" if self.request_kept else "latest request LOST"
+        return (
+            f"{self.tokens_after:,} tokens; {self.recall:.0%} of the conversation's facts kept; "
+            f"{request}; "
+            f"{self.groups_dropped:,} groups dropped; {turns}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "changes": [c.description for c in self.changes],
+            "fits": self.fits,
+            "tokens_after": self.tokens_after,
+            "target_tokens": self.target_tokens,
+            "recall": round(self.recall, 6),
+            "request_kept": self.request_kept,
+            "errors_introduced": self.errors_introduced,
+            "groups_dropped": self.groups_dropped,
+            "groups_changed": self.groups_changed,
+            "turns_until_trigger": self.turns_until_trigger,
+            "destructive": self.destructive,
+            "warnings": list(self.warnings),
+            "config": self.config,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FixSearch:
+    """The ranked fixes of one search, and what it did."""
+
+    fixes: tuple[Fix, ...]
+    tried: int
+    hidden_destructive: int
+    duration_ms: float
+    none_reason: str | None = None
+
+    @property
+    def best(self) -> Fix | None:
+        return self.fixes[0] if self.fixes else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fixes": [f.to_dict() for f in self.fixes],
+            "tried": self.tried,
+            "hidden_destructive": self.hidden_destructive,
+            "duration_ms": round(self.duration_ms, 3),
+            "none_reason": self.none_reason,
+        }
+
+
+def _turns(n: int) -> str:
+    return "1 turn" if n == 1 else f"{n:,} turns"
+
+
+# -- measuring one configuration ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Baseline:
+    """What every candidate is compared with, computed once per search."""
+
+    index: MessageIndex
+    guards: Guards
+    tokenizer_given: bool
+    summaries: dict[str, SummaryResponse]
+    latest: int | None
+    input_errors: Counter[str]
+    facts: FactTable
+
+
+@dataclass(frozen=True, slots=True)
+class FactTable:
+    """The conversation's facts (see the module docstring) and the messages stating each."""
+
+    values: tuple[str, ...]
+    where: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def build(cls, messages: Sequence[Message]) -> FactTable:
+        found: dict[str, list[int]] = {}
+        latest = latest_request_index(messages)
+        if latest is not None:
+            text = normalize_space(messages[latest].text)
+            if text:
+                found.setdefault(text, []).append(latest)
+        for i, m in enumerate(messages):
+            if m.role not in ("system", "user", "assistant"):
+                continue
+            said = Message(role=m.role, parts=tuple(p for p in m.parts if isinstance(p, TextPart)))
+            for fact in message_facts(said, i):
+                found.setdefault(fact.value, []).append(i)
+        return cls(tuple(found), tuple(tuple(v) for v in found.values()))
+
+    def recall(self, plan: Plan) -> float:
+        """The share of facts kept by ``plan`` (1.0 when there are none)."""
+        if not self.values:
+            return 1.0
+        ix = plan.index
+        inserted = " ".join(_normal(m) for ins in plan.insertions for m in ins.messages)
+        replaced: dict[int, str] = {}
+        kept = 0
+        for value, where in zip(self.values, self.where, strict=True):
+            groups = [ix.group_of[i] for i in where]
+            if any(plan.action[g] == "kept" for g in groups):
+                kept += 1
+                continue
+            for g in groups:
+                if plan.action[g] == "collapsed" and value in _replaced(plan, g, replaced):
+                    kept += 1
+                    break
+            else:
+                kept += int(bool(inserted) and value in inserted)
+        return kept / len(self.values)
+
+
+def _normal(message: Message) -> str:
+    return normalize_space(message_text(message))
+
+
+def _replaced(plan: Plan, gid: int, cache: dict[int, str]) -> str:
+    if gid not in cache:
+        cache[gid] = " ".join(_normal(m) for m in plan.replacement[gid][0])
+    return cache[gid]
+
+
+def _errors(messages: Sequence[Message], guards: Guards) -> Counter[str]:
+    provider = guards.provider or "any"
+    return Counter(p.kind for p in errors_only(provider_problems(messages, [provider])))
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One candidate's re-run, measured."""
+
+    strategy: Strategy
+    changes: tuple[Change, ...]
+    plan: Plan
+    fits: bool
+    target_tokens: int | None
+    recall: float
+    request_kept: bool
+    errors_introduced: int
+    turns_until_trigger: int | None
+
+    @property
+    def hard_ok(self) -> bool:
+        retrigger = self.turns_until_trigger == 0
+        return self.request_kept and not self.errors_introduced and not retrigger
+
+    @property
+    def changes_target(self) -> bool:
+        return any(c.parameter == "target_tokens" for c in self.changes)
+
+
+def _turns_until(base: _Baseline, strategy: Strategy, plan: Plan) -> int | None:
+    triggers = strategy_triggers(strategy.to_dict(), tokenizer_given=base.tokenizer_given)
+    start = HistoryMetrics(**plan.metrics())
+    return estimate_retrigger(start, triggers, growth_from_index(base.index)).turns_until_trigger
+
+
+def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _Run:
+    plan, ctx, outcome = plan_strategy(
+        base.index, strategy, base.tokenizer_given, base.summaries, base.guards
+    )
+    target = outcome.target.token_limit if outcome.target is not None else None
+    # A fix must compact (a configuration that no longer fires leaves the history as it
+    # is) and must not depend on a model call the search could not make: applied, that
+    # call would give another result than the one measured here.
+    replayed = not any(e.detail.startswith(NOT_RERUN) for e in ctx.events)
+    fits = (
+        outcome.fired
+        and outcome.target_met
+        and replayed
+        and (target is None or plan.tokens <= target)
+    )
+    latest = base.latest
+    kept = latest is None or plan.action[base.index.group_of[latest]] == "kept"
+    projection = plan.project()
+    introduced = sum((_errors(projection, base.guards) - base.input_errors).values())
+    return _Run(
+        strategy=strategy,
+        changes=changes,
+        plan=plan,
+        fits=fits,
+        target_tokens=target,
+        recall=base.facts.recall(plan),
+        request_kept=kept,
+        errors_introduced=introduced,
+        turns_until_trigger=_turns_until(base, strategy, plan),
+    )
+
+
+def measure(
+    index: MessageIndex,
+    strategy: Strategy,
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: dict[str, SummaryResponse] | None = None,
+    changes: Sequence[Change] = (),
+    min_recall: float = DEFAULT_MIN_RECALL,
+) -> Fix:
+    """Re-run ``strategy`` over ``index`` and measure it as a :class:`Fix`.
+
+    This is what the search reports for each fix, so applying a fix's ``strategy`` and
+    ``guards`` and measuring again gives the same numbers.
+    """
+    base = _baseline(index, guards, tokenizer_given, summaries)
+    return _as_fix(base, _run(base, strategy, tuple(changes)), min_recall)
+
+
+def _as_fix(base: _Baseline, run: _Run, min_recall: float) -> Fix:
+    plan = run.plan
+    recall = run.recall
+    dropped = sum(1 for a in plan.action if a in ("excluded", "summarized"))
+    system_dropped = any(
+        g.is_system and plan.action[g.id] in ("excluded", "summarized") for g in plan.index.groups
+    )
+    changed = sum(1 for a in plan.action if a != "kept")
+    warnings: list[str] = []
+    if not run.request_kept:
+        warnings.append("the latest user request is dropped")
+    if recall < min_recall:
+        warnings.append(f"only {recall:.0%} of the conversation's facts are kept")
+    if system_dropped:
+        warnings.append("a system message is dropped")
+    if run.errors_introduced:
+        warnings.append(f"{run.errors_introduced} protocol errors for {base.guards.provider}")
+    if run.turns_until_trigger == 0:
+        warnings.append("the result already triggers compaction again")
+    elif run.turns_until_trigger == 1:
+        warnings.append("compaction would fire again after one more turn")
+    return Fix(
+        changes=run.changes,
+        strategy=run.strategy,
+        guards=base.guards,
+        fits=run.fits,
+        tokens_after=plan.tokens,
+        target_tokens=run.target_tokens,
+        recall=recall,
+        request_kept=run.request_kept,
+        errors_introduced=run.errors_introduced,
+        groups_dropped=dropped,
+        groups_changed=changed,
+        turns_until_trigger=run.turns_until_trigger,
+        destructive=not run.request_kept or recall < min_recall,
+        system_dropped=system_dropped,
+        warnings=tuple(warnings),
+    )
+
+
+def _baseline(
+    index: MessageIndex,
+    guards: Guards | None,
+    tokenizer_given: bool,
+    summaries: dict[str, SummaryResponse] | None,
+) -> _Baseline:
+    guards = guards or DEFAULT_GUARDS
+    if guards.provider is None:
+        guards = replace(guards, provider="any")
+    latest = latest_request_index(index.messages)
+    return _Baseline(
+        index=index,
+        guards=guards,
+        tokenizer_given=tokenizer_given,
+        summaries=dict(summaries or {}),
+        latest=latest,
+        input_errors=_errors(index.messages, guards),
+        facts=FactTable.build(index.messages),
+    )
+
+
+# -- candidates ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    changes: tuple[Change, ...]
+    build: Callable[[Strategy], Strategy | None]
+
+
+def _variant_candidate(v: Variant) -> _Candidate:
+    change = Change(f"{v.change}", v.parameter, v.value)
+
+    def build(s: Strategy) -> Strategy | None:
+        found = next(
+            (x for x in s.variants() if x.parameter == v.parameter and x.value == v.value), None
+        )
+        return found.strategy if found is not None else None
+
+    return _Candidate((change,), build)
+
+
+def _front(stage: Strategy) -> Callable[[Strategy], Strategy]:
+    def build(s: Strategy) -> Strategy:
+        if isinstance(s, PipelineStrategy):
+            return PipelineStrategy(stage, *s.strategies, target=s.target, label=s.label)
+        return PipelineStrategy(stage, s)
+
+    return build
+
+
+def _stage_candidates(target: Trigger | None, limit: int | None) -> list[_Candidate]:
+    """Stages to add in front: they run until the target holds (or everywhere without one)."""
+    trigger = target.negate() if target is not None else None
+    out: list[_Candidate] = []
+    for keep in (1, 0):
+        stage = ToolResultCompactionStrategy(
+            trigger=trigger, target=target, keep_last_tool_call_groups=keep, minimum_preserved=0
+        )
+        words = f"add tool-result collapse first (newest {keep} tool calls kept verbatim)"
+        out.append(_Candidate((Change(words, "stage:tool_result_collapse", keep),), _front(stage)))
+    base = limit if limit is not None else 8000
+    for share in (8, 20):
+        cap = max(64, base // share)
+        stage_c = ClampStrategy(max_tokens=cap, trigger=trigger, target=target)
+        words = f"add a clamp stage first (texts and tool outputs cut to {cap:,} tokens)"
+        out.append(_Candidate((Change(words, "stage:clamp", cap),), _front(stage_c)))
+    return out
+
+
+def retarget(strategy: Strategy, target: int, trigger: int) -> Strategy:
+    """``strategy`` with every token target set to ``target`` and every token trigger to
+    ``trigger`` (a token budget becomes ``target``)."""
+    if isinstance(strategy, PipelineStrategy):
+        kids = tuple(retarget(c, target, trigger) for c in strategy.strategies)
+        own = _token(strategy.target, target)
+        return PipelineStrategy(*kids, target=own, label=strategy.label)
+    if isinstance(strategy, TokenBudgetComposedStrategy):
+        kids = tuple(retarget(c, target, trigger) for c in strategy.strategies)
+        return replace(strategy, token_budget=target, strategies=kids)
+    if not is_dataclass(strategy):
+        return strategy
+    names = {f.name for f in fields(strategy)}
+    updates: dict[str, Any] = {}
+    if "trigger" in names:
+        updates["trigger"] = _token(getattr(strategy, "trigger", None), trigger)
+    if "target" in names:
+        updates["target"] = _token(getattr(strategy, "target", None), target)
+    if updates.get("target") is None and updates.get("trigger") is not None:
+        old = getattr(strategy, "trigger", None)
+        if old is not None and old.metric == "tokens":
+            updates["target"] = Trigger("at_most", "tokens", target)
+    changed: Strategy = replace(strategy, **updates)
+    return changed
+
+
+def _token(trigger: Trigger | None, n: int) -> Trigger | None:
+    if trigger is None or trigger.metric != "tokens":
+        return trigger
+    return Trigger(trigger.op, "tokens", n)
+
+
+def _retarget_candidate(
+    limit: int, smallest: int, current: int, growth: float
+) -> _Candidate | None:
+    """Raise the target to what the guards let the cut reach, and the trigger with it (to
+    leave a few turns of room, but still fire on the history at hand); None when there is
+    no room between the two."""
+    target = smallest
+    trigger = min(current - 1, int(target + 4 * max(growth, 1.0)))
+    if trigger <= target:
+        return None
+    words = (
+        f"raise the target {limit:,} -> {target:,} tokens and the trigger to {trigger:,} "
+        "(a larger context budget)"
+    )
+    return _Candidate(
+        (Change(words, "target_tokens", target),), lambda s: retarget(s, target, trigger)
+    )
+
+
+def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:
+    out = [_variant_candidate(v) for v in strategy.variants()]
+    out.extend(_stage_candidates(target, limit))
+    return out
+
+
+def _pair(a: _Candidate, b: _Candidate) -> _Candidate:
+    def build(s: Strategy) -> Strategy | None:
+        first = a.build(s)
+        return b.build(first) if first is not None else None
+
+    return _Candidate(a.changes + b.changes, build)
+
+
+def _key(strategy: Strategy) -> str:
+    import json
+
+    return json.dumps(strategy.to_dict(), sort_keys=True, default=str)
+
+
+# -- the search ----------------------------------------------------------------------------
+
+
+def _rank(run: _Run) -> tuple[Any, ...]:
+    """Hard requirements, then fitting, facts kept, tokens close to the target, fewest changes."""
+    limit = run.target_tokens
+    gap = (limit - run.plan.tokens) if (limit is not None and run.fits) else 10**12
+    return (
+        not run.hard_ok,
+        not run.fits,
+        run.changes_target,
+        -round(run.recall, 3),
+        gap,
+        len(run.changes),
+    )
+
+
+def search_fixes(
+    index: MessageIndex,
+    strategy: Strategy,
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: dict[str, SummaryResponse] | None = None,
+    include_destructive: bool = False,
+    min_recall: float = DEFAULT_MIN_RECALL,
+    max_fixes: int = 5,
+    max_candidates: int = MAX_CANDIDATES,
+) -> FixSearch:
+    """Search single and paired configuration changes that make ``strategy`` fit.
+
+    Re-runs each candidate over ``index`` (replaying ``summaries``; no model call) and
+    returns the best ``max_fixes``, ranked as the module docstring says. Destructive fixes
+    are left out unless ``include_destructive`` (then they come last, labelled).
+    """
+    start = time.perf_counter()
+    base = _baseline(index, guards, tokenizer_given, summaries)
+    current = _run(base, strategy, ())
+    target = _target_of(base, strategy)
+    limit = target.token_limit if target is not None else None
+    seen = {_key(strategy)}
+    runs: list[_Run] = []
+
+    def attempt(candidate: _Candidate) -> _Run | None:
+        if len(seen) > max_candidates:
+            return None
+        built = candidate.build(strategy)
+        if built is None:
+            return None
+        key = _key(built)
+        if key in seen:
+            return None
+        seen.add(key)
+        run = _run(base, built, candidate.changes)
+        runs.append(run)
+        return run
+
+    singles = _singles(strategy, target, limit)
+    tried = [(c, r) for c in singles if (r := attempt(c)) is not None]
+    if limit is not None:
+        smallest = min((r.plan.tokens for _, r in tried if r.hard_ok), default=current.plan.tokens)
+        if smallest > limit:
+            growth = growth_from_index(index).tokens
+            raised = _retarget_candidate(limit, smallest, index.total_tokens, growth)
+            if raised is not None:
+                attempt(raised)
+    pool = [c for c, _ in sorted(tried, key=lambda cr: _rank(cr[1]))][:PAIR_POOL]
+    for i, a in enumerate(pool):
+        for b in pool[i + 1 :]:
+            if a.changes[0].parameter != b.changes[0].parameter:
+                attempt(_pair(a, b))
+    return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes)
+
+
+def _target_of(base: _Baseline, strategy: Strategy) -> Trigger | None:
+    _plan, _ctx, outcome = plan_strategy(
+        base.index, strategy, base.tokenizer_given, base.summaries, base.guards
+    )
+    return outcome.target
+
+
+def _finish(
+    base: _Baseline,
+    current: _Run,
+    runs: list[_Run],
+    start: float,
+    include_destructive: bool,
+    min_recall: float,
+    max_fixes: int,
+) -> FixSearch:
+    measured: list[Fix] = []
+    outcomes: set[tuple[Any, ...]] = set()
+    for run in sorted((r for r in runs if r.fits), key=_rank):
+        # A pair whose second change does nothing repeats a simpler fix: keep the simpler.
+        outcome = _outcome(run.plan)
+        if outcome not in outcomes:
+            outcomes.add(outcome)
+            measured.append(_as_fix(base, run, min_recall))
+    measured.sort(
+        key=lambda f: (
+            f.destructive,
+            not f.meets_requirements,
+            f.changes_target,
+            f.system_dropped,
+            -round(f.recall, 3),
+            f.target_tokens - f.tokens_after if f.target_tokens is not None else 0,
+            len(f.changes),
+        )
+    )
+    safe = [f for f in measured if not f.destructive][:max_fixes]
+    risky = [f for f in measured if f.destructive]
+    hidden = 0 if include_destructive else len(risky)
+    chosen = (*safe, *risky[:max_fixes]) if include_destructive else tuple(safe)
+    reason = None if safe else _why_none(current, runs, len(risky))
+    return FixSearch(
+        fixes=chosen,
+        tried=len(runs),
+        hidden_destructive=hidden,
+        duration_ms=(time.perf_counter() - start) * 1000.0,
+        none_reason=reason,
+    )
+
+
+def _outcome(plan: Plan) -> tuple[Any, ...]:
+    """What a plan did, for spotting candidates with the same result."""
+    inserted = tuple((i.position, i.tokens) for i in plan.insertions)
+    return (plan.tokens, tuple(plan.action), tuple(sorted(plan.replacement)), inserted)
+
+
+def _why_none(current: _Run, runs: Iterable[_Run], destructive: int) -> str:
+    runs = list(runs)
+    fitting = [r for r in runs if r.fits]
+    if not fitting:
+        smallest = min((r.plan.tokens for r in runs), default=current.plan.tokens)
+        limit = current.target_tokens
+        against = f" against a target of {limit:,}" if limit is not None else ""
+        return (
+            f"none of the {len(runs)} changes tried fits: the smallest history any of them "
+            f"reached is {smallest:,} tokens{against}, because what the guards and the stages "
+            "keep (the latest request, protected groups) is larger; raise the target"
+        )
+    if destructive:
+        return (
+            f"only destructive changes fit ({destructive} found: they drop the latest request "
+            "or most of the conversation's facts); ask for them explicitly, or raise the target"
+        )
+    return "no change fits without breaking a requirement (see the warnings of each change)"
