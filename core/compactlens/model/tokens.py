@@ -16,7 +16,8 @@ import gzip
 import hashlib
 import importlib.util
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -211,6 +212,49 @@ def _build_encoding(encoding: str) -> tuple[Any, str]:
     return enc, source
 
 
+#: Texts longer than this are counted in pieces (see :func:`exact_chunks`).
+LONG_TEXT_CHARS = 1 << 18
+#: Positions where both encodings' split patterns always end a piece, so counting the
+#: text on either side separately gives the same total: after an ASCII digit followed by
+#: an ASCII letter, ``+``, ``/`` or ``=`` (a number piece holds digits only); after an ASCII
+#: letter or digit followed by one space and an ASCII letter (no piece holds a letter or
+#: digit and then a space; the space opens the next word's piece); and after a newline
+#: followed by a character that is neither whitespace nor ``/`` (every piece that can hold
+#: a newline ends there). Neither pattern looks behind, so the piece after the cut starts
+#: as it would in the whole text.
+_EXACT_CUT = re.compile(r"[0-9](?=[A-Za-z+/=])|[A-Za-z0-9](?= [A-Za-z])|\n(?=[^\s/])")
+
+
+def exact_chunks(text: str, size: int = LONG_TEXT_CHARS) -> Iterator[str]:
+    """``text`` in consecutive pieces of at least ``size`` characters (the last may be
+    shorter), cut only where the tiktoken split patterns end a piece anyway, so the token
+    counts of the pieces add up to the count of the whole. A text with no such place
+    (one unbroken run of letters) is one piece."""
+    start, n = 0, len(text)
+    while start < n:
+        cut = _EXACT_CUT.search(text, start + size) if start + size < n else None
+        end = cut.start() + 1 if cut is not None else n
+        yield text[start:end]
+        start = end
+
+
+def _batches(texts: Sequence[str], budget: int = 4 * LONG_TEXT_CHARS) -> Iterator[list[int]]:
+    """Indices of the short texts in batches of at most ``budget`` characters (so the token
+    lists held at once stay bounded whatever the transcript's size)."""
+    batch: list[int] = []
+    size = 0
+    for i, text in enumerate(texts):
+        if len(text) > LONG_TEXT_CHARS:
+            continue
+        if batch and size + len(text) > budget:
+            yield batch
+            batch, size = [], 0
+        batch.append(i)
+        size += len(text)
+    if batch:
+        yield batch
+
+
 @dataclass(frozen=True, slots=True)
 class TiktokenTokenizer:
     """Exact token counts with tiktoken (``o200k_base``, ``cl100k_base`` or a model name).
@@ -239,15 +283,30 @@ class TiktokenTokenizer:
         return self.encoding_name
 
     def count_tokens(self, text: str) -> int:
+        """Tokens of ``text``. A long text (over :data:`LONG_TEXT_CHARS`) is encoded in
+        exact pieces (:func:`exact_chunks`), so memory stays bounded by one piece's token
+        list however long it is (a 30 MB base64 string included), with the same count."""
         if not text:
             return 0
-        return len(self._encoding.encode_ordinary(text))
+        if len(text) <= LONG_TEXT_CHARS:
+            return len(self._encoding.encode_ordinary(text))
+        encode = self._encoding.encode_ordinary
+        return sum(len(encode(chunk)) for chunk in exact_chunks(text))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """Count many texts in one batch (tiktoken spreads the batch over threads)."""
+        """Count many texts: the short ones in one batch (tiktoken spreads it over threads),
+        each long one in exact pieces, as :meth:`count_tokens` does."""
         if not texts:
             return []
-        return [len(ids) for ids in self._encoding.encode_ordinary_batch(list(texts))]
+        counts = [0] * len(texts)
+        for batch in _batches(texts):
+            encoded = self._encoding.encode_ordinary_batch([texts[i] for i in batch])
+            for i, ids in zip(batch, encoded, strict=True):
+                counts[i] = len(ids)
+        for i, text in enumerate(texts):
+            if len(text) > LONG_TEXT_CHARS:
+                counts[i] = self.count_tokens(text)
+        return counts
 
 
 def tokenizer_name(tokenizer: Tokenizer) -> str:
