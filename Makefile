@@ -37,6 +37,7 @@ test: setup lint typecheck
 
 bench: $(VENV)/.ok-dev
 	$(VENV)/bin/python bench/run_all.py
+	$(VENV)/bin/python bench/bench_fixes.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis test-artifacts
