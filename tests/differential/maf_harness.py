@@ -94,6 +94,16 @@ class _Builder:
         self.ids += 1
         return f"call_{self.ids}"
 
+    def output(self, call_id: str) -> str:
+        """A result text: short, with whitespace runs, or longer than a collapsed line."""
+        text = f"out {self.n()} {call_id}"
+        roll = self.rng.random()
+        if roll < 0.2:
+            return f"  {text}\n\n   spaced\tout   "
+        if roll < 0.3:
+            return f"{text} " + "word  " * self.rng.randint(300, 900)
+        return text
+
     def tool_round(self) -> None:
         rng = self.rng
         if rng.random() < 0.3:
@@ -113,10 +123,10 @@ class _Builder:
         if rng.random() < 0.4:
             rng.shuffle(order)  # out-of-order results
         if len(order) > 1 and rng.random() < 0.3:
-            self.add("tool", [_result(c, f"out {self.n()} {c}") for c in order])
+            self.add("tool", [_result(c, self.output(c)) for c in order])
         else:
             for c in order:
-                self.add("tool", [_result(c, f"out {self.n()} {c}")])
+                self.add("tool", [_result(c, self.output(c))])
         self.used_ids.extend(calls)
 
     def hosted_round(self) -> None:

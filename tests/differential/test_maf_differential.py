@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,7 +32,9 @@ from compactlens.engine.strategies import (
     TruncationStrategy,
 )
 from compactlens.engine.strategies.base import Strategy
+from compactlens.formats import agent_framework
 from compactlens.summarizers.testing import FakeSummarizer
+from compactlens.transcript import load_transcript
 
 from .maf_harness import (
     SUMMARY_TEXT,
@@ -255,3 +258,30 @@ def test_the_runs_exercise_every_feature(runs: list[tuple[int, int, Case, Any, A
     ]
     assert not missing, f"the generator never produced: {missing}"
     assert all(changed[f] > 0 for f in changed), f"some strategy never changed anything: {changed}"
+
+
+CORPUS_MESSAGES = 120  # the head of each transcript: enough tool traffic, a few seconds in all
+
+
+def test_corpus_transcripts_agree_with_maf(corpus_files: list[Path]) -> None:
+    """Real transcripts, written in agent-framework form by our encoder, under every case."""
+    agree: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    failures: list[str] = []
+    for path in corpus_files:
+        messages = load_transcript(path).messages[:CORPUS_MESSAGES]
+        dicts = [agent_framework.from_message(m) for m in messages]
+        for i, d in enumerate(dicts):
+            d["message_id"] = f"m{i}"
+        counts = token_table(dicts, len(dicts))
+        for case in cases(len(dicts), sum(counts)):
+            theirs = run_maf(dicts, counts, case.maf, tokens=case.tokens)
+            ours = run_ours(dicts, counts, case.ours, tokens=case.tokens)
+            total[case.family] += 1
+            if theirs == ours:
+                agree[case.family] += 1
+            elif len(failures) < 4:
+                failures.append(f"{path.name} {case.family} {case.setting}")
+    report = ", ".join(f"{f} {agree[f]}/{total[f]}" for f in sorted(total))
+    print(f"\ncorpus agreement per strategy: {report}")
+    assert not failures, f"agreement: {report}\n" + "\n".join(failures)

@@ -35,8 +35,10 @@ class Profile:
     ``truncation_minimum_preserved`` / ``summarization_minimum_preserved``: the newest
     non-system groups those strategies never touch. ``summarization_threshold``: how many
     messages above ``target_count`` summarization waits for. ``skip_if_larger``: tool-result
-    collapse keeps a group verbatim when its line would cost more. ``drop_system_if_needed``:
-    a token-budget composition's last fallback may drop system groups.
+    collapse keeps a group verbatim when its line would cost more. ``raw_tool_results``:
+    collapsed lines keep outputs as they are (MAF) instead of folding whitespace.
+    ``drop_system_if_needed``: a token-budget composition's last fallback may drop system
+    groups.
     ``keep_latest_request``: the latest user request is never dropped (a guard).
     ``summary_selection``: ``"summarize-oldest"`` summarizes the oldest groups while more
     than ``target_count`` messages remain; ``"keep-newest"`` keeps the newest groups until
@@ -52,6 +54,7 @@ class Profile:
     summarization_minimum_preserved: int
     summarization_threshold: int
     skip_if_larger: bool
+    raw_tool_results: bool
     drop_system_if_needed: bool
     keep_latest_request: bool
     summary_selection: Literal["summarize-oldest", "keep-newest"]
@@ -68,6 +71,7 @@ _PROFILES: dict[str, Profile] = {
         summarization_minimum_preserved=4,
         summarization_threshold=0,
         skip_if_larger=True,
+        raw_tool_results=False,
         drop_system_if_needed=False,
         keep_latest_request=True,
         summary_selection="summarize-oldest",
@@ -82,6 +86,7 @@ _PROFILES: dict[str, Profile] = {
         summarization_minimum_preserved=1,
         summarization_threshold=2,
         skip_if_larger=False,
+        raw_tool_results=True,
         drop_system_if_needed=True,
         keep_latest_request=False,
         summary_selection="keep-newest",
@@ -96,6 +101,7 @@ _PROFILES: dict[str, Profile] = {
         summarization_minimum_preserved=4,
         summarization_threshold=0,
         skip_if_larger=True,
+        raw_tool_results=False,
         drop_system_if_needed=False,
         keep_latest_request=True,
         summary_selection="summarize-oldest",

@@ -44,15 +44,18 @@ TRUNCATION_MARKER = "... [truncated]"
 ToolGroupFormatter = Callable[[Sequence[Message]], str]
 
 
-def _cap(prefix: str, body: str, suffix: str, limit: int) -> str:
+def _cap(prefix: str, body: str, suffix: str, limit: int, *, raw: bool = False) -> str:
     text = f"{prefix}{body}{suffix}"
     if len(text) <= limit:
         return text
     room = max(0, limit - len(prefix) - len(suffix) - len(TRUNCATION_MARKER))
-    return f"{prefix}{body[:room]}{TRUNCATION_MARKER}{suffix}"
+    cut = body[:room].rstrip() if raw else body[:room]
+    return f"{prefix}{cut}{TRUNCATION_MARKER}{suffix}"
 
 
-def _label(name: str, output: str, limit: int) -> str:
+def _label(name: str, output: str, limit: int, *, raw: bool = False) -> str:
+    if raw:  # MAF: the output as it is, the label stripped
+        return (f"{name}: {output}" if name else output).strip()
     # Only the first ``limit`` characters of the line can show: fold no more of the
     # output than that (one more tells that it was cut).
     output = fold_whitespace_prefix(output, limit + 1)
@@ -108,11 +111,15 @@ def _hosted_output(part: OpaquePart) -> str | None:
     return None
 
 
-def format_tool_results(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
+def format_tool_results(
+    messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS, *, raw: bool = False
+) -> str:
     """``[Tool results: get_weather: sunny, 18°C; search_docs: found 3 docs]``, capped.
 
     Function results and hosted (MCP, provider-executed) results, in message order,
-    each labelled with the name of the call it answers.
+    each labelled with the name of the call it answers. Whitespace runs are folded to
+    one space; with ``raw`` (the maf profile) outputs are kept as they are and only
+    each label and the cut line are stripped, as MAF writes them.
     """
     names: dict[str, str] = {}
     for m in messages:
@@ -127,9 +134,8 @@ def format_tool_results(messages: Sequence[Message], limit: int = MAX_SUMMARY_CH
     for m in messages:
         for part, block in parts_and_blocks(m):
             if isinstance(part, ToolResultPart):
-                labels.append(
-                    _label(names.get(part.call_id) or part.name or "", part.output, limit)
-                )
+                name = names.get(part.call_id) or part.name or ""
+                labels.append(_label(name, part.output, limit, raw=raw))
             elif isinstance(part, OpaquePart) and is_hosted_tool(part):
                 output = _hosted_output(part)
                 if output is None:
@@ -139,9 +145,9 @@ def format_tool_results(messages: Sequence[Message], limit: int = MAX_SUMMARY_CH
                     name = _hosted_name(part)
                 else:
                     name = names.get(call_id, "") if call_id is not None else ""
-                labels.append(_label(name, output, limit))
+                labels.append(_label(name, output, limit, raw=raw))
     body = "; ".join(labels) if labels else "no results"
-    return _cap("[Tool results: ", body, "]", limit)
+    return _cap("[Tool results: ", body, "]", limit, raw=raw)
 
 
 def fold_whitespace_prefix(text: str, n: int) -> str:
@@ -223,6 +229,8 @@ class ToolResultCompactionStrategy:
         return get_profile(self.profile).skip_if_larger
 
     def _format(self, messages: Sequence[Message]) -> str:
+        if self.formatter == "results" and get_profile(self.profile).raw_tool_results:
+            return format_tool_results(messages, self.max_chars, raw=True)
         if isinstance(self.formatter, str):
             return FORMATTERS[self.formatter](messages, self.max_chars)
         text = self.formatter(messages)
