@@ -49,7 +49,9 @@ from typing import Any, Literal, TypeAlias
 from compactlens.compact.cancel import CompactionCancelled
 from compactlens.compact.contract import CountTokens, acompact, compact, make_counter
 from compactlens.compact.result import CANNOT_FIT_REASONS
-from compactlens.engine.run import apply_compaction
+from compactlens.engine.guards import Guards
+from compactlens.engine.providers import Provider
+from compactlens.engine.run import apply_compaction, with_provider
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.triggers import Trigger
 from compactlens.formats.caller import CallerMessages, from_caller
@@ -239,7 +241,9 @@ class _Outcome:
 class CompactionSession:
     """Compaction runtime for a continuing conversation; see the module docstring.
 
-    ``summarizer`` is required unless ``strategy`` is given. ``store`` defaults to an
+    ``summarizer`` is required unless ``strategy`` is given; an engine ``strategy`` runs
+    under ``guards`` (``provider`` is a shorthand for ``guards.provider``, see
+    :mod:`compactlens.engine.guards`). ``store`` defaults to an
     :class:`~compactlens.session.checkpoints.InMemoryCheckpointStore`; ``key`` names this
     conversation in the store. ``cache_retention_ms`` feeds
     :func:`~compactlens.cache_likely_cold` (see
@@ -264,6 +268,8 @@ class CompactionSession:
         format: str | None = None,
         on_error: Literal["raise", "return"] = "raise",
         id_factory: Callable[[], str] | None = None,
+        guards: Guards | None = None,
+        provider: Provider | None = None,
     ) -> None:
         self.target_tokens = check_int("target_tokens", target_tokens)
         self.keep_last_messages = check_int("keep_last_messages", keep_last_messages)
@@ -295,6 +301,10 @@ class CompactionSession:
         self.cache_retention_ms = cache_retention_ms
         self.format = format
         self.on_error = on_error
+        # Engine strategies run under these (the latest request kept by default; the
+        # provider of ``format`` unless one is given). compact() keeps the latest request
+        # and is valid for every provider by construction.
+        self.guards = with_provider(guards, provider)
         self._new_id = id_factory or (lambda: uuid.uuid4().hex)
         self._sent: tuple[int, str] | None = None
         self._baseline: tuple[int, int, str] | None = None
@@ -532,7 +542,9 @@ class CompactionSession:
         if not isinstance(chosen, Strategy):
             assert chosen is not None
             chosen = chosen(ev.target)
-        result = apply_compaction(ev.working, chosen, self.tokenizer, format=self.format)
+        result = apply_compaction(
+            ev.working, chosen, self.tokenizer, format=self.format, guards=self.guards
+        )
         self.last_result = result
         if result.status == "compacted" and result.tokens_after <= ev.target:
             return _Outcome(True, result.messages, result.tokens_before, result.tokens_after, None)
