@@ -11,6 +11,7 @@ only documented difference (docs/compat.md) is the summary message's wording.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -18,11 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("agent_framework", reason="agent-framework-core (dev extra) is not installed")
 
+from agent_framework import Message as MafMessage
 from agent_framework import _compaction as maf
 
+from compactlens.engine.index import MessageIndex
+from compactlens.engine.profiles import get_profile
 from compactlens.engine.strategies import (
     SelectiveToolCallCompactionStrategy,
     SlidingWindowStrategy,
@@ -33,6 +39,7 @@ from compactlens.engine.strategies import (
 )
 from compactlens.engine.strategies.base import Strategy
 from compactlens.formats import agent_framework
+from compactlens.formats.agent_framework import to_messages
 from compactlens.summarizers.testing import FakeSummarizer
 from compactlens.transcript import load_transcript
 
@@ -285,3 +292,24 @@ def test_corpus_transcripts_agree_with_maf(corpus_files: list[Path]) -> None:
     report = ", ".join(f"{f} {agree[f]}/{total[f]}" for f in sorted(total))
     print(f"\ncorpus agreement per strategy: {report}")
     assert not failures, f"agreement: {report}\n" + "\n".join(failures)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=10**6), turns=st.integers(min_value=1, max_value=6))
+def test_groups_kinds_and_reasoning_flags_match_maf(seed: int, turns: int) -> None:
+    """The maf profile's index partitions like MAF's annotation, with the same kinds and
+    the same has-reasoning flag on every group."""
+    dicts = conversation(seed, turns)
+    msgs = [MafMessage.from_dict(json.loads(json.dumps(d))) for d in dicts]
+    maf.annotate_message_groups(msgs)
+    theirs: dict[str, list[int]] = {}
+    for i, m in enumerate(msgs):
+        theirs.setdefault(maf._group_id(m) or "", []).append(i)
+    annotations = {tuple(v): maf._read_group_annotation(msgs[v[0]]) or {} for v in theirs.values()}
+    index = MessageIndex.build(to_messages(dicts), grouping=get_profile("maf").grouping)
+    ours = {g.indices: g for g in index.groups}
+    assert sorted(ours) == sorted(annotations)
+    for indices, note in annotations.items():
+        group = ours[indices]
+        assert group.kind.value == note.get("kind"), indices
+        assert ("reasoning" in group.flags) == bool(note.get("has_reasoning")), indices
