@@ -46,7 +46,7 @@ from compactlens.formats.base import (
     WireFormat,
 )
 from compactlens.formats.detect import detect
-from compactlens.formats.regroup import regroup
+from compactlens.formats.regroup import own_results_as_text, regroup
 from compactlens.model.errors import TranscriptError
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import Message, ToolCallPart, ToolResultPart
@@ -735,11 +735,14 @@ def _to_wire(
     same = target.name == t.format
     messages = list(t.messages)
     starts = list(range(len(messages)))
+    warnings = _Warnings()
     if not same:
+        messages, notes = own_results_as_text(messages, target.name)
+        for kind, detail, at in notes:
+            warnings.add(kind, detail, at)
         messages, starts = regroup(messages, target.name)
     if not same and target.name in NAMED_RESULTS:
         messages = _with_tool_names(messages)
-    warnings = _Warnings()
     outside: list[Message] = []
     entries: list[tuple[tuple[int, int, int], Any]] = []
     ordered = True

@@ -201,3 +201,34 @@ def test_the_validator_rejects_what_the_schema_rejects(message: Any, problem: st
     problems = validate_model_message(message)
     assert problems
     assert problem in " ".join(problems)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "claude-code",
+        "langchain",
+        "agent-framework",
+        "openhands-events",
+    ],
+)
+def test_a_provider_executed_exchange_converts_to_text_not_to_an_open_call(target: str) -> None:
+    transcript = load_transcript(web_search_document(), "ai-sdk")
+    converted = transcript.convert(target)
+    assert converted.problems == ()
+    assert not any(m.tool_calls for m in converted.messages)
+    assert any(
+        "Tallest towers of 2025" in m.text and "web_search" in m.text for m in converted.messages
+    )
+    notes = [w for w in converted.warnings if "provider-executed" in w.detail]
+    assert [w.message_indices for w in notes] == [(1,)]
+
+
+def test_the_canonical_document_keeps_a_provider_executed_exchange() -> None:
+    transcript = load_transcript(web_search_document(), "ai-sdk")
+    back = transcript.convert("canonical").convert("ai-sdk")
+    assert back.messages == transcript.messages
+    assert not [w for w in back.warnings if w.message_indices]

@@ -11,6 +11,11 @@ the AI SDK's tool message) get consecutive result items back as one message.
 
 Only what the items allow is merged: reasoning, then text, then tool calls, in that
 order (text after a call starts a new message, as it would be in the target).
+
+The other way round, an AI SDK assistant message holding a provider-executed tool call
+and its result (web search) has no equivalent elsewhere: a client tool call there would
+need a result message after it. Converted to any other format (but the canonical one),
+the call and its result become text in that message, and a note says so.
 """
 
 from __future__ import annotations
@@ -36,6 +41,10 @@ SPLIT_FORMATS = frozenset({"openai-responses"})
 TURN_TARGETS = frozenset({"openai-chat", "anthropic", "ai-sdk", "langchain", "agent-framework"})
 #: Targets whose one message holds all the tool results of a turn.
 RESULT_TARGETS = frozenset({"anthropic", "ai-sdk"})
+#: Targets that hold a tool result inside an assistant message (provider-executed tools).
+OWN_RESULT_TARGETS = frozenset({"ai-sdk", "canonical"})
+#: A note: (kind, detail, index of the message in the transcript being converted).
+Note = tuple[str, str, int]
 
 _STAGE_REASONING, _STAGE_TEXT, _STAGE_CALLS = 0, 1, 2
 
@@ -109,6 +118,40 @@ def _joins(group: Sequence[Message], m: Message, target: str) -> bool:
     return before[1] <= now[0] and not (before[1] == now[0] == _STAGE_TEXT)
 
 
+def _exchange_as_text(message: Message) -> Message:
+    """Provider-executed calls and their results of an assistant message, as text."""
+    answered = {p.call_id for p in message.parts if isinstance(p, ToolResultPart)}
+    names = {p.id: p.name for p in message.parts if isinstance(p, ToolCallPart)}
+    parts: list[Part] = []
+    for p in message.parts:
+        if isinstance(p, ToolCallPart) and p.id in answered:
+            call = f"{p.name} {p.arguments}" if p.arguments else p.name
+            parts.append(TextPart(f"[{call}]"))
+        elif isinstance(p, ToolResultPart):
+            name = p.name or names.get(p.call_id) or "tool"
+            parts.append(TextPart(f"[{name} result] {p.output}"))
+        else:
+            parts.append(p)
+    return Message(role=message.role, parts=tuple(parts), name=message.name)
+
+
+def own_results_as_text(
+    messages: Sequence[Message], target: str
+) -> tuple[list[Message], list[Note]]:
+    """Assistant messages holding tool results, with those exchanges as text for ``target``."""
+    if target in OWN_RESULT_TARGETS:
+        return list(messages), []
+    out: list[Message] = []
+    notes: list[Note] = []
+    for i, m in enumerate(messages):
+        if m.role == "assistant" and m.tool_results:
+            out.append(_exchange_as_text(m))
+            notes.append(("approximated", "provider-executed tool call and result as text", i))
+        else:
+            out.append(m)
+    return out, notes
+
+
 def regroup(messages: Sequence[Message], target: str) -> tuple[list[Message], list[int]]:
     """The messages with split turns merged for ``target``, and where each one started.
 
@@ -133,4 +176,11 @@ def regroup(messages: Sequence[Message], target: str) -> tuple[list[Message], li
     return out, starts
 
 
-__all__ = ["RESULT_TARGETS", "SPLIT_FORMATS", "TURN_TARGETS", "regroup"]
+__all__ = [
+    "OWN_RESULT_TARGETS",
+    "RESULT_TARGETS",
+    "SPLIT_FORMATS",
+    "TURN_TARGETS",
+    "own_results_as_text",
+    "regroup",
+]
