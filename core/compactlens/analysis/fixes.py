@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
@@ -324,7 +324,7 @@ def measure(
     *,
     guards: Guards | None = None,
     tokenizer_given: bool = True,
-    summaries: dict[str, SummaryResponse] | None = None,
+    summaries: Mapping[str, SummaryResponse] | None = None,
     changes: Sequence[Change] = (),
     min_recall: float = DEFAULT_MIN_RECALL,
 ) -> Fix:
@@ -381,7 +381,7 @@ def _baseline(
     index: MessageIndex,
     guards: Guards | None,
     tokenizer_given: bool,
-    summaries: dict[str, SummaryResponse] | None,
+    summaries: Mapping[str, SummaryResponse] | None,
 ) -> _Baseline:
     guards = guards or DEFAULT_GUARDS
     if guards.provider is None:
@@ -541,7 +541,7 @@ def search_fixes(
     *,
     guards: Guards | None = None,
     tokenizer_given: bool = True,
-    summaries: dict[str, SummaryResponse] | None = None,
+    summaries: Mapping[str, SummaryResponse] | None = None,
     include_destructive: bool = False,
     min_recall: float = DEFAULT_MIN_RECALL,
     max_fixes: int = 5,

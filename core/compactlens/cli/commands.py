@@ -23,12 +23,16 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from compactlens.analysis.fixes import FixSearch, search_fixes
 from compactlens.cli.report import add_report_parser, run_report
 from compactlens.engine import triggers as _triggers
+from compactlens.engine.guards import DEFAULT_GUARDS, Guards
 from compactlens.engine.index import MessageGroup, MessageIndex
+from compactlens.engine.providers import PROVIDERS
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
@@ -253,7 +257,11 @@ def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> st
     return "\n".join(lines) + "\n"
 
 
-def render_result(path: str, result: CompactionResult, output: str | None) -> str:
+def render_result(
+    path: str, result: CompactionResult, output: str | None, *, fixes_follow: bool = False
+) -> str:
+    """The report of a run; with ``fixes_follow`` (``--explain``) the single-change
+    suggestions are left out: the ranked fixes printed after it replace them."""
     lines = [
         f"{path}: {result.strategy} (tokenizer: {tokenizer_note(result.tokenizer)})",
         f"status: {result.status}",
@@ -304,7 +312,7 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
             lines.append(f"  target: {ex.target_tokens:,} tokens")
         if ex.smallest_target is not None:
             lines.append(f"  smallest reachable: {ex.smallest_target:,} tokens")
-        if ex.suggestions:
+        if ex.suggestions and not fixes_follow:
             lines.append("suggestions:")
             lines += [f"  - {s.change}" for s in ex.suggestions]
     if result.problems:
@@ -359,6 +367,17 @@ def parse_param(text: str) -> tuple[str, Any]:
 
 
 def load_config(path: str) -> dict[str, Any]:
+    """The strategy config of a ``--config`` file (the file itself, or its ``strategy``)."""
+    data = read_config(path)
+    if isinstance(data, dict) and isinstance(data.get("strategy"), dict):
+        data = data["strategy"]
+    if not isinstance(data, dict):
+        raise CliError(f"{path}: $: a strategy config must be a JSON object (--config)")
+    return data
+
+
+def read_config(path: str) -> Any:
+    """A ``--config`` file's JSON, or a :class:`CliError` naming the file and the problem."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
@@ -371,11 +390,60 @@ def load_config(path: str) -> dict[str, Any]:
         raise CliError(
             f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
         ) from None
-    if isinstance(data, dict) and isinstance(data.get("strategy"), dict):
-        data = data["strategy"]
-    if not isinstance(data, dict):
-        raise CliError(f"{path}: $: a strategy config must be a JSON object (--config)")
     return data
+
+
+def build_guards(args: argparse.Namespace, format_name: str | None, messages: int) -> Guards:
+    """The run's guards: the config file's ``guards`` object, then the flags; the provider
+    follows the transcript's format unless one is chosen."""
+    base = DEFAULT_GUARDS
+    if args.config:
+        data = read_config(args.config)
+        if isinstance(data, dict) and "guards" in data:
+            try:
+                base = Guards.from_dict(data["guards"])
+            except (TypeError, ValueError) as exc:
+                raise CliError(f"{args.config}: $.guards: {exc}") from None
+    updates: dict[str, Any] = {}
+    if args.provider is not None:
+        updates["provider"] = args.provider
+    if args.keep_latest_request is not None:
+        updates["keep_latest_request"] = args.keep_latest_request
+    if args.pin:
+        updates["pins"] = base.pins | frozenset(args.pin)
+    if args.keep_tool:
+        updates["keep_tools"] = base.keep_tools | frozenset(args.keep_tool)
+    if args.prunable_tool:
+        updates["prunable_tools"] = base.prunable_tools | frozenset(args.prunable_tool)
+    try:
+        guards = replace(base, **updates).for_format(format_name)
+    except ValueError as exc:
+        raise CliError(f"guards: {exc}") from None
+    missing = sorted(i for i in guards.pins if i >= messages)
+    if missing:
+        raise CliError(
+            f"guards: pins: message {missing[0]} does not exist (the transcript has {messages})"
+        )
+    return guards
+
+
+def render_fixes(found: FixSearch) -> str:
+    """The ranked fixes of ``--explain``, each with its cost and how to reproduce it."""
+    lines = ["", f"fixes ({found.tried} changes re-run, {found.duration_ms:,.0f} ms):"]
+    if not found.fixes:
+        lines.append(f"  none: {found.none_reason}")
+    for n, fix in enumerate(found.fixes, 1):
+        label = " [DESTRUCTIVE]" if fix.destructive else ""
+        lines.append(f"  {n}.{label} {fix.summary}")
+        lines.append(f"     costs: {fix.costs()}")
+        lines += [f"     warning: {w}" for w in fix.warnings]
+        lines.append(f"     config: {json.dumps(fix.config, separators=(',', ':'))}")
+    if found.hidden_destructive:
+        lines.append(
+            f"  ({found.hidden_destructive} destructive changes not shown: "
+            "--include-destructive lists them)"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def build_strategy(
@@ -405,6 +473,39 @@ def build_strategy(
         hint = "" if config_path else " (set parameters with --param KEY=VALUE)"
         raise CliError(f"{exc}{hint}") from None
     return strategy, config
+
+
+def add_guard_flags(parser: argparse.ArgumentParser) -> None:
+    """The guards every strategy keeps (see docs/guards.md)."""
+    group = parser.add_argument_group("guards (kept whatever the strategy does)")
+    group.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        help="the API the result must be valid for (default: the transcript's format's)",
+    )
+    group.add_argument(
+        "--keep-latest-request",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="never drop or change the latest user request (default: on)",
+    )
+    group.add_argument(
+        "--pin", type=int, action="append", default=[], metavar="N", help="keep message N"
+    )
+    group.add_argument(
+        "--keep-tool",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="never collapse or clamp this tool's results",
+    )
+    group.add_argument(
+        "--prunable-tool",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="collapse, clamp or remove this tool's calls first",
+    )
 
 
 # --------------------------------------------------------------------------- commands
@@ -452,9 +553,21 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tokenizer = make_tokenizer(args.tokenizer)
     transcript = load_input(args)
     index = MessageIndex.build(transcript.messages, tokenizer)
+    guards = build_guards(args, transcript.format, len(transcript.messages))
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
-    result = run_strategy(index, strategy, tokenizer_given=True)
+    result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
+    found = (
+        search_fixes(
+            index,
+            strategy,
+            guards=guards,
+            summaries=result.summaries,
+            include_destructive=args.include_destructive,
+        )
+        if args.explain
+        else None
+    )
     # With ``-o -`` the transcript goes to stdout and the report to stderr.
     report = err if args.output == "-" else out
     if args.output is not None:
@@ -464,9 +577,14 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         data = result.to_dict(include_messages=False)
         data = {"file": args.file, "output": args.output, "config": strategy.to_dict(), **data}
+        data["guards"] = guards.to_dict()
+        if found is not None:
+            data["fixes"] = found.to_dict()
         _dump_json(data, report)
     else:
-        report.write(render_result(args.file, result, args.output))
+        report.write(render_result(args.file, result, args.output, fixes_follow=found is not None))
+        if found is not None:
+            report.write(render_fixes(found))
     return EXIT_CANNOT_FIT if result.status == "cannot-fit" else EXIT_OK
 
 
@@ -562,6 +680,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_compact.add_argument(
         "-o", "--output", metavar="OUT", help="write the compacted transcript here ('-': stdout)"
+    )
+    add_guard_flags(p_compact)
+    p_compact.add_argument(
+        "--explain",
+        action="store_true",
+        help="search configuration changes that fit and print them ranked, with their costs",
+    )
+    p_compact.add_argument(
+        "--include-destructive",
+        action="store_true",
+        help="with --explain: also list fixes that drop the latest request or most facts",
     )
     p_convert = sub.add_parser(
         "convert",
