@@ -71,3 +71,21 @@ def test_the_kept_summary_is_trimmed_with_the_same_rule() -> None:
     )
     assert result.status == "compacted", result.detail
     assert result.summary == "the summary"
+
+
+def _engine_summary(text: str) -> list[str]:
+    from compactlens import SummarizationStrategy, apply_compaction, tokens_exceed
+
+    strategy = SummarizationStrategy(
+        summarizer=FakeSummarizer(text), trigger=tokens_exceed(1), minimum_preserved=1
+    )
+    result = apply_compaction(_history(), strategy)
+    return [m["content"] for m in result.messages if str(m["content"]).startswith("Previous conv")]
+
+
+def test_the_summarization_strategy_rejects_a_bom_only_summary() -> None:
+    assert _engine_summary("\ufeff") == []
+
+
+def test_the_summarization_strategy_keeps_what_javascript_keeps() -> None:
+    assert _engine_summary(" \x85 ") == ["Previous conversation summary:\n\x85"]
