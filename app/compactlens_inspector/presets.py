@@ -107,10 +107,8 @@ def sized(config: LabConfig, budget: int) -> LabConfig:
     reference = config.trigger_tokens or config.target_tokens
     if not reference:
         return config
-    factor = budget / reference
-
     def scale(n: int) -> int:
-        return max(1, round(n * factor))
+        return max(1, round(n * budget / reference))
 
     if config.mode == "compact":
         c = config.compact

@@ -124,7 +124,7 @@ def test_an_edited_configuration_is_scaled_so_its_trigger_becomes_the_budget(
     assert out.target == config.target  # a turn target is not a token threshold
     scaled = out.stages[0]["target"]["n"]
     assert abs(scaled - target * budget / trigger) <= 1
-    assert out.stages[1]["token_budget"] == max(1, round(target * budget / trigger))
+    assert out.stages[1]["token_budget"] == scaled  # the same threshold, scaled the same way
 
 
 def test_compact_mode_scales_target_and_trigger_and_keeps_the_rest() -> None:
