@@ -27,10 +27,9 @@ from agent_framework._compaction import (
 )
 
 from compactlens.engine.index import MessageIndex
-from compactlens.engine.profiles import get_profile, profile_guards
+from compactlens.engine.profiles import get_profile
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
-from compactlens.engine.strategies.config import with_profile
 from compactlens.formats.agent_framework import to_messages
 from compactlens.model.messages import SUMMARY_PREFIX, Message, message_text
 
@@ -296,12 +295,8 @@ def run_ours(
     messages = to_messages(dicts)
     table = our_table(messages, counts)
     index = MessageIndex.build(messages, table, grouping=get_profile("maf").grouping)
-    result = run_strategy(
-        index,
-        with_profile(strategy, "maf"),
-        tokenizer_given=tokens,
-        guards=profile_guards("maf"),
-    )
+    # The public way: run_strategy's profile applies the maf defaults and guards.
+    result = run_strategy(index, strategy, tokenizer_given=tokens, profile="maf")
     position = {id(m): i for i, m in enumerate(messages)}
     out: Outcome = []
     for m in result.messages:

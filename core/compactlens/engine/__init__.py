@@ -20,6 +20,13 @@ from compactlens.engine.index import (
     validate_pairing,
 )
 from compactlens.engine.plan import Insertion, Plan
+from compactlens.engine.profiles import (
+    DEFAULT_PROFILE,
+    PROFILE_NAMES,
+    Profile,
+    get_profile,
+    profile_guards,
+)
 from compactlens.engine.providers import (
     PROVIDERS,
     ProtocolProblem,
@@ -42,7 +49,7 @@ from compactlens.engine.result import (
 from compactlens.engine.run import apply_compaction, apply_compaction_async, run_strategy
 from compactlens.engine.strategies.base import RunContext, StageOutcome, Strategy, Variant
 from compactlens.engine.strategies.clamp import ClampStrategy
-from compactlens.engine.strategies.config import STRATEGY_TYPES, strategy_from_config
+from compactlens.engine.strategies.config import STRATEGY_TYPES, strategy_from_config, with_profile
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
 from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
 from compactlens.engine.strategies.sliding_window import SlidingWindowStrategy
@@ -77,8 +84,10 @@ from compactlens.engine.triggers import (
 __all__ = [
     "ALWAYS",
     "DEFAULT_GUARDS",
+    "DEFAULT_PROFILE",
     "NEVER",
     "NO_GUARDS",
+    "PROFILE_NAMES",
     "PROVIDERS",
     "STRATEGY_TYPES",
     "Action",
@@ -96,6 +105,7 @@ __all__ = [
     "PairingProblem",
     "PipelineStrategy",
     "Plan",
+    "Profile",
     "ProtectedItem",
     "ProtocolProblem",
     "Provider",
@@ -124,6 +134,7 @@ __all__ = [
     "describe_trigger",
     "format_tool_names",
     "format_tool_results",
+    "get_profile",
     "groups_exceed",
     "has_tool_calls",
     "index_counter",
@@ -133,6 +144,7 @@ __all__ = [
     "never",
     "not_",
     "pairing_problems",
+    "profile_guards",
     "provider_for_format",
     "provider_problems",
     "run_strategy",
@@ -142,4 +154,5 @@ __all__ = [
     "tokens_exceed",
     "turns_exceed",
     "validate_pairing",
+    "with_profile",
 ]

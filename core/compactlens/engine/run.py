@@ -17,6 +17,7 @@ from compactlens.engine.explain import cannot_fit_reason, explain_run
 from compactlens.engine.guards import DEFAULT_GUARDS, Guards
 from compactlens.engine.index import MessageIndex, pairing_problems
 from compactlens.engine.plan import Plan
+from compactlens.engine.profiles import get_profile, profile_guards, profile_tokenizer
 from compactlens.engine.providers import Provider, check_provider
 from compactlens.engine.result import (
     CompactionResult,
@@ -27,6 +28,7 @@ from compactlens.engine.result import (
     Status,
 )
 from compactlens.engine.strategies.base import Strategy, plan_strategy
+from compactlens.engine.strategies.config import with_profile
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.tokens import Tokenizer
@@ -81,15 +83,20 @@ def run_strategy(
     tokenizer_given: bool = True,
     explain: bool = True,
     guards: Guards | None = None,
+    profile: str | None = None,
 ) -> CompactionResult:
     """Plan ``strategy`` over a prebuilt ``index`` under ``guards`` and build the result.
 
     ``caller`` decides the kind of ``result.messages`` (default: :class:`Message`).
-    ``guards`` default to :class:`Guards` (keep the latest user request; the provider of
-    ``caller``'s format, else ``any``).
+    ``guards`` default to the profile's (:class:`Guards`: keep the latest user request;
+    the provider of ``caller``'s format, else ``any``). ``profile`` (``compactlens``,
+    ``maf``, ``deepagents``) sets the defaults of every stage left unset (see
+    :mod:`compactlens.engine.profiles`); build ``index`` with the profile's grouping.
     """
     start = time.perf_counter()
-    guards = (guards or DEFAULT_GUARDS).for_format(caller.format.name if caller else None)
+    strategy = with_profile(strategy, profile)
+    guards = guards if guards is not None else profile_guards(profile)
+    guards = guards.for_format(caller.format.name if caller else None)
     plan, ctx, outcome = plan_strategy(index, strategy, tokenizer_given, guards=guards)
     status: Status
     if not outcome.fired:
@@ -148,6 +155,7 @@ def apply_compaction(
     format: str | None = None,
     guards: Guards | None = None,
     provider: Provider | None = None,
+    profile: str | None = None,
 ) -> CompactionResult:
     """Compact ``messages`` (wire dicts or :class:`Message`) with ``strategy``.
 
@@ -158,14 +166,27 @@ def apply_compaction(
 
     ``guards`` (default :class:`Guards`: the latest user request is kept) hold what every
     strategy must keep; ``provider`` (shorthand for ``guards.provider``; default: the
-    provider of the input's format) is the API the result must be valid for.
+    provider of the input's format) is the API the result must be valid for. ``profile``
+    (``compactlens``, ``maf``, ``deepagents``) gives the defaults, guards, grouping and
+    estimator of the system it names, so code written for that system gives its result.
     """
+    if guards is None:
+        guards = profile_guards(profile)
     guards = with_provider(guards, provider)
+    chosen = get_profile(profile)
     with gc_paused():
         caller = from_caller(messages, format=format)
-        index = MessageIndex.build(caller.messages, tokenizer)
+        counter = (
+            tokenizer if tokenizer is not None or profile is None else profile_tokenizer(profile)
+        )
+        index = MessageIndex.build(caller.messages, counter, grouping=chosen.grouping)
         return run_strategy(
-            index, strategy, caller=caller, tokenizer_given=tokenizer is not None, guards=guards
+            index,
+            strategy,
+            caller=caller,
+            tokenizer_given=tokenizer is not None,
+            guards=guards,
+            profile=profile,
         )
 
 
@@ -185,6 +206,7 @@ async def apply_compaction_async(
     format: str | None = None,
     guards: Guards | None = None,
     provider: Provider | None = None,
+    profile: str | None = None,
 ) -> CompactionResult:
     """The async twin of :func:`apply_compaction` (runs it in a worker thread)."""
     return await asyncio.to_thread(
@@ -195,4 +217,5 @@ async def apply_compaction_async(
         format=format,
         guards=guards,
         provider=provider,
+        profile=profile,
     )
