@@ -100,11 +100,8 @@ def test_one_shot_compact_output_is_read_back(fmt: str) -> None:
     assert READERS[fmt](_as_json(result.messages)) == len(result.messages)
 
 
-@pytest.mark.parametrize("target", FORMATS)
-@pytest.mark.parametrize("source", FORMATS)
+@pytest.mark.parametrize(("source", "target"), [(s, t) for s in FORMATS for t in FORMATS if s != t])
 def test_conversions_are_read_back_by_the_target_formats_package(source: str, target: str) -> None:
-    if source == target:
-        pytest.skip("not a conversion")
     converted = load_transcript(_document(source), source).convert(target)
     document, _ = converted.to_document()
     assert READERS[target](_as_json(document)) > 0
