@@ -90,3 +90,25 @@ def test_guard_flags_reach_the_run(capsys: pytest.CaptureFixture[str], tmp_path:
     )
     code, _, err = run(capsys, "compact", src, "--config", bad)
     assert code == 2 and "$.guards: guards: unknown key 'pin'" in err
+
+
+def test_profile_maf_gives_the_maf_defaults(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    convo = []
+    for t in range(3):
+        convo += [
+            {"role": "user", "content": f"question {t} " + "q" * 40},
+            {"role": "assistant", "content": f"answer {t} " + "a" * 40},
+        ]
+    src = tmp_path / "chat.json"
+    src.write_text(json.dumps(convo), encoding="utf-8")
+    # The CLI counts tokens (the estimate): max_n and compact_to are token counts here.
+    args = ["compact", src, "--strategy", "truncation", "--param", "max_n=40"]
+    args += ["--param", "compact_to=20", "--json"]
+    code, out, _ = run(capsys, *args)
+    assert code == 1 and json.loads(out)["status"] == "cannot-fit"
+    code, out, _ = run(capsys, *args, "--profile", "maf")
+    data = json.loads(out)
+    assert code == 0 and data["status"] == "compacted"
+    assert data["guards"]["keep_latest_request"] is False

@@ -30,13 +30,18 @@ from typing import Any, NoReturn, TextIO
 from compactlens.analysis.fixes import FixSearch, search_fixes
 from compactlens.cli.report import add_report_parser, run_report
 from compactlens.engine import triggers as _triggers
-from compactlens.engine.guards import DEFAULT_GUARDS, Guards
+from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageGroup, MessageIndex
+from compactlens.engine.profiles import PROFILE_NAMES, get_profile, profile_guards
 from compactlens.engine.providers import PROVIDERS
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
-from compactlens.engine.strategies.config import STRATEGY_TYPES, strategy_from_config
+from compactlens.engine.strategies.config import (
+    STRATEGY_TYPES,
+    strategy_from_config,
+    with_profile,
+)
 from compactlens.engine.triggers import Trigger
 from compactlens.formats import FORMATS
 from compactlens.model.errors import TranscriptError
@@ -396,7 +401,7 @@ def read_config(path: str) -> Any:
 def build_guards(args: argparse.Namespace, format_name: str | None, messages: int) -> Guards:
     """The run's guards: the config file's ``guards`` object, then the flags; the provider
     follows the transcript's format unless one is chosen."""
-    base = DEFAULT_GUARDS
+    base = profile_guards(args.profile)
     if args.config:
         data = read_config(args.config)
         if isinstance(data, dict) and "guards" in data:
@@ -477,6 +482,11 @@ def build_strategy(
 
 def add_guard_flags(parser: argparse.ArgumentParser) -> None:
     """The guards every strategy keeps (see docs/guards.md)."""
+    parser.add_argument(
+        "--profile",
+        choices=PROFILE_NAMES,
+        help="the defaults and rules of the system you run (maf, deepagents; default: ours)",
+    )
     group = parser.add_argument_group("guards (kept whatever the strategy does)")
     group.add_argument(
         "--provider",
@@ -552,8 +562,10 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     strategy, _config = build_strategy(args.strategy, args.param, args.config)
     tokenizer = make_tokenizer(args.tokenizer)
     transcript = load_input(args)
-    index = MessageIndex.build(transcript.messages, tokenizer)
+    grouping = get_profile(args.profile).grouping
+    index = MessageIndex.build(transcript.messages, tokenizer, grouping=grouping)
     guards = build_guards(args, transcript.format, len(transcript.messages))
+    strategy = with_profile(strategy, args.profile)
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
     result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
