@@ -202,6 +202,32 @@ _OBSERVE_RUNS = """() => {
   }
 }"""
 
+# What the page is waiting on, for a timeout's message (never retried: a wait that times
+# out fails with this picture of the app).
+_WAITING_ON = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const status = document.querySelector('[data-testid="stStatusWidget"]');
+  return {
+    script_state: app ? app.getAttribute('data-test-script-state') : 'no stApp element',
+    runs_seen_since_armed: window.__clRuns === undefined ? 'not armed' : window.__clRuns,
+    stale_elements: document.querySelectorAll(
+      '[data-testid="stElementContainer"][data-stale="true"]').length,
+    skeletons: document.querySelectorAll(
+      '[data-testid="stElementContainer"] > [data-testid="stSkeleton"]').length,
+    status_widget: status ? (status.innerText || 'shown').trim().slice(0, 80) : null,
+    connection: app ? app.getAttribute('data-test-connection-state') : null,
+  };
+}"""
+
+# Images that are still loading (an <img onerror> fires only once its load has failed).
+_IMAGES_SETTLED = """() => Array.from(document.images).every((img) => img.complete)"""
+
+# Resolves after the tasks queued so far have run (two macrotask turns and a frame), so
+# an event queued by a finished load (an image's error) has been dispatched.
+_FLUSH_TASKS = """() => new Promise((resolve) => {
+  setTimeout(() => requestAnimationFrame(() => setTimeout(resolve, 0)), 0);
+})"""
+
 _IDLE = """(needRun) => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
@@ -233,26 +259,72 @@ class StreamlitApp:
     # -- waiting --------------------------------------------------------------------------------
 
     def wait_idle(
-        self, *, need_run: bool = False, timeout: float = RERUN_TIMEOUT_MS, polling: int = 100
+        self,
+        *,
+        need_run: bool = False,
+        timeout: float = RERUN_TIMEOUT_MS,
+        polling: int = 100,
+        what: str = "the app to be idle",
     ) -> None:
         """Wait until no script runs, nothing is stale and no status widget is shown.
 
         With ``need_run``, also until a rerun has started since :meth:`rerun` armed the
         counter. ``polling`` is the check interval in ms (the benchmark uses a short one).
+        A timeout fails (it is never retried) with ``what`` and the app's state: script
+        state, runs seen since armed, stale elements, skeletons, the status widget.
         """
-        self.page.wait_for_function(_IDLE, arg=need_run, timeout=timeout, polling=polling)
+        try:
+            self.page.wait_for_function(_IDLE, arg=need_run, timeout=timeout, polling=polling)
+        except PlaywrightTimeout:
+            raise AssertionError(self.timeout_message(what, timeout, need_run)) from None
+
+    def timeout_message(self, what: str, timeout: float, need_run: bool = False) -> str:
+        """What a timed-out wait was waiting for, and the app as it is now."""
+        try:
+            state = self.page.evaluate(_WAITING_ON)
+        except Exception as exc:  # the page itself may be gone
+            state = f"(could not read the page: {type(exc).__name__}: {exc})"
+        needed = " after a new rerun" if need_run else ""
+        return f"timed out after {timeout / 1000:.0f} s waiting for {what}{needed}; app: {state}"
 
     def arm_rerun(self) -> None:
         """Start counting reruns (``wait_idle(need_run=True)`` waits for one to finish)."""
         self.page.evaluate(_OBSERVE_RUNS)
 
     def rerun(
-        self, action: Callable[[], Any], *, timeout: float = RERUN_TIMEOUT_MS, polling: int = 100
+        self,
+        action: Callable[[], Any],
+        *,
+        timeout: float = RERUN_TIMEOUT_MS,
+        polling: int = 100,
+        what: str = "the rerun of an action",
     ) -> None:
-        """Do ``action`` and wait for the rerun it starts to finish."""
+        """Do ``action`` and wait for the rerun it starts to finish.
+
+        First waits until the app is idle, so the counter is armed with no earlier run in
+        flight: a run still going (or one about to end) can neither be counted as this
+        action's nor absorb its rerun.
+        """
+        self.wait_idle(timeout=timeout, polling=polling, what=f"quiet before {what}")
         self.arm_rerun()
         action()
-        self.wait_idle(need_run=True, timeout=timeout, polling=polling)
+        self.wait_idle(need_run=True, timeout=timeout, polling=polling, what=what)
+
+    def settle_images(self, page: Any = None, timeout: float = RERUN_TIMEOUT_MS) -> None:
+        """Wait until every image has loaded or failed and the events that queued (an
+        ``onerror``) have been dispatched: the page's own signal, not a fixed pause."""
+        target = page if page is not None else self.page
+        try:
+            target.wait_for_function(_IMAGES_SETTLED, timeout=timeout, polling=50)
+        except PlaywrightTimeout:
+            pending = target.evaluate(
+                "() => Array.from(document.images).filter(i => !i.complete).map(i => i.src)"
+            )
+            raise AssertionError(
+                f"timed out after {timeout / 1000:.0f} s waiting for images to load or fail: "
+                f"{pending}"
+            ) from None
+        target.evaluate(_FLUSH_TASKS)
 
     # -- navigation -----------------------------------------------------------------------------
 
@@ -261,7 +333,11 @@ class StreamlitApp:
         self.page.goto(f"{self.base_url}/{path.lstrip('/')}")
         self.page.locator('[data-testid="stApp"]').wait_for(timeout=RERUN_TIMEOUT_MS)
         self.page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=RERUN_TIMEOUT_MS)
-        self.wait_idle()
+        # The page's main area is drawn by the first run: its heading (or any element) shows.
+        self.main().locator('[data-testid="stElementContainer"]').first.wait_for(
+            timeout=RERUN_TIMEOUT_MS
+        )
+        self.wait_idle(what=f"the first run of {path or 'the home page'!r}")
         self.record_visit(path or "home")
 
     def nav(self, title: str, heading: str | None = None) -> None:
@@ -272,7 +348,7 @@ class StreamlitApp:
         link = self.page.locator('[data-testid="stSidebarNav"] a').filter(
             has_text=re.compile(rf"{re.escape(title)}\s*$")
         )
-        self.rerun(lambda: link.first.click())
+        self.rerun(lambda: link.first.click(), what=f"the page {title!r} to run")
         self.main().get_by_role("heading", name=heading or title, exact=True).wait_for(
             timeout=RERUN_TIMEOUT_MS
         )
@@ -294,18 +370,25 @@ class StreamlitApp:
         """Pick ``option`` (its label) in the selectbox with ``key`` and wait for the rerun
         (nothing happens when it is already the chosen one)."""
         box = self.keyed(key).get_by_role("combobox")
+        # Open the list only once the app is idle (no stale widget that a rerun is about to
+        # replace): one click then opens it; nothing is clicked twice.
+        self.wait_idle(what=f"quiet before opening the selectbox {key!r}")
         if box.input_value() == option:
             return
         listbox = self.page.get_by_role("listbox")
-        for _attempt in range(5):
-            # A click while the widget is still settling may not open the list: retry.
-            box.click()
-            with contextlib.suppress(PlaywrightTimeout):
-                listbox.wait_for(state="visible", timeout=2000)
-                break
-            self.page.keyboard.press("Escape")
+        # Open the list from the keyboard: a click that lands while the widget is still
+        # being laid out (an expander opening) can leave the focused box closed, while a
+        # focused select always opens on ArrowDown. One action, no retry.
+        box.focus()
+        box.press("ArrowDown")
+        try:
+            listbox.wait_for(state="visible", timeout=RERUN_TIMEOUT_MS)
+        except PlaywrightTimeout:
+            raise AssertionError(
+                self.timeout_message(f"the options of the selectbox {key!r} to open", 60_000)
+            ) from None
         option_el = listbox.get_by_role("option", name=option, exact=True)
-        self.rerun(lambda: option_el.click())
+        self.rerun(lambda: option_el.click(), what=f"the rerun after choosing {option!r}")
 
     def choose_segment(self, key: str, option: str) -> None:
         """Press ``option`` of the segmented control with ``key`` and wait for the rerun."""
@@ -316,21 +399,29 @@ class StreamlitApp:
         """Flip the toggle (or checkbox) with ``key``, wait for the rerun; its new state."""
         box = self.keyed(key).locator('input[type="checkbox"]')
         box.wait_for(state="attached")
-        self.rerun(lambda: self.keyed(key).locator("label").first.click())
+        self.rerun(
+            lambda: self.keyed(key).locator("label").first.click(),
+            what=f"the rerun after flipping {key!r}",
+        )
         return bool(box.is_checked())
 
     def set_number(self, key: str, value: int) -> None:
         """Type ``value`` into the number input with ``key`` and wait for the rerun
         (nothing happens when it already holds ``value``)."""
         box = self.keyed(key).locator("input")
+        self.wait_idle(what=f"quiet before typing into {key!r}")
         if box.input_value() == str(value):
             return
+        # fill() only types; Enter commits (one rerun, armed before it).
         box.fill(str(value))
-        self.rerun(lambda: box.press("Enter"))
+        self.rerun(lambda: box.press("Enter"), what=f"the rerun after entering {value} in {key!r}")
 
     def click(self, key: str) -> None:
         """Click the button with ``key`` and wait for the rerun."""
-        self.rerun(lambda: self.keyed(key).locator("button").click())
+        self.rerun(
+            lambda: self.keyed(key).locator("button").click(),
+            what=f"the rerun after clicking {key!r}",
+        )
 
     def open_expander(self, scope: Any, title: str) -> None:
         """Open the expander titled ``title`` inside ``scope`` (no rerun: client side)."""
@@ -357,7 +448,11 @@ class StreamlitApp:
     def upload(self, *files: Path) -> None:
         """Choose ``files`` in the Load page's uploader and wait for the rerun."""
         chooser = self.keyed("load_upload").locator('input[type="file"]')
-        self.rerun(lambda: chooser.set_input_files([str(f) for f in files]))
+        names = ", ".join(f.name for f in files)
+        self.rerun(
+            lambda: chooser.set_input_files([str(f) for f in files]),
+            what=f"the rerun after uploading {names}",
+        )
 
     def metric(self, label: str, scope: Any = None) -> str:
         """The value shown by the metric card labelled ``label``."""

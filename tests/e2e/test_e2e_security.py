@@ -66,8 +66,9 @@ def expand_all(app: StreamlitApp) -> None:
 
 
 def assert_inert(app: StreamlitApp, where: str) -> None:
-    # An <img onerror> fires after the image request fails; give it a moment to fail.
-    app.page.wait_for_timeout(500)
+    # An <img onerror> fires after the image request fails: wait until every image has
+    # loaded or failed and the queued events have run.
+    app.settle_images()
     assert app.dialogs == [], f"{where}: a dialog opened: {app.dialogs}"
     found = injected(app.page)
     assert found == [], f"{where}: transcript content became HTML: {found}"
@@ -138,7 +139,7 @@ def test_other_views_of_the_transcript_are_inert(app: StreamlitApp, tmp_path: Pa
     viewer.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     viewer.route("**/*", lambda route: route.abort())  # the report must need no network
     viewer.set_content(html, wait_until="load")
-    viewer.wait_for_timeout(500)
+    app.settle_images(viewer)
     assert dialogs == [], f"the HTML report ran a script: {dialogs}"
     assert injected(viewer) == []
     assert "alert(1)" in viewer.locator("body").inner_text()
@@ -151,7 +152,7 @@ def test_the_checks_catch_payloads_that_do_run(app: StreamlitApp) -> None:
         f'<div>{SCRIPT} {IMG} <a href=" javascript:alert(1)">click</a>'
         "<style>body{display:none}</style></div>"
     )
-    app.page.wait_for_timeout(500)
+    app.settle_images()
     assert len(app.dialogs) == 2, app.dialogs
     kinds = sorted({entry.split(" ")[0] for entry in injected(app.page)})
     assert kinds == ["handler", "img", "link", "script", "style"]
