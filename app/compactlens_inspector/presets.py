@@ -107,6 +107,7 @@ def sized(config: LabConfig, budget: int) -> LabConfig:
     reference = config.trigger_tokens or config.target_tokens
     if not reference:
         return config
+
     def scale(n: int) -> int:
         return max(1, round(n * budget / reference))
 

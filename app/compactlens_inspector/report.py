@@ -280,7 +280,8 @@ def build_report(
         indent = "&nbsp;&nbsp;" * e.depth
         parts.append(
             f"<tr><td>{e.stage}</td><td>{indent}{escape(e.strategy)}</td>"
-            f"<td>{escape(e.event)}</td><td>{escape(group_digits(e.trigger))}</td><td>{escape(group_digits(e.target))}</td>"
+            f"<td>{escape(e.event)}</td><td>{escape(group_digits(e.trigger))}</td>"
+            f"<td>{escape(group_digits(e.target))}</td>"
             f"<td>{num(e.tokens_before)} → {num(e.tokens_after)}</td>"
             f"<td>{escape(group_digits(e.detail))}</td></tr>"
         )
