@@ -65,7 +65,7 @@ def test_timeline_lists_lifecycle_and_stage_events(app) -> None:
         "summarization",
         "sliding_window",
         "truncation",
-        "pipeline",
+        "pipeline (total)",
     ]
 
 

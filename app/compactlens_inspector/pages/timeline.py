@@ -205,7 +205,7 @@ def render() -> None:
             {
                 "#": e.seq,
                 "event": e.kind,
-                "strategy": "  " * e.depth + e.strategy,
+                "strategy": "  " * e.depth + e.strategy + (" (total)" if e.total else ""),
                 "tokens before": e.tokens_before,
                 "tokens after": e.tokens_after,
                 "trigger": e.trigger,
