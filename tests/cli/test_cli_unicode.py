@@ -1,6 +1,7 @@
 """Arbitrary Unicode, lone surrogates included, through every entry point: ``inspect``,
-``compact`` (to a file and to stdout), ``convert``, ``report``, ``MessageIndex.build`` with
-both tokenizers, and a session that checkpoints to a JSON file and to SQLite.
+``compact`` (to a file and to stdout), ``convert``, ``report``, ``load_transcript``,
+``MessageIndex.build`` with both tokenizers, the one-shot ``compact()``, ``analyze()``, and
+a session that checkpoints to a JSON file and to SQLite.
 
 A lone surrogate is what a log holds when a tool output was cut inside an emoji
 (``"\\ud83d"`` without its pair); it is valid JSON text and must never crash a reader.
@@ -16,11 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compactlens import MessageIndex, TiktokenTokenizer, load_transcript
+from compactlens import MessageIndex, TiktokenTokenizer, analyze, compact, load_transcript
 from compactlens.cli import main
 from compactlens.engine.strategies.sliding_window import SlidingWindowStrategy
 from compactlens.formats import from_caller
 from compactlens.session import CompactionSession, JsonFileCheckpointStore, SQLiteCheckpointStore
+from compactlens.summarizers.extractive import ExtractiveSummarizer
 
 #: Every code point, with lone surrogates (category Cs) drawn often enough to matter.
 ANY_CHAR = st.one_of(st.characters(categories=("Cs",)), st.characters(exclude_categories=()))
@@ -101,6 +103,12 @@ def test_index_and_loader_read_any_text(texts: list[str]) -> None:
         index = MessageIndex.build(transcript.messages, tokenizer)
         assert index.total_messages == len(texts)
         assert all(g.bytes > 0 for g in index.groups)
+    result = compact(
+        list(transcript.messages), summarizer=ExtractiveSummarizer(), target_tokens=5,
+        keep_last_messages=1,
+    )  # fmt: skip
+    assert result.status in ("compacted", "cannot-fit")
+    assert analyze(list(transcript.messages), result).messages_before == len(texts)
 
 
 @SETTINGS
