@@ -17,11 +17,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from compactlens_inspector.config_url import decode_config, encode_config
-from compactlens_inspector.lab_config import CompactSettings, LabConfig, Mode
+from compactlens_inspector.lab_config import (
+    AUTO_PROVIDER,
+    CompactSettings,
+    LabConfig,
+    Mode,
+    parse_pins,
+)
 from compactlens_inspector.numbers import num
 from compactlens_inspector.presets import COMPACT_PRESET_KEEP, PRESETS, nice_budget, preset, sized
 from compactlens_inspector.stages import (
@@ -115,7 +121,7 @@ def apply_suggestion(config: LabConfig, parameter: str, value: Any) -> LabConfig
             return with_value(config, f"stages.{last}.token_budget", value)
         stages = [dict(s) for s in config.stages]
         stages[last]["target"] = trigger_dict("at_most", "tokens", value)
-        return LabConfig(tuple(stages), config.target, config.mode, config.compact)
+        return replace(config, stages=tuple(stages), label="")
     stage_name, _, name = parameter.rpartition(".")
     for i, stage in enumerate(config.stages):
         matches = not stage_name and len(config.stages) == 1
@@ -142,7 +148,7 @@ def lower_token_triggers(config: LabConfig, tokens: int) -> LabConfig | None:
         if current is None or current <= tokens:
             return None
         lowered = with_value(config, "compact.trigger_tokens", tokens)
-        return LabConfig(lowered.stages, lowered.target, lowered.mode, lowered.compact)
+        return replace(lowered, label="")
     changed = config
     for i, stage in enumerate(config.stages):
         trig = stage.get("trigger")
@@ -153,11 +159,12 @@ def lower_token_triggers(config: LabConfig, tokens: int) -> LabConfig | None:
             changed = with_value(changed, f"stages.{i}.trigger.n", tokens)
     if changed is config:
         return None
-    return LabConfig(changed.stages, changed.target, changed.mode, changed.compact)
+    return replace(changed, label="")
 
 
 __all__ = [
     "ACTIONS",
+    "AUTO_PROVIDER",
     "COMPACT_PRESET_KEEP",
     "CUSTOM",
     "EXTRACTIVE_LABEL",
@@ -183,6 +190,7 @@ __all__ = [
     "get_path",
     "lower_token_triggers",
     "nice_budget",
+    "parse_pins",
     "preset",
     "sized",
     "stage_summary",

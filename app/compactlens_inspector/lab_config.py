@@ -13,10 +13,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from compactlens import Trigger
+from compactlens import Guards, Trigger
 from compactlens_inspector.stages import STAGE_TYPES, clean_stage, token_limit, trigger_tokens
 
 Mode = Literal["pipeline", "compact"]
+
+#: The builder's choice for "the provider of the transcript's format".
+AUTO_PROVIDER = "auto"
+
+
+def parse_pins(text: str, messages: int | None) -> tuple[list[int], str]:
+    """Message indices from ``"0, 12 17"``, and a sentence about what was left out."""
+    pins: list[int] = []
+    bad: list[str] = []
+    for token in text.replace(",", " ").split():
+        if token.isdigit() and (messages is None or int(token) < messages):
+            pins.append(int(token))
+        else:
+            bad.append(token)
+    problem = ""
+    if bad:
+        limit = f" (0 to {messages - 1:,})" if messages else ""
+        problem = f"not message indices{limit}: {', '.join(bad[:5])}"
+    return sorted(set(pins)), problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +78,13 @@ class LabConfig:
     mode: Mode = "pipeline"
     compact: CompactSettings = field(default_factory=CompactSettings)
     label: str = ""
+    #: What every strategy keeps (``Guards.to_dict()`` keys; None: the defaults).
+    guards: Mapping[str, Any] | None = None
+
+    def guard_set(self, format_name: str | None = None) -> Guards:
+        """The run's :class:`Guards`; an unset provider follows ``format_name`` (when given)."""
+        guards = Guards.from_dict(self.guards) if self.guards is not None else Guards()
+        return guards.for_format(format_name) if format_name is not None else guards
 
     def strategy_config(self) -> dict[str, Any]:
         """The compactlens strategy configuration (one stage alone, else a pipeline)."""
@@ -118,6 +144,8 @@ class LabConfig:
                 out["target"] = dict(self.target)
         if self.label:
             out["label"] = self.label
+        if self.guards is not None:
+            out["guards"] = dict(self.guards)
         return out
 
     @classmethod
@@ -140,12 +168,21 @@ class LabConfig:
         if not isinstance(compact_raw, Mapping):
             raise ValueError("compact must be an object")
         label = data.get("label", "")
+        guards = data.get("guards")
+        if guards is not None:
+            if not isinstance(guards, Mapping):
+                raise ValueError("guards must be an object")
+            try:
+                guards = Guards.from_dict(guards).to_dict()
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"guards: {exc}") from None
         return cls(
             stages=tuple(dict(s) for s in stages_raw),
             target=target,
             mode=mode,
             compact=CompactSettings.from_dict(compact_raw),
             label=label if isinstance(label, str) else "",
+            guards=guards,
         )
 
     def key(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from compactlens_inspector.lab_config import CompactSettings, LabConfig
@@ -102,8 +103,10 @@ def sized(config: LabConfig, budget: int) -> LabConfig:
     becomes ``budget``. One without token thresholds is returned as it is.
     """
     budget = max(1, int(budget))
+    # Pins name messages of the transcript the configuration was made for: not this one's.
+    guards = {**config.guards, "pins": []} if config.guards is not None else None
     if config.label in PRESETS:
-        return preset(config.label, budget)
+        return replace(preset(config.label, budget), guards=guards)
     reference = config.trigger_tokens or config.target_tokens
     if not reference:
         return config
@@ -115,10 +118,10 @@ def sized(config: LabConfig, budget: int) -> LabConfig:
         c = config.compact
         trigger = scale(c.trigger_tokens) if c.trigger_tokens is not None else None
         settings = CompactSettings(scale(c.target_tokens), c.keep_last_messages, trigger)
-        return LabConfig(config.stages, config.target, config.mode, settings, config.label)
+        return replace(config, compact=settings, guards=guards)
     stages = tuple(_scaled_stage(s, scale) for s in config.stages)
     target = _scaled_trigger(config.target, scale)
-    return LabConfig(stages, target, config.mode, config.compact, config.label)
+    return replace(config, stages=stages, target=target, guards=guards)
 
 
 def _scaled_stage(stage: Mapping[str, Any], scale: Callable[[int], int]) -> dict[str, Any]:

@@ -16,16 +16,25 @@ from typing import Any
 
 from compactlens import (
     CompactionResult,
+    Guards,
     Message,
     MessageIndex,
+    Strategy,
     Summarizer,
     run_strategy,
     strategy_from_config,
 )
-from compactlens.analysis import BudgetPart, budget_breakdown, compact_budget
+from compactlens.analysis import (
+    BudgetPart,
+    Fix,
+    FixSearch,
+    budget_breakdown,
+    compact_budget,
+    search_fixes,
+)
 from compactlens.compact import compact_over_index
 from compactlens.model import make_tokenizer
-from compactlens.summarizers import SummaryRequest, SummaryResponse, Usage
+from compactlens.summarizers import SummaryRequest, SummaryResponse, Usage, is_offline
 from compactlens_inspector.config import LabConfig, SummarizerSettings
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-*]{4,}|Bearer\s+[A-Za-z0-9._\-*]+)")
@@ -94,6 +103,11 @@ class _Recorder:
         self.inner = inner
         self.calls: list[SummaryCall] = []
 
+    @property
+    def offline(self) -> bool:
+        """Offline when the wrapped summarizer is (re-runs may call it again)."""
+        return is_offline(self.inner)
+
     def summarize(self, request: SummaryRequest) -> SummaryResponse:
         response = self.inner.summarize(request)
         self.calls.append(
@@ -122,6 +136,8 @@ class RunOutcome:
     compact: Any = None
     boundary: Any = None
     duration_ms: float = 0.0
+    strategy: Strategy | None = None
+    guards: Guards | None = None
 
     @property
     def status(self) -> str:
@@ -147,12 +163,15 @@ def run_config(
     *,
     secrets: Sequence[str] = (),
     explain: bool = True,
+    format_name: str | None = None,
 ) -> RunOutcome:
     """Plan ``config`` over ``index`` (engine strategies, or ``compact()`` in compact mode).
 
     With ``explain`` a ``cannot-fit`` result carries its full explanation: protected
     content and the single changes that fit, found by re-running variants (which
-    costs a few more plans, or summarizer calls in compact mode).
+    costs a few more plans, or summarizer calls in compact mode). Engine strategies run
+    under the configuration's guards; ``format_name`` (the transcript's format) decides
+    the provider when the guards leave it to the format.
     """
     start = time.perf_counter()
     recorder = _Recorder(summarizer)
@@ -173,15 +192,56 @@ def run_config(
     else:
         try:
             strategy = strategy_from_config(config.strategy_config(), summarizer=recorder)
+            guards = config.guard_set(format_name)
+            result = run_strategy(index, strategy, explain=explain, guards=guards)
         except ValueError as exc:
             return RunOutcome(config, None, error=redact(str(exc), secrets))
-        result = run_strategy(index, strategy, explain=explain)
-        outcome = RunOutcome(config, result)
+        outcome = RunOutcome(config, result, strategy=strategy, guards=guards)
     return replace(
         outcome,
         summaries=tuple(recorder.calls),
         duration_ms=(time.perf_counter() - start) * 1000.0,
     )
+
+
+# -- fixes ---------------------------------------------------------------------------------------
+
+
+def find_fixes(
+    index: MessageIndex, outcome: RunOutcome, *, include_destructive: bool = False
+) -> FixSearch | None:
+    """The ranked fixes of an engine run (None for compact mode or a configuration error).
+
+    Re-runs replay the run's summaries: a fix never calls a model.
+    """
+    if outcome.strategy is None or outcome.result is None:
+        return None
+    return search_fixes(
+        index,
+        outcome.strategy,
+        guards=outcome.guards,
+        summaries=outcome.result.summaries,
+        include_destructive=include_destructive,
+    )
+
+
+def fix_config(fix: Fix, base: LabConfig) -> LabConfig:
+    """``base`` changed to what ``fix`` runs: its stages, its target and its guards."""
+    strategy = fix.strategy.to_dict()
+    if strategy.get("type") == "pipeline":
+        stages = tuple(_stage(s) for s in strategy.get("strategies", []))
+        target = strategy.get("target")
+    else:
+        stages, target = (_stage(strategy),), None
+    guards = fix.guards.to_dict()
+    if base.guards is None or base.guards.get("provider") is None:
+        guards["provider"] = None  # it followed the format: keep following it
+    return replace(base, stages=stages, target=target, guards=guards, label="")
+
+
+def _stage(config: dict[str, Any]) -> dict[str, Any]:
+    """A strategy's ``to_dict()`` as a lab stage (no summarizer name, no empty values)."""
+    return {k: v for k, v in config.items() if k != "summarizer" and v is not None}
 
 
 # -- compact() one-shot mode -------------------------------------------------------------------

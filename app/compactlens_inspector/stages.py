@@ -141,6 +141,28 @@ STAGE_TYPES: dict[str, StageType] = {
             Param("preserve_first_user_group", "Preserve the first user message", "bool", False),
         ),
     ),
+    "clamp": StageType(
+        "clamp",
+        "Clamp oversized content",
+        "Cut every text or tool output above a token limit to its head and tail.",
+        (
+            Param(
+                "max_tokens",
+                "Limit per text or tool output (tokens)",
+                "int",
+                2000,
+                minimum=1,
+                help="Longer content keeps its head and tail, with a marker of what was cut.",
+            ),
+            Param(
+                _MIN_PRESERVED,
+                "Minimum preserved groups",
+                "int",
+                0,
+                help="The newest non-system groups that are never clamped (with a trigger).",
+            ),
+        ),
+    ),
     "token_budget": StageType(
         "token_budget",
         "Token-budget fallback",

@@ -23,7 +23,7 @@ from typing import Any
 import streamlit as st
 
 from compactlens import MessageIndex, TranscriptError
-from compactlens.analysis import CompactionReport
+from compactlens.analysis import CompactionReport, FixSearch
 from compactlens.summarizers import SummaryResponse
 from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
 from compactlens_inspector.config import (
@@ -47,7 +47,13 @@ from compactlens_inspector.loader import (
     samples_dir,
 )
 from compactlens_inspector.replay import ReplayStep, replay_session
-from compactlens_inspector.runs import RunOutcome, build_index, make_summarizer, run_config
+from compactlens_inspector.runs import (
+    RunOutcome,
+    build_index,
+    find_fixes,
+    make_summarizer,
+    run_config,
+)
 
 # -- session-state keys (the only ones the app stores outside widgets) -------------------------
 SOURCES = "cl_sources"
@@ -115,13 +121,28 @@ def _run(
     summarizer_key: str,
     nonce: int,
     explain: bool,
+    format_name: str,
     _index: MessageIndex,
     _config: LabConfig,
     _settings: SummarizerSettings,
 ) -> RunOutcome:
     key = api_key() if _settings.kind == "openai" else None
     summarizer = make_summarizer(_settings, api_key=key, cache=_summary_cache(summarizer_key))
-    return run_config(_index, _config, summarizer, secrets=(key,) if key else (), explain=explain)
+    return run_config(
+        _index,
+        _config,
+        summarizer,
+        secrets=(key,) if key else (),
+        explain=explain,
+        format_name=format_name,
+    )
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _fixes(
+    run_key: tuple[Any, ...], include_destructive: bool, _index: MessageIndex, _outcome: RunOutcome
+) -> FixSearch | None:
+    return find_fixes(_index, _outcome, include_destructive=include_destructive)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -472,10 +493,23 @@ def run(
         summ.key(),
         nonce(),
         explain,
+        current.format,
         ix,
         cfg,
         summ,
     )
+
+
+def fixes(*, include_destructive: bool = False) -> FixSearch | None:
+    """The ranked fixes of the lab's run over the active transcript (cached; no model call:
+    summaries are replayed)."""
+    current = loaded()
+    outcome = run()
+    ix = index()
+    if current is None or outcome is None or ix is None:
+        return None
+    key = (current.content_hash, tokenizer(), lab().key(), summarizer_settings().key(), nonce())
+    return _fixes(key, include_destructive, ix, outcome)
 
 
 # -- the URL -----------------------------------------------------------------------------------

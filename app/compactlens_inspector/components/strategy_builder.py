@@ -10,12 +10,15 @@ configuration.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
+from compactlens.engine import PROVIDERS
 from compactlens_inspector import state
 from compactlens_inspector.config import (
+    AUTO_PROVIDER,
     CUSTOM,
     EXTRACTIVE_LABEL,
     PRESETS,
@@ -29,6 +32,7 @@ from compactlens_inspector.config import (
     default_stage,
     describe_trigger,
     nice_budget,
+    parse_pins,
     preset,
     stage_summary,
     trigger_choice,
@@ -61,13 +65,13 @@ def _reseed() -> None:
 def _apply_preset() -> None:
     name = st.session_state.get("sb_preset", "reference")
     budget = int(st.session_state.get("sb_budget") or _budget_default())
-    state.set_lab(preset(name, budget))
+    state.set_lab(replace(preset(name, budget), guards=state.lab().guards))
     _reseed()
 
 
 def _with_stages(stages: list[dict[str, Any]]) -> None:
     cfg = state.lab()
-    state.set_lab(LabConfig(tuple(stages), cfg.target, cfg.mode, cfg.compact))
+    state.set_lab(replace(cfg, stages=tuple(stages), label=""))
     _reseed()
 
 
@@ -215,11 +219,59 @@ def _stage_widgets(i: int, stage: Mapping[str, Any], count: int) -> dict[str, An
             )
         for p in spec.params:
             new[p.name] = _param_widget(key + p.name, p, stage.get(p.name, p.default))
-        for extra in ("instructions", "label", "max_chars", "target_count", "threshold"):
-            if extra in stage and stage[extra] is not None:
-                new[extra] = stage[extra]
+        # Keys the builder has no widget for (from a link, an applied fix, a profile) stay.
+        for extra, value in stage.items():
+            if extra not in new and value is not None:
+                new[extra] = value
         summary.caption(md_escape(stage_summary(clean_stage(new))))
     return new
+
+
+def _guard_widgets(cfg: LabConfig) -> dict[str, Any] | None:
+    """What every strategy keeps (None when everything is at its default)."""
+    current = cfg.guard_set()
+    ix = state.index()
+    tools = sorted({link.name for link in ix.links if link.name}) if ix is not None else []
+    with st.expander("Guards (kept whatever the strategy does)", expanded=False):
+        state.widget("sb_guard_provider", current.provider or AUTO_PROVIDER)
+        provider = st.selectbox(
+            "Provider the result must be valid for",
+            [AUTO_PROVIDER, *PROVIDERS],
+            key="sb_guard_provider",
+            help="auto: the transcript's format's API. Anthropic and Gemini need a user turn "
+            "first; every provider needs tool results after their calls.",
+        )
+        state.widget("sb_guard_latest", current.keep_latest_request)
+        latest = st.checkbox("Keep the latest user request", key="sb_guard_latest")
+        state.widget("sb_guard_pins", ", ".join(str(i) for i in sorted(current.pins)))
+        pins_text = st.text_input(
+            "Pinned messages (indices, for example 0, 12)",
+            key="sb_guard_pins",
+            help="These messages' groups are never dropped, collapsed or summarized.",
+        )
+        pins, bad = parse_pins(pins_text, ix.total_messages if ix is not None else None)
+        if bad:
+            st.caption(f":red[{md_escape(bad)}]")
+        choices = sorted(set(tools) | current.keep_tools | current.prunable_tools)
+        state.widget("sb_guard_keep_tools", sorted(current.keep_tools))
+        keep = st.multiselect(
+            "Tools whose results stay verbatim", choices, key="sb_guard_keep_tools"
+        )
+        state.widget("sb_guard_prunable", sorted(current.prunable_tools))
+        prunable = st.multiselect(
+            "Tools collapsed or removed first",
+            [t for t in choices if t not in keep],
+            key="sb_guard_prunable",
+        )
+    data = {
+        "provider": None if provider == AUTO_PROVIDER else provider,
+        "keep_latest_request": bool(latest),
+        "pins": pins,
+        "keep_tools": list(keep),
+        "prunable_tools": [t for t in prunable if t not in keep],
+    }
+    default = {"provider": None, "keep_latest_request": True, "pins": [], "keep_tools": []}
+    return None if data == {**default, "prunable_tools": []} else data
 
 
 def _summarizer_widgets() -> SummarizerSettings:
@@ -313,6 +365,7 @@ def strategy_builder() -> LabConfig:
         stages = cfg.stages
         target = cfg.target
         compact = cfg.compact
+        guards = cfg.guards
         if mode == "compact":
             compact = _compact_widgets(cfg)
         else:
@@ -337,19 +390,21 @@ def strategy_builder() -> LabConfig:
                         **{k: v for k, v in TARGET_CHOICES.items() if v[0]},
                     },
                 )
+            guards = _guard_widgets(cfg)
         summarizer = _summarizer_widgets()
     if summarizer != state.summarizer_settings():
         state.set_summarizer(summarizer)
-    new = LabConfig(
-        tuple(stages),
-        target,
-        "compact" if mode == "compact" else "pipeline",
-        compact,
-        cfg.label,
+    new = replace(
+        cfg,
+        stages=tuple(stages),
+        target=target,
+        mode="compact" if mode == "compact" else "pipeline",
+        compact=compact,
+        guards=guards,
     )
     if _meaning(new) != _meaning(cfg):
         # An edit: the configuration is no longer the preset it came from.
-        state.set_lab(LabConfig(new.stages, new.target, new.mode, new.compact, ""))
+        state.set_lab(replace(new, label=""))
     return state.lab()
 
 

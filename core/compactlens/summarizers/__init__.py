@@ -23,6 +23,7 @@ from compactlens.summarizers.base import (
     Usage,
     build_prompt,
     build_summary_request,
+    is_offline,
     summarize_async,
 )
 from compactlens.summarizers.caching import CachingSummarizer
@@ -45,6 +46,7 @@ __all__ = [
     "Usage",
     "build_prompt",
     "build_summary_request",
+    "is_offline",
     "message_from_dict",
     "message_to_dict",
     "messages_to_json",

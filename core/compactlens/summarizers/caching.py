@@ -11,6 +11,7 @@ from compactlens.summarizers.base import (
     Summarizer,
     SummaryRequest,
     SummaryResponse,
+    is_offline,
     summarize_async,
 )
 
@@ -36,6 +37,11 @@ class CachingSummarizer:
         self.cache: MutableMapping[str, SummaryResponse] = {} if cache is None else cache
         self.hits = 0
         self.misses = 0
+
+    @property
+    def offline(self) -> bool:
+        """Offline when the wrapped summarizer is (see :func:`is_offline`)."""
+        return is_offline(self.inner)
 
     @property
     def model(self) -> str | None:
