@@ -103,7 +103,11 @@ def test_a_lost_fact_shows_the_message_it_came_from(app) -> None:
 
 
 def test_transcript_text_in_the_analysis_is_inert(app) -> None:
-    config = LabConfig(stages=({**default_stage("truncation", 10), "minimum_preserved": 1},))
+    # Without the guard that keeps it, the latest request is dropped.
+    config = LabConfig(
+        stages=({**default_stage("truncation", 10), "minimum_preserved": 1},),
+        guards={"keep_latest_request": False},
+    )
     at = _analysis(app, config, sample="hostile")
     no_exceptions(at)
     # The user request was dropped: it is the latest one, and it is lost.
@@ -190,8 +194,12 @@ def test_pre_existing_and_introduced_protocol_problems_are_told_apart(app) -> No
     assert "unresolved" in " ".join(table["kind"])
     last = len(unresolved()) - 1
     assert f"message {last} (assistant)" in list(table["location"])
-    # Truncation that keeps a tool call but drops the user turn before it introduces one.
-    config = LabConfig(stages=({**default_stage("truncation", 300), "minimum_preserved": 2},))
+    # Truncation that keeps a tool call but drops the user turn before it introduces one
+    # (with the guards that would prevent it turned off).
+    config = LabConfig(
+        stages=({**default_stage("truncation", 300), "minimum_preserved": 2},),
+        guards={"keep_latest_request": False, "provider": "any"},
+    )
     at = _analysis(app, config)
     no_exceptions(at)
     assert at.toggle(key="an_introduced_only").value is True
@@ -201,7 +209,7 @@ def test_pre_existing_and_introduced_protocol_problems_are_told_apart(app) -> No
     assert providers <= {"any", "openai-chat", "anthropic"}
     ix = _index(coding_agent())
     strategy = strategy_from_config(config.strategy_config())
-    report = analyze(ix.messages, run_strategy(ix, strategy))
+    report = analyze(ix.messages, run_strategy(ix, strategy, guards=config.guard_set()))
     assert len(table) == len(report.introduced)
 
 

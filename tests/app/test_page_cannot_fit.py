@@ -3,8 +3,11 @@ single changes found by re-running, which can be applied."""
 
 from __future__ import annotations
 
-from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
+from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions, plain, texts
 
+from compactlens import MessageIndex, run_strategy, strategy_from_config
+from compactlens.analysis import search_fixes
+from compactlens.formats import from_caller
 from compactlens_inspector.config import (
     CompactSettings,
     LabConfig,
@@ -28,13 +31,28 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     parts = at.dataframe[0].value
     assert "minimum_preserved" in list(parts["part"])
     assert sum(parts["tokens"]) == after  # the waterfall adds up to what is left
+    # The ranked fixes are the library's search over the same run, each with its cost.
+    config = _truncation(1500, 12)
+    strategy = strategy_from_config(config.strategy_config())
+    index = MessageIndex.build(from_caller(coding_agent()).messages)
+    result = run_strategy(index, strategy, guards=config.guard_set("openai-chat"))
+    found = search_fixes(index, strategy, guards=config.guard_set("openai-chat"))
+    top = found.fixes[0]
     body = plain(texts(at))
-    fixes = [line for line in body.splitlines() if "minimum_preserved=" in line and "fits" in line]
-    assert fixes, body
+    assert top.summary in body and top.costs() in body
+    assert not top.destructive and top.request_kept and result.status == "cannot-fit"
     at.button(key="cf_apply_0").click().run()
     no_exceptions(at)
-    assert "This configuration fits" in plain(texts(at))
-    assert at.session_state["cl_lab"].stages[0]["minimum_preserved"] < 12
+    assert not at.error  # no red box: the applied configuration fits
+    body = plain(texts(at))
+    assert "This configuration fits" in body or "The target was met" in body
+    applied = at.session_state["cl_lab"]
+    rerun = run_strategy(
+        index,
+        strategy_from_config(applied.strategy_config()),
+        guards=applied.guard_set("openai-chat"),
+    )
+    assert rerun.status == "compacted" and rerun.tokens_after == top.tokens_after
 
 
 def test_a_fitting_configuration_says_so(app) -> None:

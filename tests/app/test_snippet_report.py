@@ -166,7 +166,10 @@ def _analysed(samples_folder: Path, sample: str, config: LabConfig) -> tuple[str
 
 
 def test_report_has_the_analysis_and_keeps_it_inert(samples_folder: Path) -> None:
-    config = LabConfig(stages=({**default_stage("truncation", 10), "minimum_preserved": 1},))
+    config = LabConfig(
+        stages=({**default_stage("truncation", 10), "minimum_preserved": 1},),
+        guards={"keep_latest_request": False},  # so that the latest request is lost
+    )
     html, report = _analysed(samples_folder, "hostile", config)
     assert "<h2>Analysis</h2>" in html
     assert f"{report.facts.recall:.0%}" in html

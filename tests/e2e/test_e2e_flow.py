@@ -124,8 +124,19 @@ def test_cannot_fit_debugger_explains_and_applies_a_fix(app: StreamlitApp) -> No
     assert 16000 < smallest <= tokens_after
     assert app.chart_traces("cf_waterfall"), "the budget waterfall drew no trace"
 
-    apply = app.main().locator('[class*="st-key-cf_apply_"] button')
-    assert apply.count() >= 1, "no suggestion can be applied"
-    app.rerun(lambda: apply.first.click())
-    assert "fits" in app.main().locator('[data-testid="stAlert"]').first.inner_text()
-    assert number(app.metric("Tokens after")) <= number(app.metric("Target"))
+    # The top fix keeps the request, says what it costs, and applies.
+    top = app.keyed("cf_fix_0")
+    top.wait_for()
+    card = str(top.inner_text())
+    assert "latest request kept" in card and "conversation's facts kept" in card, card
+    assert "destructive" not in card
+    promised = number(card.split(" tokens;")[0].split()[-1])
+    app.click("cf_apply_0")
+    alert = str(app.main().locator('[data-testid="stAlert"]').first.inner_text())
+    assert "fits" in alert or "target was met" in alert, alert
+    after = number(app.metric("Tokens after"))
+    assert after <= number(app.metric("Target")) and after == promised
+
+    app.nav("Strategy lab")
+    assert "compacted" in app.status_text()
+    assert app.metric("Fact recall").endswith("%")

@@ -4,6 +4,8 @@ target that fits, and single changes that fit, found by re-running."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from compactlens import CompactionResult
@@ -15,7 +17,7 @@ from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.config import LabConfig, apply_suggestion, lower_token_triggers
 from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import budget_parts
+from compactlens_inspector.runs import budget_parts, fix_config
 from compactlens_inspector.safety import md_escape
 from compactlens_inspector.wording import part_words
 
@@ -266,11 +268,20 @@ def render() -> None:
                 width="stretch",
                 key="cf_protected",
             )
-    st.subheader("What to change" if untriggered else "Single changes that fit", anchor=False)
+    st.subheader("What to change" if untriggered else "Fixes, ranked", anchor=False)
+    if untriggered and target is not None:
+        _lower_trigger_fix(config, target, find)
+    if config.mode == "compact":
+        _compact_suggestions(config, list(expl.suggestions), find)
+    else:
+        _ranked_fixes(config)
+
+
+def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) -> None:
+    """compact() mode: the single changes its explanation found (they call the summarizer)."""
     if not find:
         st.info(
-            "Finding fixes re-runs the configuration, which calls the model again for "
-            "summarization stages.",
+            "Finding fixes re-runs compact(), which calls the model again.",
             icon=":material/info:",
         )
         st.button(
@@ -278,15 +289,12 @@ def render() -> None:
             key="cf_find_fixes",
             on_click=lambda: st.session_state.update({FIXES_REQUESTED: True}),
         )
-    if untriggered and target is not None:
-        _lower_trigger_fix(config, target, find)
-    suggestions = list(expl.suggestions)
-    if not suggestions and not untriggered:
+    if not suggestions:
         st.caption("No single-parameter change was found to fit (or nothing needs fixing).")
     for n, s in enumerate(suggestions):
         with st.container(border=True):
             c = st.columns([6, 1], vertical_alignment="center")
-            c[0].markdown(f":material/lightbulb: {md_escape(s.change)}")
+            c[0].markdown(f":material/lightbulb: {md_escape(group_digits(s.change))}")
             if apply_suggestion(config, s.parameter, s.value) is not None:
                 c[1].button(
                     "Apply",
@@ -295,6 +303,48 @@ def render() -> None:
                     args=(s.parameter, s.value),
                     width="stretch",
                 )
+
+
+def _ranked_fixes(config: LabConfig) -> None:
+    """The fix search: changes and pairs of changes re-run over the cached index, each with
+    what it costs; destructive ones only on request."""
+    show = st.toggle(
+        "Show destructive fixes too",
+        key="cf_destructive",
+        help="Fixes that drop the latest user request or most of the conversation's facts.",
+    )
+    found = state.fixes(include_destructive=bool(show))
+    if found is None:
+        return
+    st.caption(
+        f"{num(found.tried)} changes re-run over the cached index in "
+        f"{num(round(found.duration_ms))} ms; no model was called (summaries are replayed)."
+    )
+    if not found.fixes:
+        st.info(
+            md_escape(group_digits(found.none_reason or "No fix found.")), icon=":material/info:"
+        )
+    for n, fix in enumerate(found.fixes):
+        with st.container(border=True, key=f"cf_fix_{n}"):
+            c = st.columns([6, 1], vertical_alignment="center")
+            mark = ":red-badge[destructive] " if fix.destructive else ""
+            c[0].markdown(f"{mark}**{n + 1}.** {md_escape(group_digits(fix.summary))}")
+            c[0].caption(md_escape(fix.costs()))
+            for warning in fix.warnings:
+                c[0].caption(f":orange[{md_escape(warning)}]")
+            c[1].button(
+                "Apply",
+                key=f"cf_apply_{n}",
+                on_click=_apply_config,
+                args=(fix_config(fix, config),),
+                type="primary" if n == 0 and not fix.destructive else "secondary",
+                width="stretch",
+            )
+    if found.hidden_destructive:
+        st.caption(
+            f"{num(found.hidden_destructive)} destructive fixes are hidden (they drop the latest "
+            "request or most of the conversation's facts); the toggle above shows them."
+        )
 
 
 if __name__ == "__main__":
