@@ -19,6 +19,8 @@ or, when the queue is empty, ``server.default``. Modes:
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -51,6 +53,18 @@ class RecordedRequest:
     def messages(self) -> list[dict[str, Any]]:
         value = self.body.get("messages", [])
         return value if isinstance(value, list) else []
+
+
+def _client_gone(handler: BaseHTTPRequestHandler) -> bool:
+    """True once the client has closed its side (a readable socket with nothing to read)."""
+    sock = handler.connection
+    readable, _, _ = select.select([sock], [], [], 0)
+    if not readable:
+        return False
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 class ChatServer:
@@ -173,6 +187,8 @@ class ChatServer:
         if mode == "slow" or reply.delay:
             deadline = time.monotonic() + reply.delay
             while time.monotonic() < deadline and not self._stop.is_set():
+                if _client_gone(handler):
+                    raise ConnectionResetError("the client closed the connection while waiting")
                 time.sleep(0.01)
         if mode in ("http500", "http429", "status"):
             status = {"http500": 500, "http429": 429}.get(mode, reply.status)
