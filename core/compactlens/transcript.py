@@ -333,11 +333,31 @@ def _nesting_error(text: str, source: str, max_depth: int, offset: int = 0) -> T
     return _fail("JSON nested too deeply to read", source)
 
 
+class _NonFinite(ValueError):
+    """A ``NaN`` / ``Infinity`` literal: Python reads it, strict JSON parsers do not."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+_NON_FINITE = re.compile(r"-?Infinity|NaN")
+
+
 def _loads(text: str, source: str, max_depth: int, line_offset: int = 0) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         raise _nesting_error(text, source, max_depth, line_offset) from None
+    except _NonFinite as exc:
+        # Refused rather than carried: written back, it would break every strict reader.
+        match = _NON_FINITE.search(text)
+        line, col = _line_col(text, match.start()) if match else (1, 1)
+        raise _fail(
+            f"{exc} is not valid JSON (strict JSON has no NaN or Infinity; use null or a string)",
+            source,
+            f"line {line + line_offset}, column {col}",
+        ) from None
 
 
 def _parse_text(text: str, source: str, max_depth: int) -> tuple[Any, tuple[int, ...] | None]:
@@ -884,11 +904,15 @@ def _is_jsonl(t: Transcript, target: WireFormat) -> bool:
 
 def _json_text(value: Any, *, indent: int | None) -> str:
     separators = (",", ":") if indent is None else None
-    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
+    text = json.dumps(
+        value, ensure_ascii=False, indent=indent, separators=separators, allow_nan=False
+    )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: escape them so the text is valid UTF-8
-        text = json.dumps(value, ensure_ascii=True, indent=indent, separators=separators)
+        text = json.dumps(
+            value, ensure_ascii=True, indent=indent, separators=separators, allow_nan=False
+        )
     return text
 
 
