@@ -24,8 +24,9 @@ log keeps the conversation whole. A fact survives when a message stating it is k
 verbatim, or when the text that replaced its message (a collapsed line, a clamped output,
 a summary) still contains it.
 
-A fix that loses the latest request or keeps less than ``min_recall`` of those facts is
-*destructive*: it is listed only with ``include_destructive=True`` and says so. Every fix
+A fix that breaks a hard requirement (loses the latest request, introduces a protocol
+error, or already triggers compaction again) or keeps less than ``min_recall`` of those
+facts is *destructive*: it is listed only with ``include_destructive=True`` and says so. Every fix
 carries the strategy and guards that reproduce it (``config``); re-running them gives
 exactly the promised tokens and recall (:func:`measure`).
 """
@@ -371,7 +372,7 @@ def _as_fix(base: _Baseline, run: _Run, min_recall: float) -> Fix:
         groups_dropped=dropped,
         groups_changed=changed,
         turns_until_trigger=run.turns_until_trigger,
-        destructive=not run.request_kept or recall < min_recall,
+        destructive=not run.hard_ok or recall < min_recall,
         system_dropped=system_dropped,
         warnings=tuple(warnings),
     )
