@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from compactlens import Guards, Trigger
+from compactlens.engine import get_profile, profile_guards
 from compactlens_inspector.stages import STAGE_TYPES, clean_stage, token_limit, trigger_tokens
 
 Mode = Literal["pipeline", "compact"]
@@ -78,13 +79,24 @@ class LabConfig:
     mode: Mode = "pipeline"
     compact: CompactSettings = field(default_factory=CompactSettings)
     label: str = ""
-    #: What every strategy keeps (``Guards.to_dict()`` keys; None: the defaults).
+    #: What every strategy keeps (``Guards.to_dict()`` keys; None: the profile's defaults).
     guards: Mapping[str, Any] | None = None
+    #: The system whose defaults the stages take (``maf``, ``deepagents``; None: ours).
+    profile: str | None = None
 
     def guard_set(self, format_name: str | None = None) -> Guards:
-        """The run's :class:`Guards`; an unset provider follows ``format_name`` (when given)."""
-        guards = Guards.from_dict(self.guards) if self.guards is not None else Guards()
+        """The run's :class:`Guards` (the profile's unless set); an unset provider follows
+        ``format_name`` (when given)."""
+        if self.guards is not None:
+            guards = Guards.from_dict(self.guards)
+        else:
+            guards = profile_guards(self.profile)
         return guards.for_format(format_name) if format_name is not None else guards
+
+    @property
+    def grouping(self) -> str:
+        """How the index groups messages under the profile (``maf`` groups reasoning its way)."""
+        return get_profile(self.profile).grouping
 
     def strategy_config(self) -> dict[str, Any]:
         """The compactlens strategy configuration (one stage alone, else a pipeline)."""
@@ -92,10 +104,13 @@ class LabConfig:
         if not stages:
             raise ValueError("add at least one stage")
         if len(stages) == 1 and self.target is None:
-            return stages[0]
-        out: dict[str, Any] = {"type": "pipeline", "strategies": stages}
-        if self.target is not None:
-            out["target"] = dict(self.target)
+            out = stages[0]
+        else:
+            out = {"type": "pipeline", "strategies": stages}
+            if self.target is not None:
+                out["target"] = dict(self.target)
+        if self.profile is not None:
+            out["profile"] = self.profile
         return out
 
     @property
@@ -146,6 +161,8 @@ class LabConfig:
             out["label"] = self.label
         if self.guards is not None:
             out["guards"] = dict(self.guards)
+        if self.profile is not None:
+            out["profile"] = self.profile
         return out
 
     @classmethod
@@ -176,6 +193,9 @@ class LabConfig:
                 guards = Guards.from_dict(guards).to_dict()
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"guards: {exc}") from None
+        profile = data.get("profile")
+        if profile is not None:
+            get_profile(profile)  # a ValueError naming the profiles
         return cls(
             stages=tuple(dict(s) for s in stages_raw),
             target=target,
@@ -183,6 +203,7 @@ class LabConfig:
             compact=CompactSettings.from_dict(compact_raw),
             label=label if isinstance(label, str) else "",
             guards=guards,
+            profile=profile,
         )
 
     def key(self) -> str:

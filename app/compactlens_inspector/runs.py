@@ -48,8 +48,12 @@ def redact(text: str, secrets: Sequence[str] = ()) -> str:
     return _SECRET.sub("[redacted]", text)
 
 
-def build_index(messages: Sequence[Message], tokenizer: str) -> MessageIndex:
-    return MessageIndex.build(messages, make_tokenizer(tokenizer))
+def build_index(
+    messages: Sequence[Message], tokenizer: str, grouping: str = "compactlens"
+) -> MessageIndex:
+    """The index of ``messages``; ``grouping`` is the profile's (``maf`` groups reasoning
+    the way Microsoft Agent Framework does)."""
+    return MessageIndex.build(messages, make_tokenizer(tokenizer), grouping=grouping)  # type: ignore[arg-type]
 
 
 # -- summarizers -------------------------------------------------------------------------------

@@ -113,6 +113,7 @@ def config_to_snippet(
         ]
     else:
         imports += [
+            "from compactlens import Guards",
             "from compactlens import apply_compaction",
             "from compactlens import strategy_from_config",
         ]
@@ -124,8 +125,12 @@ def config_to_snippet(
             load_lines,
             tok_line,
             sum_line,
+            f"GUARDS = {config.guard_set().to_dict()!r}",
+            f"PROFILE = {config.profile!r}",
             "strategy = strategy_from_config(CONFIG, summarizer=summarizer)",
-            "result = apply_compaction(messages, strategy, tokenizer)",
+            "result = apply_compaction(",
+            "    messages, strategy, tokenizer, guards=Guards.from_dict(GUARDS), profile=PROFILE",
+            ")",
             "print(result.status, result.tokens_before, '->', result.tokens_after)",
             "for event in result.events:",
             "    print(' ' * event.depth, event.strategy, event.event, event.tokens_after)",

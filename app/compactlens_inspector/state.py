@@ -103,8 +103,8 @@ def _parsed(digest: str, name: str, _data: bytes) -> LoadedTranscript:
 
 
 @st.cache_resource(max_entries=24, show_spinner=False)
-def _index(digest: str, tokenizer: str, _loaded: LoadedTranscript) -> MessageIndex:
-    return build_index(_loaded.messages, tokenizer)
+def _index(digest: str, tokenizer: str, grouping: str, _loaded: LoadedTranscript) -> MessageIndex:
+    return build_index(_loaded.messages, tokenizer, grouping)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -367,7 +367,14 @@ def index(tok: str | None = None, source: LoadedTranscript | None = None) -> Mes
     if current is None:
         return None
     name = tok or tokenizer()
-    return _index(current.content_hash, name, current)
+    return _index(current.content_hash, name, _grouping(), current)
+
+
+def _grouping() -> str:
+    """The lab profile's grouping; the default before the lab exists (which needs the
+    index for its budget: same tokens under any grouping)."""
+    value = st.session_state.get(LAB)
+    return value.grouping if isinstance(value, LabConfig) else "compactlens"
 
 
 def lab() -> LabConfig:
@@ -452,7 +459,7 @@ def analysis(
         summarizer_settings().key(),
         nonce(),
         chosen.key(),
-        _index(current.content_hash, name, current),
+        _index(current.content_hash, name, _grouping(), current),
         out,
         chosen,
     )
@@ -483,8 +490,8 @@ def run(
     if current is None:
         return None
     name = tok or tokenizer()
-    ix = _index(current.content_hash, name, current)
     cfg = config or lab()
+    ix = _index(current.content_hash, name, cfg.grouping, current)
     summ = settings or summarizer_settings()
     return _run(
         current.content_hash,

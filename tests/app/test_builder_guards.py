@@ -45,3 +45,20 @@ def test_a_clamp_stage_can_be_added_and_runs(app) -> None:
     assert [s["type"] for s in lab.stages] == ["truncation", "clamp"]
     assert lab.stages[1]["max_tokens"] == 2000
     assert not at.error
+
+
+def test_the_profile_selector_brings_the_profiles_defaults_and_guards(app) -> None:
+    at = go(app(cfg=encode_config(_config())).run(), "lab")
+    assert at.checkbox(key="sb_guard_latest").value is True
+    at.selectbox(key="sb_profile").set_value("maf").run()
+    no_exceptions(at)
+    lab: LabConfig = at.session_state["cl_lab"]
+    assert lab.profile == "maf" and lab.guards is None
+    assert lab.strategy_config()["profile"] == "maf"
+    assert lab.guard_set().keep_latest_request is False  # MAF has no such rule
+    assert at.checkbox(key="sb_guard_latest").value is False
+    assert decode_config(encode_config(lab)).profile == "maf"
+    from compactlens_inspector.snippet import config_to_snippet
+
+    code = config_to_snippet(lab)
+    assert "PROFILE = 'maf'" in code and "keep_latest_request': False" in code

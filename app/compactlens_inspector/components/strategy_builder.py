@@ -15,7 +15,8 @@ from typing import Any
 
 import streamlit as st
 
-from compactlens.engine import PROVIDERS
+from compactlens import Guards
+from compactlens.engine import DEFAULT_PROFILE, PROFILE_NAMES, PROVIDERS, profile_guards
 from compactlens_inspector import state
 from compactlens_inspector.config import (
     AUTO_PROVIDER,
@@ -44,6 +45,11 @@ PREFIX = "sb_"
 STAGE_PREFIX = "sb_stage"
 DEFAULT_N = {"messages": 50, "turns": 10, "groups": 20}
 MODE_LABELS = {"pipeline": "Strategies", "compact": "compact()"}
+PROFILE_LABELS = {
+    "compactlens": "compactlens (ours)",
+    "maf": "Microsoft Agent Framework",
+    "deepagents": "@deepagents/compaction",
+}
 SUMMARIZER_LABELS = {"extractive": EXTRACTIVE_LABEL, "openai": "OpenAI-compatible endpoint"}
 
 
@@ -227,9 +233,33 @@ def _stage_widgets(i: int, stage: Mapping[str, Any], count: int) -> dict[str, An
     return new
 
 
-def _guard_widgets(cfg: LabConfig) -> dict[str, Any] | None:
-    """What every strategy keeps (None when everything is at its default)."""
-    current = cfg.guard_set()
+def _on_profile() -> None:
+    """A new profile brings its own guards: the guard widgets start again from them."""
+    chosen = st.session_state.get("sb_profile", DEFAULT_PROFILE)
+    profile = None if chosen == DEFAULT_PROFILE else str(chosen)
+    state.set_lab(replace(state.lab(), profile=profile, guards=None, label=""))
+    state.forget("sb_guard_")
+
+
+def _profile_widget(cfg: LabConfig) -> str | None:
+    """Whose defaults the stages take: ours, or a framework's (its guards follow)."""
+    state.widget("sb_profile", cfg.profile or DEFAULT_PROFILE)
+    chosen = st.selectbox(
+        "Profile",
+        list(PROFILE_NAMES),
+        format_func=lambda p: PROFILE_LABELS.get(p, p),
+        key="sb_profile",
+        on_change=_on_profile,
+        help="A framework's profile gives its defaults and rules, so what you tune here "
+        "behaves the same in that framework (see docs/compat.md).",
+    )
+    return None if chosen == DEFAULT_PROFILE else str(chosen)
+
+
+def _guard_widgets(cfg: LabConfig, profile: str | None) -> dict[str, Any] | None:
+    """What every strategy keeps (None when everything is at the profile's default)."""
+    default_guards = profile_guards(profile)
+    current = Guards.from_dict(cfg.guards) if cfg.guards is not None else default_guards
     ix = state.index()
     tools = sorted({link.name for link in ix.links if link.name}) if ix is not None else []
     with st.expander("Guards (kept whatever the strategy does)", expanded=False):
@@ -270,8 +300,7 @@ def _guard_widgets(cfg: LabConfig) -> dict[str, Any] | None:
         "keep_tools": list(keep),
         "prunable_tools": [t for t in prunable if t not in keep],
     }
-    default = {"provider": None, "keep_latest_request": True, "pins": [], "keep_tools": []}
-    return None if data == {**default, "prunable_tools": []} else data
+    return None if data == default_guards.to_dict() else data
 
 
 def _summarizer_widgets() -> SummarizerSettings:
@@ -366,9 +395,11 @@ def strategy_builder() -> LabConfig:
         target = cfg.target
         compact = cfg.compact
         guards = cfg.guards
+        profile = cfg.profile
         if mode == "compact":
             compact = _compact_widgets(cfg)
         else:
+            profile = _profile_widget(cfg)
             st.caption("One stage is a single strategy; two or more run as a pipeline in order.")
             stages = tuple(_stage_widgets(i, s, len(cfg.stages)) for i, s in enumerate(cfg.stages))
             cols = st.columns([3, 2], vertical_alignment="bottom")
@@ -390,7 +421,7 @@ def strategy_builder() -> LabConfig:
                         **{k: v for k, v in TARGET_CHOICES.items() if v[0]},
                     },
                 )
-            guards = _guard_widgets(cfg)
+            guards = _guard_widgets(cfg, profile)
         summarizer = _summarizer_widgets()
     if summarizer != state.summarizer_settings():
         state.set_summarizer(summarizer)
@@ -401,6 +432,7 @@ def strategy_builder() -> LabConfig:
         mode="compact" if mode == "compact" else "pipeline",
         compact=compact,
         guards=guards,
+        profile=profile,
     )
     if _meaning(new) != _meaning(cfg):
         # An edit: the configuration is no longer the preset it came from.
