@@ -91,7 +91,15 @@ def start(corpus: Path, config: Path, output: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a shell job has
+        preexec_fn=default_sigint,
     )
+
+
+def default_sigint() -> None:
+    """Give the child the default SIGINT: a suite started in the background by a
+    non-interactive shell ignores SIGINT, and an ignored signal stays ignored across exec
+    (Python then installs no KeyboardInterrupt handler, rightly)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def running_with_workers(proc: subprocess.Popen[str], output: Path) -> set[int]:

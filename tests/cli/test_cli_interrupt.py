@@ -27,6 +27,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
 
 
+def default_sigint() -> None:
+    """The default SIGINT in the child: a suite started in the background by a
+    non-interactive shell ignores SIGINT, and an ignored signal stays ignored across exec."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def startup_cpu() -> float:
     proc = subprocess.Popen([sys.executable, "-m", "compactlens", "--version"],
                             stdout=subprocess.DEVNULL)  # fmt: skip
@@ -45,6 +51,7 @@ def test_ctrl_c_during_inspect_is_one_line_and_exit_130(tmp_path: Path) -> None:
         [sys.executable, "-m", "compactlens", "inspect", str(path),
          "--tokenizer", "o200k_base"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_sigint,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
