@@ -3,12 +3,12 @@
 Strategies keep tool calls with their results by construction (groups are kept or dropped
 whole). A plan that would send nothing keeps its newest group (no API takes an empty
 request; the run then reports cannot-fit). What a cut can still break is the role order
-some APIs enforce: Anthropic's
-Messages API and Gemini need the conversation (after the system part) to open with a user
-turn. When a plan's first conversation message is not a user message, a short user note is
-inserted before it, saying that earlier messages were removed. It costs a few tokens and
-drops nothing (dropping the leading assistant groups instead would lose work the cut chose
-to keep, and can empty a history that has no user message left).
+some APIs enforce: Anthropic's Messages API and Gemini need the conversation (after the
+system part) to open with a user turn. When a plan's first conversation message is not a
+user message, a short user note is inserted before it, saying that earlier messages were
+removed. It costs a few tokens and drops nothing (dropping the leading assistant groups
+instead would lose work the cut chose to keep, and can empty a history that has no user
+message left).
 """
 
 from __future__ import annotations
