@@ -33,6 +33,7 @@ exactly the promised tokens and recall (:func:`measure`).
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,6 +42,7 @@ from typing import Any
 
 from compactlens.analysis.facts import message_facts, normalize_space
 from compactlens.analysis.retrigger import (
+    Growth,
     HistoryMetrics,
     estimate_retrigger,
     growth_from_index,
@@ -195,6 +197,7 @@ class _Baseline:
     latest: int | None
     input_errors: Counter[str]
     facts: FactTable
+    growth: Growth
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +268,7 @@ class _Run:
     changes: tuple[Change, ...]
     plan: Plan
     fits: bool
+    target: Trigger | None
     target_tokens: int | None
     recall: float
     request_kept: bool
@@ -284,7 +288,7 @@ class _Run:
 def _turns_until(base: _Baseline, strategy: Strategy, plan: Plan) -> int | None:
     triggers = strategy_triggers(strategy.to_dict(), tokenizer_given=base.tokenizer_given)
     start = HistoryMetrics(**plan.metrics())
-    return estimate_retrigger(start, triggers, growth_from_index(base.index)).turns_until_trigger
+    return estimate_retrigger(start, triggers, base.growth).turns_until_trigger
 
 
 def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _Run:
@@ -311,6 +315,7 @@ def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _R
         changes=changes,
         plan=plan,
         fits=fits,
+        target=outcome.target,
         target_tokens=target,
         recall=base.facts.recall(plan),
         request_kept=kept,
@@ -396,6 +401,7 @@ def _baseline(
         latest=latest,
         input_errors=_errors(index.messages, guards),
         facts=FactTable.build(index.messages),
+        growth=growth_from_index(index),
     )
 
 
@@ -514,8 +520,6 @@ def _pair(a: _Candidate, b: _Candidate) -> _Candidate:
 
 
 def _key(strategy: Strategy) -> str:
-    import json
-
     return json.dumps(strategy.to_dict(), sort_keys=True, default=str)
 
 
@@ -557,7 +561,7 @@ def search_fixes(
     start = time.perf_counter()
     base = _baseline(index, guards, tokenizer_given, summaries)
     current = _run(base, strategy, ())
-    target = _target_of(base, strategy)
+    target = current.target
     limit = target.token_limit if target is not None else None
     seen = {_key(strategy)}
     runs: list[_Run] = []
@@ -581,8 +585,7 @@ def search_fixes(
     if limit is not None:
         smallest = min((r.plan.tokens for _, r in tried if r.hard_ok), default=current.plan.tokens)
         if smallest > limit:
-            growth = growth_from_index(index).tokens
-            raised = _retarget_candidate(limit, smallest, index.total_tokens, growth)
+            raised = _retarget_candidate(limit, smallest, index.total_tokens, base.growth.tokens)
             if raised is not None:
                 attempt(raised)
     pool = [c for c, _ in sorted(tried, key=lambda cr: _rank(cr[1]))][:PAIR_POOL]
@@ -591,13 +594,6 @@ def search_fixes(
             if a.changes[0].parameter != b.changes[0].parameter:
                 attempt(_pair(a, b))
     return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes)
-
-
-def _target_of(base: _Baseline, strategy: Strategy) -> Trigger | None:
-    _plan, _ctx, outcome = plan_strategy(
-        base.index, strategy, base.tokenizer_given, base.summaries, base.guards
-    )
-    return outcome.target
 
 
 def _finish(
