@@ -29,7 +29,13 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.engine import NO_GUARDS, Guards, PipelineStrategy, latest_request_index
-from compactlens.engine.providers import PROVIDERS, errors_only, has_content, provider_problems
+from compactlens.engine.providers import (
+    PROVIDERS,
+    errors_only,
+    has_content,
+    opens_with_user_turn,
+    provider_problems,
+)
 from compactlens.engine.repair import OMITTED_NOTE
 from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.formats import from_caller
@@ -263,3 +269,12 @@ def test_no_strategy_introduces_a_provider_error(data: st.DataObject, provider: 
     latest = latest_request_index(from_caller(convo).messages)
     if latest is not None:
         assert convo[latest] in res.messages or res.status == "unchanged", case.label
+
+
+@SETTINGS
+@given(convo=transcripts())
+def test_the_first_turn_shortcut_agrees_with_the_full_rules(convo: list[dict[str, Any]]) -> None:
+    msgs = from_caller(convo).messages
+    kinds = {p.kind for p in provider_problems(msgs, ["anthropic"])}
+    full = "first_not_user" not in kinds and "empty_request" not in kinds
+    assert opens_with_user_turn(msgs) == full

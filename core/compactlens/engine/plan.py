@@ -7,6 +7,7 @@ strategy can re-check its target after each step without recounting.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from compactlens.engine.guards import NO_LOCKS, Locks
@@ -239,6 +240,26 @@ class Plan:
             self._groups += 1
 
     # -- output ------------------------------------------------------------------------
+    def positioned(self) -> Iterator[tuple[int, Message]]:
+        """The projection lazily, each message with the original position it stands at.
+
+        For readers that stop early (the provider repair looks at the first turn only);
+        :meth:`project` builds the whole list about five times faster.
+        """
+        ix = self.index
+        at: dict[int, list[Message]] = {}
+        for ins in self.insertions:
+            at.setdefault(ins.position, []).extend(ins.messages)
+        for i, m in enumerate(ix.messages):
+            yield from ((i, extra) for extra in at.get(i, ()))
+            g = ix.group_of[i]
+            act = self.action[g]
+            if act == "kept":
+                yield i, m
+            elif act == "collapsed" and ix.groups[g].first == i:
+                yield from ((i, r) for r in self.replacement[g][0])
+        yield from ((ix.total_messages, extra) for extra in at.get(ix.total_messages, ()))
+
     def project(self) -> list[Message]:
         """The included messages in order, with replacements and insertions in place."""
         ix = self.index

@@ -22,7 +22,7 @@ rewrites silently.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, get_args
 
@@ -191,10 +191,25 @@ def _turns(name: str, messages: Sequence[Message], out: list[ProtocolProblem]) -
     return turns
 
 
-def opens_with_user_turn(messages: Sequence[Message]) -> bool:
-    """True when the converted request (Anthropic/Gemini rules) opens with a user turn."""
-    turns = _turns("anthropic", messages, [])
-    return bool(turns) and turns[0].role == "user"
+def opens_with_user_turn(messages: Iterable[Message]) -> bool:
+    """True when the converted request (Anthropic/Gemini rules) opens with a user turn.
+
+    The first turn of :func:`_turns` without building them all: it reads only up to the
+    first message that decides it. Tool results open a user turn even after reasoning
+    (the reasoning waits for its assistant turn); a user text after reasoning does not
+    (the reasoning becomes an assistant turn before it).
+    """
+    reasoning_first = False
+    for m in messages:
+        if m.is_system:
+            continue
+        if _is_result_message(m):
+            return True
+        if m.is_reasoning_only:
+            reasoning_first = True
+            continue
+        return m.role != "assistant" and not reasoning_first
+    return False
 
 
 def _role_order(name: str, messages: Sequence[Message]) -> list[ProtocolProblem]:

@@ -13,7 +13,7 @@ message left).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from itertools import chain
 
 from compactlens.engine.index import GroupKind
 from compactlens.engine.plan import Insertion, Plan
@@ -25,37 +25,22 @@ OMITTED_NOTE = "[Earlier messages of this conversation were removed to fit the c
 REPAIR_STAGE = "provider_repair"
 
 
-def _projected(plan: Plan) -> Iterator[tuple[int, Message]]:
-    """(original position, message) of the projection, in order, without building it."""
-    ix = plan.index
-    at: dict[int, list[Message]] = {}
-    for ins in plan.insertions:
-        at.setdefault(ins.position, []).extend(ins.messages)
-    for i, m in enumerate(ix.messages):
-        yield from ((i, extra) for extra in at.get(i, ()))
-        g = ix.group_of[i]
-        act = plan.action[g]
-        if act == "kept":
-            yield i, m
-        elif act == "collapsed" and ix.groups[g].first == i:
-            yield from ((i, r) for r in plan.replacement[g][0])
-    yield from ((ix.total_messages, extra) for extra in at.get(ix.total_messages, ()))
-
-
 def needs_user_first(plan: Plan) -> int | None:
     """Where a user note must go for the plan's provider, or None when none is needed.
 
     Only a history the cut changed is repaired: an input that does not open with a user
-    turn is the caller's to fix, and an untouched plan is returned as it is.
+    turn is the caller's to fix, and an untouched plan is returned as it is. Reads the
+    projection only up to its first turn.
     """
     if plan.locks.provider not in USER_FIRST or (not plan.log and not plan.insertions):
         return None
     if not opens_with_user_turn(plan.index.messages):
         return None
-    projected = list(_projected(plan))
-    if opens_with_user_turn([m for _, m in projected]):
+    conversation = ((i, m) for i, m in plan.positioned() if not m.is_system)
+    first = next(conversation, None)
+    if first is None or opens_with_user_turn(chain([first[1]], (m for _, m in conversation))):
         return None
-    return next((i for i, m in projected if not m.is_system), None)
+    return first[0]
 
 
 def needs_a_message(plan: Plan) -> int | None:
@@ -79,21 +64,15 @@ def needs_a_message(plan: Plan) -> int | None:
     return chosen.id if chosen is not None else None
 
 
-def keep_one(plan: Plan) -> str | None:
-    """Put back the group :func:`needs_a_message` names; a sentence, or None."""
-    gid = needs_a_message(plan)
-    if gid is None:
-        return None
+def keep_one(plan: Plan, gid: int) -> str:
+    """Put back group ``gid`` (what :func:`needs_a_message` named); a sentence saying so."""
     plan.restore(gid, REPAIR_STAGE, "an empty request is invalid")
     return f"kept group {gid}: {plan.locks.provider} rejects an empty request"
 
 
-def repair_provider(plan: Plan, count: int) -> str | None:
-    """Insert the user note where :func:`needs_user_first` says; ``count`` is its token
-    count. Returns a sentence saying what was done, or None when nothing was needed."""
-    at = needs_user_first(plan)
-    if at is None:
-        return None
+def add_user_note(plan: Plan, at: int, count: int) -> str:
+    """Insert the user note before original position ``at`` (what
+    :func:`needs_user_first` named); ``count`` is its token count. A sentence saying so."""
     plan.insert(
         Insertion(
             position=at,

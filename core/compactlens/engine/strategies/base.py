@@ -12,11 +12,11 @@ from compactlens.engine.index import GroupKind, MessageIndex
 from compactlens.engine.plan import Plan, newest_non_system
 from compactlens.engine.repair import (
     REPAIR_STAGE,
+    add_user_note,
     keep_one,
     needs_a_message,
     needs_user_first,
     omitted_note,
-    repair_provider,
 )
 from compactlens.engine.result import ProtectedItem, StageEvent
 from compactlens.engine.triggers import Trigger
@@ -287,13 +287,19 @@ def plan_strategy(
 
 
 def _repair(plan: Plan, ctx: RunContext, outcome: StageOutcome) -> StageOutcome:
-    """Apply :func:`repair_provider` as a logged stage; the target is re-checked after it."""
-    if needs_a_message(plan) is None and needs_user_first(plan) is None:
+    """Make the plan valid for its provider as a logged stage (see
+    :mod:`compactlens.engine.repair`); the target is re-checked after it."""
+    missing = needs_a_message(plan)
+    at = needs_user_first(plan) if missing is None else None
+    if missing is None and at is None:
         return outcome
     stage = Stage(plan, ctx, REPAIR_STAGE, None, outcome.target)
-    kept = keep_one(plan)
-    noted = repair_provider(plan, ctx.count(omitted_note()))
-    detail = "; ".join(d for d in (kept, noted) if d)
+    details: list[str] = []
+    if missing is not None:
+        details.append(keep_one(plan, missing))
+        at = needs_user_first(plan)  # the group put back may open with an assistant turn
+    if at is not None:
+        details.append(add_user_note(plan, at, ctx.count(omitted_note())))
     met = outcome.target_met and (outcome.target is None or outcome.target(plan))
-    stage.done("applied", 1, met, detail)
+    stage.done("applied", 1, met, "; ".join(details))
     return replace(outcome, target_met=met)
