@@ -373,7 +373,11 @@ def parse_param(text: str) -> tuple[str, Any]:
 
 def load_config(path: str) -> dict[str, Any]:
     """The strategy config of a ``--config`` file (the file itself, or its ``strategy``)."""
-    data = read_config(path)
+    return strategy_part(read_config(path), path)
+
+
+def strategy_part(data: Any, path: str) -> dict[str, Any]:
+    """The strategy config in a ``--config`` document read from ``path``."""
     if isinstance(data, dict) and isinstance(data.get("strategy"), dict):
         data = data["strategy"]
     if not isinstance(data, dict):
@@ -398,17 +402,17 @@ def read_config(path: str) -> Any:
     return data
 
 
-def build_guards(args: argparse.Namespace, format_name: str | None, messages: int) -> Guards:
-    """The run's guards: the config file's ``guards`` object, then the flags; the provider
-    follows the transcript's format unless one is chosen."""
+def build_guards(
+    args: argparse.Namespace, document: Any, format_name: str | None, messages: int
+) -> Guards:
+    """The run's guards: the ``guards`` object of the ``--config`` ``document``, then the
+    flags; the provider follows the transcript's format unless one is chosen."""
     base = profile_guards(args.profile)
-    if args.config:
-        data = read_config(args.config)
-        if isinstance(data, dict) and "guards" in data:
-            try:
-                base = Guards.from_dict(data["guards"])
-            except (TypeError, ValueError) as exc:
-                raise CliError(f"{args.config}: $.guards: {exc}") from None
+    if isinstance(document, dict) and "guards" in document:
+        try:
+            base = Guards.from_dict(document["guards"])
+        except (TypeError, ValueError) as exc:
+            raise CliError(f"{args.config}: $.guards: {exc}") from None
     updates: dict[str, Any] = {}
     if args.provider is not None:
         updates["provider"] = args.provider
@@ -452,10 +456,11 @@ def render_fixes(found: FixSearch) -> str:
 
 
 def build_strategy(
-    name: str | None, params: Sequence[str], config_path: str | None
+    name: str | None, params: Sequence[str], config_path: str | None, document: Any
 ) -> tuple[Strategy, dict[str, Any]]:
-    """The strategy config (``--config``, then ``--strategy``, then ``--param``) and its build."""
-    config: dict[str, Any] = load_config(config_path) if config_path else {}
+    """The strategy config (``--config``, as read into ``document``, then ``--strategy``,
+    then ``--param``) and its build."""
+    config: dict[str, Any] = strategy_part(document, config_path) if config_path else {}
     if name is not None:
         config["type"] = name
     if "type" not in config:
@@ -559,12 +564,13 @@ def write_output(path: str, text: str, out: TextIO) -> None:
 
 
 def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    strategy, _config = build_strategy(args.strategy, args.param, args.config)
+    document = read_config(args.config) if args.config else None  # read once
+    strategy, _config = build_strategy(args.strategy, args.param, args.config, document)
     tokenizer = make_tokenizer(args.tokenizer)
     transcript = load_input(args)
     grouping = get_profile(args.profile).grouping
     index = MessageIndex.build(transcript.messages, tokenizer, grouping=grouping)
-    guards = build_guards(args, transcript.format, len(transcript.messages))
+    guards = build_guards(args, document, transcript.format, len(transcript.messages))
     strategy = with_profile(strategy, args.profile)
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
