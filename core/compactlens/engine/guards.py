@@ -155,7 +155,8 @@ def resolve_guards(index: MessageIndex, guards: Guards | None) -> Locks:
             locked.setdefault(index.group_of[latest], LATEST_REQUEST)
     verbatim: set[int] = set()
     prunable: set[int] = set()
-    for g in index.groups:
+    tool_rules = guards.keep_tools or guards.prunable_tools
+    for g in index.groups if tool_rules else ():
         if g.kind is not GroupKind.TOOL_CALL or not g.tool_names:
             continue
         names = set(g.tool_names)
