@@ -161,6 +161,32 @@ class _Scan:
     calls: tuple[tuple[ToolCallPart, ...], ...] = ()
 
 
+@dataclass(slots=True)
+class _Raw:
+    """The grouping pass's working state, before merges are resolved (see :func:`_finish`).
+
+    Links are kept as parallel lists (call message, id, tool name, result message or -1,
+    group); ``message_flags`` and ``message_calls`` hold message-level facts that
+    :func:`_finish` hands to each message's final group.
+    """
+
+    group_of: list[int]
+    members: list[list[int]] = field(default_factory=list)
+    kinds: list[GroupKind] = field(default_factory=list)
+    flags: dict[int, set[str]] = field(default_factory=dict)
+    parent: list[int] = field(default_factory=list)
+    merged_any: bool = False
+    approvals: dict[str, int] = field(default_factory=dict)
+    links_call: list[int] = field(default_factory=list)
+    links_id: list[str] = field(default_factory=list)
+    links_name: list[str] = field(default_factory=list)
+    links_result: list[int] = field(default_factory=list)
+    link_group: list[int] = field(default_factory=list)
+    problems: list[PairingProblem] = field(default_factory=list)
+    message_flags: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    message_calls: dict[int, list[ToolCallPart]] = field(default_factory=dict)
+
+
 _NO_FLAGS: frozenset[str] = frozenset()
 _REASONING = ("reasoning",)
 
@@ -254,28 +280,23 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     """
     maf = grouping == "maf"
     last_call_group = -1  # maf: the call group the previous message belongs to
-    members: list[list[int]] = []
-    kinds: list[GroupKind] = []
-    flags: dict[int, set[str]] = {}  # group -> flags, only for groups that have some
-    parent: list[int] = []
-    group_of: list[int] = [0] * len(messages)
+    raw = _Raw(group_of=[0] * len(messages))
+    members, kinds, parent, group_of = raw.members, raw.kinds, raw.parent, raw.group_of
+    flags = raw.flags  # group -> flags, only for groups that have some
     # Call id -> the newest link still waiting for a result; ``shadowed`` chains each
     # waiting link to the older waiting link of the same id (a stack without lists).
     pending: dict[str, int] = {}
     shadowed: dict[int, int] = {}
     declared: set[str] = set()
-    links_call: list[int] = []
-    links_id: list[str] = []
-    links_name: list[str] = []
+    links_call, links_id, links_name = raw.links_call, raw.links_id, raw.links_name
     # The result message of each link, -1 while none: a link stops pending when its
     # result arrives, so it never gets a second one.
-    links_result: list[int] = []
-    link_group: list[int] = []
-    approvals: dict[str, int] = {}  # approval id -> group
-    problems: list[PairingProblem] = []
+    links_result, link_group = raw.links_result, raw.link_group
+    approvals = raw.approvals  # approval id -> group
+    problems = raw.problems
     held_reasoning: list[int] = []
-    message_flags: dict[int, tuple[str, ...]] = {}  # message -> ("media",), ("opaque",)...
-    message_calls: dict[int, list[ToolCallPart]] = {}
+    message_flags = raw.message_flags  # message -> ("media",), ("opaque",)...
+    message_calls = raw.message_calls
     hosted_groups: dict[str, int] = {}  # hosted call id -> group
     merged_any = False
     tool_call_kind = GroupKind.TOOL_CALL
@@ -480,6 +501,18 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         if role == "assistant" and kind is tool_call_kind and (calls or hosted_calls):
             last_call_group = gid
     flush_reasoning()
+    raw.merged_any = merged_any
+    return _finish(raw)
+
+
+def _finish(raw: _Raw) -> _Scan:
+    """Resolve merges, close the links (unresolved calls, split pairs) and hand each
+    message's flags and calls to its final group."""
+    members, kinds, flags, parent = raw.members, raw.kinds, raw.flags, raw.parent
+    links_call, links_id, links_name = raw.links_call, raw.links_id, raw.links_name
+    links_result, link_group, problems = raw.links_result, raw.link_group, raw.problems
+    message_flags, message_calls = raw.message_flags, raw.message_calls
+    n_messages = len(raw.group_of)
 
     # Resolve merges: every group points at its root, roots keep their members sorted.
     # Without merges, groups are already in order of their first message and each
@@ -487,7 +520,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     # renumbering is the identity.
     count = len(members)
     final_members: tuple[tuple[int, ...], ...]
-    if merged_any:
+    if raw.merged_any:
         roots = [_find(parent, g) for g in range(count)]
         merged: dict[int, list[int]] = {}
         for g, root in enumerate(roots):
@@ -500,7 +533,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         order = sorted(merged, key=lambda r: min(merged[r]))
         renumber = {r: n for n, r in enumerate(order)}
         final_members = tuple(tuple(sorted(merged[r])) for r in order)
-        final_group_of = [0] * len(messages)
+        final_group_of = [0] * n_messages
         for n, idxs in enumerate(final_members):
             for k in idxs:
                 final_group_of[k] = n
@@ -510,7 +543,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         roots = list(range(count))
         renumber = {g: g for g in range(count)}
         final_members = tuple(tuple(idxs) for idxs in members)
-        final_group_of = group_of
+        final_group_of = raw.group_of
         final_flags = [flags.get(g) for g in range(count)]
         final_kinds = kinds
 
@@ -521,7 +554,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         else:
             have.add(flag)
 
-    for gid in approvals.values():
+    for gid in raw.approvals.values():
         final_flag(renumber[roots[gid]], "approval_pending")
 
     links: list[ToolLink] = []
@@ -650,6 +683,19 @@ class MessageIndex:
         else:
             counts = count_messages(msgs, tok)
             sizes = [message_sizes(m)[1] for m in msgs]
+        return cls.assemble(msgs, scan, counts, sizes, tok)
+
+    @classmethod
+    def assemble(
+        cls,
+        msgs: tuple[Message, ...],
+        scan: _Scan,
+        counts: list[int],
+        sizes: list[int],
+        tok: Tokenizer,
+    ) -> MessageIndex:
+        """The index of ``msgs`` from a grouping pass and per-message counts and sizes
+        (what :meth:`build` computes; ``engine.wire_index`` computes them from wire dicts)."""
         groups: list[MessageGroup] = []
         turn = 0
         turns_seen: set[int] = set()
