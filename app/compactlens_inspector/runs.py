@@ -8,9 +8,11 @@ it: engine strategies through :func:`compactlens.run_strategy`, compact mode thr
 
 from __future__ import annotations
 
+import gc
 import re
 import time
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -54,12 +56,35 @@ def redact(text: str, secrets: Sequence[str] = ()) -> str:
     return _SECRET.sub("[redacted]", text)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector inside the block (restored after, and only
+    if it was on).
+
+    Building an index or a result's decisions allocates a few objects per message; at
+    tens of thousands of messages that triggers full collections, and in the server each
+    one walks every cached transcript (hundreds of MB of objects): a 50,000-message index
+    took 0.58-0.69 s CPU with the collector on and 0.31 s with it paused. These values
+    hold no reference cycles. (The library pauses it the same way while reading a file;
+    its helper is not public, hence this one.)
+    """
+    was_enabled = gc.isenabled()
+    if was_enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def build_index(
     messages: Sequence[Message], tokenizer: str, grouping: str = "compactlens"
 ) -> MessageIndex:
     """The index of ``messages``; ``grouping`` is the profile's (``maf`` groups reasoning
     the way Microsoft Agent Framework does)."""
-    return MessageIndex.build(messages, make_tokenizer(tokenizer), grouping=grouping)  # type: ignore[arg-type]
+    with collector_paused():
+        return MessageIndex.build(messages, make_tokenizer(tokenizer), grouping=grouping)  # type: ignore[arg-type]
 
 
 # -- summarizers -------------------------------------------------------------------------------
@@ -193,6 +218,24 @@ def run_config(
     the provider when the guards leave it to the format.
     """
     start = time.perf_counter()
+    with collector_paused():
+        outcome = _run_config(index, config, summarizer, secrets, explain, format_name)
+        if outcome.result is not None:
+            # Every page that shows a run reads its per-group decisions (the decision
+            # map, groups kept): built here, with the collector paused, they cost a
+            # third of what they cost later in a page (30,000 groups: 0.07 s, not 0.2).
+            len(outcome.result.decisions)
+    return replace(outcome, duration_ms=(time.perf_counter() - start) * 1000.0)
+
+
+def _run_config(
+    index: MessageIndex,
+    config: LabConfig,
+    summarizer: Summarizer,
+    secrets: Sequence[str],
+    explain: bool,
+    format_name: str | None,
+) -> RunOutcome:
     recorder = _Recorder(summarizer)
     if config.mode == "compact":
         c = config.compact
@@ -216,11 +259,7 @@ def run_config(
         except ValueError as exc:
             return RunOutcome(config, None, error=redact(str(exc), secrets))
         outcome = RunOutcome(config, result, strategy=strategy, guards=guards)
-    return replace(
-        outcome,
-        summaries=tuple(recorder.calls),
-        duration_ms=(time.perf_counter() - start) * 1000.0,
-    )
+    return replace(outcome, summaries=tuple(recorder.calls))
 
 
 # -- fixes ---------------------------------------------------------------------------------------
