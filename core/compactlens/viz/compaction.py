@@ -18,6 +18,7 @@ from compactlens.viz._style import (
     _buckets,
     _hline,
     _layout,
+    _line,
     _wrap,
 )
 from compactlens.viz.words import num, part_words
@@ -112,12 +113,8 @@ def budget_bar(
         lines = [(target_tokens, "trigger = target", TARGET_COLOR, "dot")]
     for value, label, color, dash in lines:
         if value is not None:
-            fig.add_vline(
-                x=value,
-                line={"color": color, "dash": dash, "width": 2},
-                annotation_text=f"{label} {num(value)}",
-                annotation_position="top",
-                annotation_font_color=color,
+            _line(
+                fig, x=value, text=f"{label} {num(value)}", color=color, dash=dash, position="top"
             )
     fig.update_xaxes(title="tokens", rangemode="tozero")
     return _layout(fig, "Budget", height=200, margin={"l": 60, "r": 20, "t": 56, "b": 40})

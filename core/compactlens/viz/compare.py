@@ -8,7 +8,7 @@ from html import escape
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from compactlens.viz._style import STATUS_COLORS, TARGET_COLOR, _layout
+from compactlens.viz._style import STATUS_COLORS, TARGET_COLOR, _layout, _line
 from compactlens.viz.events import RunLike, SweepPoint, groups_kept
 from compactlens.viz.words import num, share
 
@@ -89,14 +89,8 @@ def sweep_chart(
         1,
     )
     if target_tokens is not None:
-        fig.add_hline(
-            y=target_tokens,
-            line={"color": TARGET_COLOR, "dash": "dot", "width": 2},
-            annotation_text=f"target {num(target_tokens)}",
-            annotation_font_color=TARGET_COLOR,
-            row=1,
-            col=1,
-        )
+        text = f"target {num(target_tokens)}"
+        _line(fig, y=target_tokens, text=text, color=TARGET_COLOR, dash="dot", position="top right")
     fig.update_xaxes(title=parameter, row=rows, col=1)
     return _layout(fig, f"Sweep of {parameter}", height=560 if measured else 460)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from compactlens.analysis import CostEstimate
-from compactlens.viz._style import TRIGGER_COLOR, _layout
+from compactlens.viz._style import TRIGGER_COLOR, _layout, _line
 
 
 def usd(value: float) -> str:
@@ -62,13 +62,8 @@ def cost_chart(cost: CostEstimate) -> go.Figure:
     )
     turn = cost.break_even_turn
     if turn is not None and turn <= cost.further_turns:
-        fig.add_vline(
-            x=turn,
-            line={"color": TRIGGER_COLOR, "dash": "dash", "width": 2},
-            annotation_text=f"break-even: turn {turn}",
-            annotation_position="top left",
-            annotation_font_color=TRIGGER_COLOR,
-        )
+        text = f"break-even: turn {turn}"
+        _line(fig, x=turn, text=text, color=TRIGGER_COLOR, dash="dash", position="top left")
         fig.add_trace(
             go.Scatter(
                 x=[turn],
