@@ -32,4 +32,8 @@ def test_quick_run_measures_changes_and_memory(tmp_path: Path) -> None:
     (wave,) = results["waves_detail"]
     assert all(n >= 1 for n in wave["per_session_changes"])
     assert wave["rss_peak_mb"] >= wave["rss_before_mb"] > 0
+    # The server-side hook logged a script run for every change, with its own timings.
+    assert results["server_runs"] >= results["changes"]
+    timings = zip(wave["server_run_cpu_s"], wave["server_latency_s"], strict=True)
+    assert all(0 < cpu <= wall for cpu, wall in timings)
     assert "Many users at once" in bench.render(results)
