@@ -15,7 +15,7 @@ from typing import Any
 
 from compactlens.engine.explain import cannot_fit_reason, explain_run
 from compactlens.engine.guards import DEFAULT_GUARDS, Guards
-from compactlens.engine.index import MessageIndex, pairing_problems
+from compactlens.engine.index import Grouping, MessageIndex, pairing_problems
 from compactlens.engine.plan import Plan
 from compactlens.engine.profiles import get_profile, profile_guards, profile_tokenizer
 from compactlens.engine.providers import Provider, check_provider
@@ -30,6 +30,8 @@ from compactlens.engine.result import (
 from compactlens.engine.strategies.base import Strategy, plan_strategy
 from compactlens.engine.strategies.config import with_profile
 from compactlens.engine.telemetry import emit_engine_result
+from compactlens.engine.wire_index import wire_index
+from compactlens.formats import OPENAI_CHAT
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.tokens import Tokenizer
@@ -176,11 +178,10 @@ def apply_compaction(
     guards = with_provider(guards, provider)
     chosen = get_profile(profile)
     with gc_paused():
-        caller = from_caller(messages, format=format)
         counter = (
             tokenizer if tokenizer is not None or profile is None else profile_tokenizer(profile)
         )
-        index = MessageIndex.build(caller.messages, counter, grouping=chosen.grouping)
+        caller, index = _read_and_index(messages, format, counter, chosen.grouping)
         result = run_strategy(
             index,
             strategy,
@@ -191,6 +192,19 @@ def apply_compaction(
         )
     emit_engine_result("apply_compaction", result, messages)
     return result
+
+
+def _read_and_index(
+    messages: Sequence[Any], format: str | None, counter: Tokenizer | None, grouping: Grouping
+) -> tuple[CallerMessages, MessageIndex]:
+    """The caller's messages and their index: OpenAI Chat dicts of the common shape in one
+    pass (:mod:`compactlens.engine.wire_index`), anything else read, then indexed."""
+    if format is None or format == OPENAI_CHAT.name:
+        fast = wire_index(messages, counter, grouping)
+        if fast is not None:
+            return fast
+    caller = from_caller(messages, format=format)
+    return caller, MessageIndex.build(caller.messages, counter, grouping=grouping)
 
 
 def with_provider(guards: Guards | None, provider: Provider | None) -> Guards:

@@ -155,7 +155,7 @@ def _text_of(value: Any) -> str:
     return value if isinstance(value, str) else dumps(value)
 
 
-def _fast_tool_call(call: Any) -> ToolCallPart | None:
+def simple_tool_call(call: Any) -> ToolCallPart | None:
     """The common, well-formed function call without building error locations (else None)."""
     if type(call) is not dict or call.get("type", "function") != "function":
         return None
@@ -268,7 +268,7 @@ def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
                 else expect_list(tool_calls, source, f"messages[{i}].tool_calls")
             )
             for j, call in enumerate(calls):
-                part = _fast_tool_call(call)
+                part = simple_tool_call(call)
                 if part is None:
                     part = _tool_call(call, source, f"messages[{i}].tool_calls[{j}]")
                 parts.append(part)

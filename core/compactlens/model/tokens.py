@@ -331,7 +331,8 @@ def _text_length(message: Message) -> int:
     return total + pieces - 1
 
 
-def _utf8_size(text: str) -> int:
+def utf8_size(text: str) -> int:
+    """UTF-8 bytes of ``text`` (a lone surrogate counts as its 3 "surrogatepass" bytes)."""
     # A lone surrogate (a tool output cut inside an emoji) counts as the 3 bytes it
     # takes when written with "surrogatepass", as the rest of a malformed text does.
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
@@ -345,16 +346,16 @@ def message_sizes(message: Message) -> tuple[int, int]:
     if message.name:
         pieces += 1
         chars += len(message.name)
-        size += _utf8_size(message.name)
+        size += utf8_size(message.name)
     for part in message.parts:
         pieces += 1
         if isinstance(part, ToolCallPart) and part.arguments:
             chars += len(part.name) + 1 + len(part.arguments)
-            size += _utf8_size(part.name) + 1 + _utf8_size(part.arguments)
+            size += utf8_size(part.name) + 1 + utf8_size(part.arguments)
         else:
             text = part_text(part)
             chars += len(text)
-            size += _utf8_size(text)
+            size += utf8_size(text)
     return chars + pieces - 1, size + pieces - 1
 
 

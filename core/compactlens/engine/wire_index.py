@@ -1,0 +1,355 @@
+"""The index straight from OpenAI Chat wire dicts, in two tight passes (the common shape only).
+
+``apply_compaction`` on wire dicts used to read every dict into a :class:`Message`
+(``formats.openai_chat.to_messages``) and then read every message again: once to group it
+(``index._scan``) and once to measure it (``message_sizes``). For the common shape of Chat
+Completions messages this module reads each dict once, builds the very message
+``to_messages`` builds, and notes what grouping needs (a small code per message, its calls,
+its result id) with its text length and UTF-8 size; a second pass over those notes groups
+them by the rules of ``index._scan`` (``compactlens`` grouping), and the shared
+``index.finish_scan`` and :meth:`MessageIndex.assemble` close the index.
+
+The common shape: a list of ``dict`` whose role is system, developer, user, assistant or
+tool; content a string or null (a tool message: a string); ``name`` a string or null;
+well-formed function calls, on assistant messages only; reasoning text on assistant
+messages only; no legacy ``function_call``. Anything else (content part lists, legacy
+functions, the ``maf`` grouping...) gives None and the general path runs, so errors keep
+their locations. ``tests/engine/test_fast_path.py`` checks, on generated transcripts, that
+both paths build equal indexes and messages and give byte-identical results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from compactlens.engine.index import (
+    Grouping,
+    GroupKind,
+    MessageIndex,
+    PairingProblem,
+    ScanState,
+    finish_scan,
+)
+from compactlens.formats import OPENAI_CHAT
+from compactlens.formats.base import META_PART_BLOCKS
+from compactlens.formats.caller import CallerMessages
+from compactlens.formats.openai_chat import NAME, simple_tool_call
+from compactlens.model.messages import (
+    EMPTY_META,
+    SUMMARY_PREFIX,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from compactlens.model.tokens import (
+    CharEstimator,
+    Tokenizer,
+    count_messages,
+    estimate_from_lengths,
+    utf8_size,
+)
+
+# What the grouping pass needs to know of a message (see _Notes.codes).
+_SYSTEM, _USER, _SUMMARY, _REASONING_ONLY, _ASSISTANT, _TOOL = range(6)
+_INSTRUCTIONS = ("system", "developer")
+_REASONING_FLAG = ("reasoning",)
+
+
+class _Notes:
+    """What the reading pass learned: per message a code, length and size; the calls of
+    each assistant message that has some; the result id of each tool message; the
+    messages that hold reasoning."""
+
+    __slots__ = ("calls", "codes", "lengths", "reasoning", "result_ids", "sizes")
+
+    def __init__(self) -> None:
+        self.codes: list[int] = []
+        self.lengths: list[int] = []
+        self.sizes: list[int] = []
+        self.calls: dict[int, list[ToolCallPart]] = {}
+        self.result_ids: dict[int, str] = {}
+        self.reasoning: set[int] = set()
+
+
+def _size(text: str) -> int:
+    return len(text) if text.isascii() else utf8_size(text)
+
+
+def _calls(value: Any) -> list[ToolCallPart] | None:
+    """The parts of a ``tool_calls`` list when every call is well formed, else None."""
+    if type(value) is not list:
+        return None
+    out: list[ToolCallPart] = []
+    for call in value:
+        part = simple_tool_call(call)
+        if part is None:
+            return None
+        out.append(part)
+    return out
+
+
+def _reasoning(d: dict[str, Any]) -> str | None:
+    """The reasoning text ``to_messages`` reads (``""`` for none), None when the dict needs
+    the general reader (a ``reasoning_content`` that is not a string)."""
+    first = d.get("reasoning_content")
+    if first is not None and type(first) is not str:
+        return None
+    if first:
+        return first
+    second = d.get("reasoning")
+    return second if type(second) is str else ""
+
+
+def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
+    """Messages and notes for dicts of the common shape (module docstring), else None."""
+    out: list[Message] = []
+    notes = _Notes()
+    codes, lengths, sizes = notes.codes, notes.lengths, notes.sizes
+    for i, d in enumerate(items):
+        if type(d) is not dict or d.get("function_call") is not None:
+            return None
+        role = d.get("role")
+        content = d.get("content")
+        name = d.get("name")
+        if (content is not None and type(content) is not str) or (
+            name is not None and type(name) is not str
+        ):
+            return None
+        reasoning = _reasoning(d)
+        if reasoning is None or (reasoning and role != "assistant"):
+            return None
+        chars = len(role) if type(role) is str else 0
+        size = chars
+        if name:
+            chars += len(name) + 1
+            size += _size(name) + 1
+        parts: list[Part] = []
+        meta = EMPTY_META
+        if role == "tool":
+            call_id = d.get("tool_call_id")
+            if (
+                type(call_id) is not str
+                or type(content) is not str
+                or d.get("tool_calls") is not None
+            ):
+                return None
+            parts.append(ToolResultPart(call_id, content, name=name))
+            chars += len(content) + 1
+            size += _size(content) + 1
+            notes.result_ids[i] = call_id
+            code = _TOOL
+        elif role == "assistant" or role == "user" or role in _INSTRUCTIONS:
+            if reasoning:
+                parts.append(ReasoningPart(reasoning))
+                chars += len(reasoning) + 1
+                size += _size(reasoning) + 1
+                notes.reasoning.add(i)
+            if content:
+                parts.append(TextPart(content))
+                chars += len(content) + 1
+                size += _size(content) + 1
+            raw_calls = d.get("tool_calls")
+            if raw_calls is not None:
+                calls = _calls(raw_calls) if role == "assistant" else None
+                if calls is None:
+                    return None
+                if calls:
+                    for c in calls:
+                        if c.arguments:
+                            chars += len(c.name) + len(c.arguments) + 2
+                            size += _size(c.name) + _size(c.arguments) + 2
+                        else:
+                            chars += len(c.name) + 1
+                            size += _size(c.name) + 1
+                    blocks = (None,) * len(parts) + tuple(raw_calls)
+                    parts.extend(calls)
+                    meta = {META_PART_BLOCKS: blocks}
+                    notes.calls[i] = calls
+            code = _code(role, content, reasoning, parts)
+        else:
+            return None
+        codes.append(code)
+        lengths.append(chars)
+        sizes.append(size)
+        out.append(
+            Message(
+                role=role,
+                parts=tuple(parts),
+                name=name,
+                wire=d,
+                wire_format=NAME,
+                meta=meta,
+                origin=d,
+            )
+        )
+    return out, notes
+
+
+def _code(role: str, content: str | None, reasoning: str, parts: list[Part]) -> int:
+    """The grouping code of a system, user or assistant message (see ``index._scan``)."""
+    if role in _INSTRUCTIONS:
+        return _SYSTEM
+    # Message.is_summary: the first part is a text that starts with the prefix.
+    if not reasoning and content and content.startswith(SUMMARY_PREFIX):
+        return _SUMMARY
+    if role == "user":
+        return _USER
+    if reasoning and len(parts) == 1:
+        return _REASONING_ONLY
+    return _ASSISTANT
+
+
+def _group(notes: _Notes) -> ScanState:
+    """``index._scan``'s grouping (``compactlens`` rules) over the notes of the common shape:
+    reasoning-only messages join the next assistant message, a tool result joins the group
+    of its call, each other message starts a group; calls open links by id."""
+    raw = ScanState(group_of=[0] * len(notes.codes))
+    members, kinds, parent, group_of = raw.members, raw.kinds, raw.parent, raw.group_of
+    pending: dict[str, int] = {}  # call id -> newest link waiting for a result
+    shadowed: dict[int, int] = {}  # link -> older waiting link of the same id
+    declared: set[str] = set()
+    held: list[int] = []  # reasoning-only messages waiting for the next assistant message
+    calls_of, result_ids = notes.calls, notes.result_ids
+    kind_of = {
+        _SYSTEM: GroupKind.SYSTEM,
+        _USER: GroupKind.USER,
+        _SUMMARY: GroupKind.SUMMARY,
+        _ASSISTANT: GroupKind.ASSISTANT_TEXT,
+    }
+
+    def new_group(kind: GroupKind, indices: list[int]) -> int:
+        gid = len(members)
+        members.append(indices)
+        kinds.append(kind)
+        parent.append(gid)
+        for k in indices:
+            group_of[k] = gid
+        return gid
+
+    def flush() -> None:
+        if held:
+            raw.flags[new_group(GroupKind.ASSISTANT_TEXT, list(held))] = {"reasoning"}
+            held.clear()
+
+    for i, code in enumerate(notes.codes):
+        if code == _REASONING_ONLY:
+            held.append(i)
+            continue
+        if code == _TOOL:
+            flush()
+            _attach_result(raw, i, result_ids[i], pending, shadowed)
+            continue
+        calls = calls_of.get(i)
+        kind = kind_of[code]
+        if calls and code == _ASSISTANT:
+            kind = GroupKind.TOOL_CALL
+        if held and code == _ASSISTANT:
+            gid = new_group(kind, [*held, i])
+            held.clear()
+            raw.flags[gid] = {"reasoning"}
+        else:
+            flush()
+            gid = new_group(kind, [i])
+        if calls:
+            _open_links(raw, i, gid, calls, pending, shadowed, declared)
+    flush()
+    for i in notes.reasoning:
+        raw.message_flags[i] = _REASONING_FLAG
+    raw.message_calls.update(calls_of)
+    return raw
+
+
+def _attach_result(
+    raw: ScanState, i: int, call_id: str, pending: dict[str, int], shadowed: dict[int, int]
+) -> None:
+    """Put tool message ``i`` in the group of the newest call of ``call_id`` still waiting
+    for a result, or in an orphan group of its own."""
+    link_no = pending.get(call_id, -1)
+    if link_no >= 0:
+        older = shadowed.pop(link_no, -1)
+        if older >= 0:
+            pending[call_id] = older
+        else:
+            del pending[call_id]
+        raw.links_result[link_no] = i
+        gid = raw.link_group[link_no]
+        raw.members[gid].append(i)
+        raw.group_of[i] = gid
+        return
+    raw.problems.append(
+        PairingProblem(
+            "orphan_result",
+            i,
+            call_id,
+            f"result for call id {call_id!r}, which no earlier call declares",
+        )
+    )
+    gid = len(raw.members)
+    raw.members.append([i])
+    raw.kinds.append(GroupKind.TOOL_CALL)
+    raw.parent.append(gid)
+    raw.group_of[i] = gid
+    raw.flags[gid] = {"orphan"}
+
+
+def _open_links(
+    raw: ScanState,
+    i: int,
+    gid: int,
+    calls: list[ToolCallPart],
+    pending: dict[str, int],
+    shadowed: dict[int, int],
+    declared: set[str],
+) -> None:
+    """Open one link per call of message ``i`` (group ``gid``), noting reused ids."""
+    for call in calls:
+        if call.id in declared:
+            raw.problems.append(
+                PairingProblem(
+                    "duplicate_id",
+                    i,
+                    call.id,
+                    f"call id {call.id!r} was already used by an earlier call",
+                )
+            )
+        declared.add(call.id)
+        link_no = len(raw.links_call)
+        older = pending.get(call.id, -1)
+        if older >= 0:
+            shadowed[link_no] = older
+        pending[call.id] = link_no
+        raw.links_call.append(i)
+        raw.links_id.append(call.id)
+        raw.links_name.append(call.name)
+        raw.links_result.append(-1)
+        raw.link_group.append(gid)
+
+
+def wire_index(
+    items: Sequence[Any], tokenizer: Tokenizer | None, grouping: Grouping = "compactlens"
+) -> tuple[CallerMessages, MessageIndex] | None:
+    """The caller's messages and their index, read from OpenAI Chat dicts of the common
+    shape in one pass; None when the general path must run (see the module docstring)."""
+    if (
+        grouping != "compactlens"
+        or isinstance(items, str | bytes)
+        or not isinstance(items, Sequence)
+    ):
+        return None
+    read = _read(items)
+    if read is None:
+        return None
+    messages, notes = read
+    msgs = tuple(messages)
+    scan = finish_scan(_group(notes))
+    tok: Tokenizer = tokenizer if tokenizer is not None else CharEstimator()
+    if type(tok) is CharEstimator:
+        counts = estimate_from_lengths(tok, notes.lengths)
+    else:
+        counts = count_messages(msgs, tok)
+    index = MessageIndex.assemble(msgs, scan, counts, notes.sizes, tok)
+    return CallerMessages(msgs, tuple(items), "wire", OPENAI_CHAT), index
