@@ -1,7 +1,8 @@
 """App state in one place: session keys, cached loaders, indexes, runs and the URL.
 
-Caching (``st.cache_resource``: the values are immutable, so sessions share them
-without copies):
+Caching (process-wide, in :mod:`compactlens_inspector.shared_cache` caches bounded by
+bytes and entries, or ``st.cache_resource``: the values are immutable, so sessions share
+them without copies):
 
 * a transcript is parsed once per content hash;
 * its :class:`MessageIndex` is built once per (content hash, tokenizer);
@@ -14,6 +15,7 @@ Changing a parameter therefore never re-reads or re-tokenizes anything.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets as _tokens
 from collections.abc import MutableMapping
@@ -65,6 +67,12 @@ from compactlens_inspector.runs import (
     make_summarizer,
     run_config,
 )
+from compactlens_inspector.shared_cache import (
+    DEFAULT_CACHE_MB,
+    SharedCaches,
+    approx_bytes,
+    cache_budget_mb,
+)
 from compactlens_inspector.story_view import CANNOT_FIT_SAMPLE, STORY_SAMPLE, Story, build_story
 
 # -- session-state keys (the only ones the app stores outside widgets) -------------------------
@@ -113,14 +121,36 @@ class SourceRef:
 # -- cached computations -----------------------------------------------------------------------
 
 
-@st.cache_resource(max_entries=12, show_spinner=False)
-def _parsed(digest: str, name: str, _data: bytes) -> LoadedTranscript:
-    return parse_transcript(_data, name)
+@st.cache_resource(show_spinner=False)
+def _shared() -> SharedCaches:
+    """The process-wide caches of transcripts, indexes, runs and analyses, bounded by
+    bytes (``COMPACTLENS_CACHE_MB``) and entries; one per server."""
+    try:
+        budget = cache_budget_mb(os.environ)
+    except ValueError as exc:
+        logging.getLogger(__name__).warning("%s; using %d MB", exc, DEFAULT_CACHE_MB)
+        budget = DEFAULT_CACHE_MB
+    return SharedCaches.sized(budget)
 
 
-@st.cache_resource(max_entries=24, show_spinner=False)
-def _index(digest: str, tokenizer: str, grouping: str, _loaded: LoadedTranscript) -> MessageIndex:
-    return build_index(_loaded.messages, tokenizer, grouping)
+def shared_cache_stats() -> dict[str, dict[str, int]]:
+    """Entries, estimated bytes and budget of each shared cache (for the benchmark)."""
+    return _shared().stats()
+
+
+def _parsed(digest: str, name: str, data: bytes) -> LoadedTranscript:
+    return _shared().transcripts.get((digest, name), lambda: parse_transcript(data, name))
+
+
+def _index(digest: str, tokenizer: str, grouping: str, loaded: LoadedTranscript) -> MessageIndex:
+    def size(ix: MessageIndex) -> int:
+        return approx_bytes(ix, shared=(loaded, *loaded.messages))
+
+    return _shared().indexes.get(
+        (digest, tokenizer, grouping),
+        lambda: build_index(loaded.messages, tokenizer, grouping),
+        size,
+    )
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -129,7 +159,6 @@ def _summary_cache(summarizer_key: str) -> MutableMapping[str, SummaryResponse]:
     return {}
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
 def _run(
     digest: str,
     tokenizer: str,
@@ -138,26 +167,49 @@ def _run(
     nonce: int,
     explain: bool,
     format_name: str,
-    _index: MessageIndex,
-    _config: LabConfig,
-    _settings: SummarizerSettings,
-    _access: Access | None,
-    _limiter: SummaryLimiter | None,
+    index: MessageIndex,
+    config: LabConfig,
+    settings: SummarizerSettings,
+    acc: Access | None,
+    limits: SummaryLimiter | None,
 ) -> RunOutcome:
-    key = _access.api_key if _access is not None else ""
+    """A run, once per (content hash, tokenizer, configuration, summarizer key, nonce,
+    explain, format) for the whole server."""
+
+    def make() -> RunOutcome:
+        return _plan(index, config, settings, acc, limits, summarizer_key, explain, format_name)
+
+    def size(outcome: RunOutcome) -> int:
+        return approx_bytes(outcome, shared=(index, *index.messages))
+
+    key = (digest, tokenizer, config_key, summarizer_key, nonce, explain, format_name)
+    return _shared().runs.get(key, make, size)
+
+
+def _plan(
+    index: MessageIndex,
+    config: LabConfig,
+    settings: SummarizerSettings,
+    acc: Access | None,
+    limits: SummaryLimiter | None,
+    summarizer_key: str,
+    explain: bool,
+    format_name: str,
+) -> RunOutcome:
+    key = acc.api_key if acc is not None else ""
     summarizer = make_summarizer(
-        _settings, access=_access, limiter=_limiter, cache=_summary_cache(summarizer_key)
+        settings, access=acc, limiter=limits, cache=_summary_cache(summarizer_key)
     )
-    refusals = _limiter.refusals if _limiter is not None else 0
+    refusals = limits.refusals if limits is not None else 0
     outcome = run_config(
-        _index,
-        _config,
+        index,
+        config,
         summarizer,
         secrets=(key,) if key else (),
         explain=explain,
         format_name=format_name,
     )
-    if _limiter is not None and _limiter.refusals > refusals:
+    if limits is not None and limits.refusals > refusals:
         raise _Limited(outcome)  # not cached: the next rerun after the limit asks again
     return outcome
 
@@ -177,7 +229,6 @@ def _fixes(
     return find_fixes(_index, _outcome, include_destructive=include_destructive)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def _analysis(
     digest: str,
     tokenizer: str,
@@ -185,11 +236,18 @@ def _analysis(
     summarizer_key: str,
     nonce: int,
     settings_key: str,
-    _index: MessageIndex,
-    _outcome: RunOutcome,
-    _settings: AnalysisSettings,
+    index: MessageIndex,
+    outcome: RunOutcome,
+    settings: AnalysisSettings,
 ) -> CompactionReport | None:
-    return run_analysis(_index, _outcome, _settings, _fact_cache(digest))
+    def size(report: CompactionReport | None) -> int:
+        return approx_bytes(report, shared=(outcome, index, *index.messages))
+
+    def make() -> CompactionReport | None:
+        return run_analysis(index, outcome, settings, _fact_cache(digest))
+
+    key = (digest, tokenizer, config_key, summarizer_key, nonce, settings_key)
+    return _shared().analyses.get(key, make, size)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -1,0 +1,215 @@
+"""Process-wide caches bounded by bytes as well as by entries (no Streamlit here).
+
+The inspector shares parsed transcripts, indexes, runs and analyses between every
+session of a server, keyed by content. Bounding them by entries alone does not bound
+memory: a run of a 3,000-message transcript takes about 1.5 MB, one of 50,000 messages
+some 25 MB, so 256 runs could be 40 MB or 6 GB. Each cache here has a byte budget; an
+entry's size is estimated when it is stored (:func:`approx_bytes`), and the least
+recently used entries are dropped until the cache fits. One computation per key runs at
+a time, so eight people opening the same sample parse it once.
+
+The budgets come from ``COMPACTLENS_CACHE_MB`` (default 512, split between the caches
+as :data:`SHARES` says); see ``docs/deploy.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Generic, TypeVar
+
+V = TypeVar("V")
+
+#: The environment variable (or Streamlit secret) with the shared caches' budget in MB.
+CACHE_MB_SETTING = "COMPACTLENS_CACHE_MB"
+DEFAULT_CACHE_MB = 512
+#: Each cache's share of the budget, and its entry bound (kept from before the budgets).
+SHARES: Mapping[str, tuple[float, int]] = {
+    "transcripts": (0.375, 12),
+    "indexes": (0.125, 24),
+    "runs": (0.375, 256),
+    "analyses": (0.125, 64),
+}
+#: Items measured in a long sequence or mapping (the rest is scaled from them).
+SAMPLE = 24
+
+_LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), range)
+_SKIP = (type, ModuleType, threading.Lock().__class__)
+
+
+def approx_bytes(value: object, *, shared: Iterable[object] = ()) -> int:
+    """Estimated bytes of ``value`` and what it references, not counting ``shared`` objects
+    (and what they reference) that live elsewhere, such as the transcript's messages a
+    run keeps.
+
+    ``sys.getsizeof`` over the object graph; a list, tuple, set or dict of more than
+    :data:`SAMPLE` items is measured on evenly spaced items and scaled, so the cost stays
+    small (a few ms) at any size. Classes, modules and functions are not counted.
+    """
+    seen: set[int] = {id(o) for o in shared}
+    return _size(value, seen)
+
+
+def _size(value: object, seen: set[int]) -> int:
+    if id(value) in seen or isinstance(value, _SKIP) or callable(value):
+        return 0
+    seen.add(id(value))
+    own = sys.getsizeof(value, 64)
+    if isinstance(value, _LEAVES):
+        return own
+    if isinstance(value, dict):
+        items: list[Any] = list(value.items())
+        return own + _many([x for kv in items for x in kv], seen, 2 * len(items))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return own + _many(list(value), seen, len(value))
+    return own + _many(_fields(value), seen, 0)
+
+
+def _many(items: list[Any], seen: set[int], count: int) -> int:
+    """The items' sizes, measured on a sample when there are many."""
+    if len(items) <= SAMPLE:
+        return sum(_size(x, seen) for x in items)
+    step = len(items) / SAMPLE
+    picked = [items[int(i * step)] for i in range(SAMPLE)]
+    measured = sum(_size(x, seen) for x in picked)
+    return int(measured * max(count, len(items)) / SAMPLE)
+
+
+def _fields(value: object) -> list[Any]:
+    out: list[Any] = []
+    attrs = getattr(value, "__dict__", None)
+    if isinstance(attrs, dict):
+        out.extend(attrs.values())
+    for cls in type(value).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if isinstance(name, str) and hasattr(value, name):
+                out.append(getattr(value, name))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    """What a cache holds now (for the multi-user benchmark and the deploy docs)."""
+
+    entries: int
+    bytes: int
+    budget: int
+    max_entries: int
+    evictions: int
+
+
+class SharedCache(Generic[V]):
+    """A thread-safe LRU cache bounded by ``max_entries`` and ``max_bytes`` (estimated).
+
+    An entry larger than the whole budget is still returned but not kept. A value whose
+    computation raises is not stored (the exception goes to the caller).
+    """
+
+    def __init__(self, max_bytes: int, max_entries: int) -> None:
+        if max_bytes < 0 or max_entries < 1:
+            raise ValueError("a cache needs max_bytes >= 0 and max_entries >= 1")
+        self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
+        self._making: dict[Hashable, threading.Lock] = {}
+        self._bytes = 0
+        self._evictions = 0
+
+    def get(
+        self, key: Hashable, make: Callable[[], V], size: Callable[[V], int] = approx_bytes
+    ) -> V:
+        """The value for ``key``, made (once, even when asked from several threads) if absent."""
+        found = self._lookup(key)
+        if found is not None:
+            return found[0]
+        with self._lock:
+            making = self._making.setdefault(key, threading.Lock())
+        with making:
+            found = self._lookup(key)
+            if found is not None:
+                return found[0]
+            try:
+                value = make()
+                self._store(key, value, size(value))
+            finally:
+                with self._lock:
+                    self._making.pop(key, None)
+        return value
+
+    def _lookup(self, key: Hashable) -> tuple[V, int] | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def _store(self, key: Hashable, value: V, nbytes: int) -> None:
+        with self._lock:
+            if nbytes > self.max_bytes:
+                self._evictions += 1
+                return
+            self._entries[key] = (value, nbytes)
+            self._bytes += nbytes
+            while self._bytes > self.max_bytes or len(self._entries) > self.max_entries:
+                _, (_, dropped) = self._entries.popitem(last=False)
+                self._bytes -= dropped
+                self._evictions += 1
+
+    def stats(self) -> CacheStats:
+        with self._lock:
+            return CacheStats(
+                entries=len(self._entries),
+                bytes=self._bytes,
+                budget=self.max_bytes,
+                max_entries=self.max_entries,
+                evictions=self._evictions,
+            )
+
+
+def cache_budget_mb(settings: Mapping[str, Any]) -> int:
+    """``COMPACTLENS_CACHE_MB`` from ``settings`` (environment first, then secrets), or
+    the default. Raises ValueError naming the setting when it is not a positive number."""
+    raw = settings.get(CACHE_MB_SETTING)
+    if raw is None or str(raw).strip() == "":
+        return DEFAULT_CACHE_MB
+    text = str(raw).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{CACHE_MB_SETTING} must be a whole number of MB >= 1, not {text!r}")
+    return int(text)
+
+
+@dataclass(frozen=True, slots=True)
+class SharedCaches:
+    """The inspector's shared caches, sized from one budget (MB)."""
+
+    transcripts: SharedCache[Any]
+    indexes: SharedCache[Any]
+    runs: SharedCache[Any]
+    analyses: SharedCache[Any]
+
+    @classmethod
+    def sized(cls, budget_mb: int) -> SharedCaches:
+        total = budget_mb * 2**20
+        made = {
+            name: SharedCache[Any](int(total * share), entries)
+            for name, (share, entries) in SHARES.items()
+        }
+        return cls(**made)
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for name in SHARES:
+            s = getattr(self, name).stats()
+            out[name] = {
+                "entries": s.entries,
+                "bytes": s.bytes,
+                "budget": s.budget,
+                "max_entries": s.max_entries,
+                "evictions": s.evictions,
+            }
+        return out

@@ -1,0 +1,166 @@
+"""The inspector's shared caches: bounded by estimated bytes and by entries, least
+recently used first out, one computation per key, estimates near the real allocation."""
+
+from __future__ import annotations
+
+import gc
+import json
+import threading
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from apptest_helpers import coding_agent
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactlens_inspector.config import SummarizerSettings, nice_budget, preset
+from compactlens_inspector.loader import parse_transcript
+from compactlens_inspector.runs import build_index, make_summarizer, run_config
+from compactlens_inspector.shared_cache import (
+    DEFAULT_CACHE_MB,
+    SharedCache,
+    SharedCaches,
+    approx_bytes,
+    cache_budget_mb,
+)
+
+# A sequence of (key, size) stores, keys from a small set so some repeat.
+_STORES = st.lists(st.tuples(st.integers(0, 12), st.integers(0, 400)), max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(stores=_STORES, max_bytes=st.integers(0, 1000), max_entries=st.integers(1, 8))
+def test_a_cache_never_holds_more_than_its_bounds(
+    stores: list[tuple[int, int]], max_bytes: int, max_entries: int
+) -> None:
+    cache: SharedCache[int] = SharedCache(max_bytes, max_entries)
+    sizes: dict[int, int] = {}
+    for key, size in stores:
+        value = cache.get(key, lambda size=size: size, size=lambda v: v)
+        sizes[key] = value  # the cached value, or the new one (kept if it fits)
+        stats = cache.stats()
+        assert stats.bytes <= max_bytes and stats.entries <= max_entries
+        # The newest store is kept whenever it fits the budget on its own.
+        if size <= max_bytes:
+            assert cache.get(key, lambda: -1, size=lambda v: 0) == value
+    held = cache.stats()
+    kept = [k for k in range(13) if cache.get(k, lambda: -1, size=lambda v: 10**9) != -1]
+    assert held.bytes == sum(sizes[k] for k in kept)
+
+
+def test_least_recently_used_goes_first() -> None:
+    cache: SharedCache[str] = SharedCache(max_bytes=300, max_entries=10)
+    for key in "abc":
+        cache.get(key, lambda key=key: key, size=lambda v: 100)
+    cache.get("a", lambda: "new a", size=lambda v: 100)  # a hit: "a" is now the newest
+    cache.get("d", lambda: "d", size=lambda v: 100)  # over 300 bytes: the oldest, "b", goes
+    made: list[str] = []
+
+    def make(key: str) -> Callable[[], str]:
+        return lambda: made.append(key) or key
+
+    for key in "acd":
+        cache.get(key, make(key), size=lambda v: 100)
+    assert made == []
+    cache.get("b", make("b"), size=lambda v: 100)
+    assert made == ["b"]
+
+
+def test_an_entry_over_the_budget_is_returned_not_kept() -> None:
+    cache: SharedCache[str] = SharedCache(max_bytes=50, max_entries=4)
+    cache.get("small", lambda: "s", size=lambda v: 40)
+    assert cache.get("big", lambda: "B", size=lambda v: 51) == "B"
+    assert cache.stats().entries == 1 and cache.stats().bytes == 40
+    assert cache.get("big", lambda: "again", size=lambda v: 51) == "again"
+
+
+def test_a_failed_computation_is_not_cached() -> None:
+    cache: SharedCache[int] = SharedCache(max_bytes=100, max_entries=4)
+
+    def fail() -> int:
+        raise RuntimeError("limit reached")
+
+    with pytest.raises(RuntimeError, match="limit reached"):
+        cache.get("k", fail)
+    assert cache.get("k", lambda: 7, size=lambda v: 1) == 7
+
+
+def test_one_computation_per_key_across_threads() -> None:
+    cache: SharedCache[int] = SharedCache(max_bytes=10**6, max_entries=4)
+    calls: list[int] = []
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow() -> int:
+        calls.append(1)
+        started.set()
+        release.wait(timeout=30)
+        return 42
+
+    results: list[int] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(cache.get("k", slow, size=lambda v: 8)))
+        for _ in range(6)
+    ]
+    threads[0].start()
+    assert started.wait(timeout=30)
+    for t in threads[1:]:
+        t.start()
+    release.set()
+    for t in threads:
+        t.join(timeout=30)
+    assert results == [42] * 6 and calls == [1]
+
+
+def test_approx_bytes_skips_shared_objects_and_counts_the_rest() -> None:
+    shared = ["x" * 10_000 for _ in range(100)]
+    own = ["y" * 10_000 for _ in range(100)]
+    mixed = [*shared, *own]
+    alone = approx_bytes(mixed)
+    without_shared = approx_bytes(mixed, shared=shared)
+    assert 1_500_000 < alone < 2_700_000  # 200 strings of 10 kB, sampled
+    assert 700_000 < without_shared < 1_400_000
+
+
+def _traced(make: Callable[[], Any]) -> tuple[Any, int]:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        value = make()
+        gc.collect()
+        return value, tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_estimates_are_near_what_python_allocated() -> None:
+    """Transcript, index and runs of a 640-message transcript: the estimate is within a
+    factor of 3 of the memory tracemalloc saw allocated (and kept) for each."""
+    data = json.dumps({"messages": coding_agent(160)}).encode()
+    loaded, loaded_bytes = _traced(lambda: parse_transcript(data, "t.json"))
+    index, index_bytes = _traced(lambda: build_index(loaded.messages, "estimate", "compactlens"))
+    pairs = [
+        (approx_bytes(loaded), loaded_bytes),
+        (approx_bytes(index, shared=(loaded, *loaded.messages)), index_bytes),
+    ]
+    for name in ("reference", "truncation", "tool_collapse"):
+        config = preset(name, nice_budget(index.total_tokens))
+        summarizer = make_summarizer(SummarizerSettings())
+        outcome, run_bytes = _traced(lambda c=config, s=summarizer: run_config(index, c, s))
+        pairs.append((approx_bytes(outcome, shared=(index, *index.messages)), run_bytes))
+    for estimate, real in pairs:
+        assert real / 3 <= estimate <= real * 3, (estimate, real)
+
+
+def test_the_budget_setting() -> None:
+    assert cache_budget_mb({}) == DEFAULT_CACHE_MB
+    assert cache_budget_mb({"COMPACTLENS_CACHE_MB": " 64 "}) == 64
+    for bad in ("0", "-5", "lots", "1.5"):
+        with pytest.raises(ValueError, match="COMPACTLENS_CACHE_MB"):
+            cache_budget_mb({"COMPACTLENS_CACHE_MB": bad})
+    caches = SharedCaches.sized(64)
+    total = sum(s["budget"] for s in caches.stats().values())
+    assert 0.99 * 64 * 2**20 <= total <= 64 * 2**20
