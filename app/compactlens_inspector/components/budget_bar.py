@@ -8,10 +8,16 @@ import compactlens.viz as figures
 from compactlens import CompactionResult
 from compactlens.viz import groups_kept
 from compactlens_inspector.components import badges
+from compactlens_inspector.components.metric_row import Card, metric_row
 from compactlens_inspector.config import LabConfig
 from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
+
+#: Wide enough for a value like "6,435,832" (the metric's font is large).
+CARD_WIDTH = 180
+#: The saving under "Tokens after" (like "-6,307,998 (-98%)") needs more.
+DELTA_CARD_WIDTH = 220
 
 STATUS_ICON = {
     "unchanged": ":material/remove:",
@@ -21,28 +27,36 @@ STATUS_ICON = {
 }
 
 
-def metric_cards(result: CompactionResult, config: LabConfig) -> None:
-    """Tokens before / after (with the saving), messages, groups kept and the target."""
-    cols = st.columns(5)
-    cols[0].metric("Tokens before", num(result.tokens_before), border=True)
+def metric_cards(result: CompactionResult, config: LabConfig, *, key: str) -> None:
+    """Tokens before / after (with the saving), messages, groups kept and the target.
+
+    Cards of fixed widths that wrap on a narrow window (equal columns cut a number like
+    6,435,832 at 1,024 px).
+    """
     saved = result.tokens_saved
     pct = f"{-saved / result.tokens_before:.0%}" if result.tokens_before else "0%"
-    cols[1].metric(
-        "Tokens after",
-        num(result.tokens_after),
-        delta=f"{num(-saved)} ({pct})" if saved else None,
-        delta_color="inverse",
-        border=True,
-    )
-    cols[2].metric(
-        "Messages after",
-        num(result.messages_after),
-        border=True,
-        help=f"{num(result.messages_before)} before",
-    )
-    cols[3].metric("Groups kept", num(groups_kept(result)), border=True)
     target = config.target_tokens
-    cols[4].metric("Target", num(target) if target is not None else "—", border=True)
+    metric_row(
+        [
+            Card("Tokens before", num(result.tokens_before)),
+            Card(
+                "Tokens after",
+                num(result.tokens_after),
+                delta=f"{num(-saved)} ({pct})" if saved else None,
+                delta_color="inverse",
+                width=DELTA_CARD_WIDTH,
+            ),
+            Card(
+                "Messages after",
+                num(result.messages_after),
+                help=f"{num(result.messages_before)} before",
+            ),
+            Card("Groups kept", num(groups_kept(result))),
+            Card("Target", num(target) if target is not None else "—"),
+        ],
+        key=key,
+        width=CARD_WIDTH,
+    )
 
 
 def status_text(result: CompactionResult) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import streamlit as st
 
@@ -17,9 +18,22 @@ class Card:
     label: str
     value: str
     help: str | None = None
+    #: A change shown under the value (``st.metric``'s delta), coloured as ``delta_color``.
+    delta: str | None = None
+    delta_color: Literal["normal", "inverse", "off"] = "normal"
+    #: This card's width in pixels (default: the row's).
+    width: int | None = None
 
 
 def metric_row(cards: Sequence[Card], *, key: str, width: int = CARD_WIDTH) -> None:
     with st.container(horizontal=True, wrap=True, key=key):
         for card in cards:
-            st.metric(card.label, card.value, help=card.help, border=True, width=width)
+            st.metric(
+                card.label,
+                card.value,
+                delta=card.delta,
+                delta_color=card.delta_color,
+                help=card.help,
+                border=True,
+                width=card.width or width,
+            )

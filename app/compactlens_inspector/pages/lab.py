@@ -17,6 +17,7 @@ from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import RunOutcome
 from compactlens_inspector.safety import md_escape
+from compactlens_inspector.views import DECISION_MAP_BARS
 
 
 def _usage(outcome: RunOutcome) -> None:
@@ -84,17 +85,24 @@ def render() -> None:
         budget_bar.status_line(outcome)
         return
     r = outcome.result
-    budget_bar.metric_cards(r, config)
+    budget_bar.metric_cards(r, config, key="lab_metrics")
     budget_bar.status_line(outcome)
     _usage(outcome)
-    budget_bar.budget_bar(outcome, key="lab_budget_bar")
+    # The gauge is the budget picture (before and after against trigger and target):
+    # HTML, so a change does not redraw a second plotly chart for the same numbers.
     ix = state.index()
     if ix is not None:
         show_gauge(ix, r, config, key="lab_context")
-    st.plotly_chart(figures.decision_map(r), key="lab_decision_map", config={"displaylogo": False})
+    st.plotly_chart(
+        figures.decision_map(r, max_bars=DECISION_MAP_BARS),
+        key="lab_decision_map",
+        config={"displaylogo": False},
+    )
     st.caption(
         "Each bar is a group (height: its tokens before), coloured by its decision: "
-        "**kept**, **excluded**, **collapsed**, **summarized**, **inserted**. Hover for the reason."
+        "**kept**, **excluded**, **collapsed**, **summarized**, **inserted**. Hover for the "
+        f"reason. Above {num(DECISION_MAP_BARS)} groups, each bar stacks a run of neighbouring "
+        "groups by decision."
     )
     analysis_summary(outcome)
     if r.status == "cannot-fit":

@@ -15,6 +15,7 @@ from compactlens_inspector.config import preset
 from compactlens_inspector.numbers import INT_FORMAT, num, short
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.safety import md_escape
+from compactlens_inspector.views import DECISION_MAP_BARS
 
 DONE = "landing_done"
 
@@ -133,7 +134,9 @@ def render() -> None:
             budget_bar.budget_bar(outcome, key="landing_budget_bar")
             show_gauge(ix, r, outcome.config, key="landing_context")
             st.plotly_chart(
-                figures.decision_map(r), key="landing_decision_map", config={"displaylogo": False}
+                figures.decision_map(r, max_bars=DECISION_MAP_BARS),
+                key="landing_decision_map",
+                config={"displaylogo": False},
             )
     st.divider()
     links = st.columns(4)

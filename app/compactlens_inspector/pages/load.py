@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+import compactlens.viz as figures
 from compactlens import TranscriptError
 from compactlens_inspector import state
 from compactlens_inspector.components.error_box import transcript_error
@@ -151,6 +152,10 @@ def _summary() -> None:
         )
     else:
         st.success("No pairing problems: every tool call has its result.", icon=":material/link:")
+    # Where the tokens are. Last on the page, after the exact count: it is also the
+    # session's first plotly chart, so the browser loads the chart code (4.5 MB of
+    # JavaScript) here, while the summary is read, and not when the lab opens.
+    st.plotly_chart(figures.composition(ix), key="load_composition", config={"displaylogo": False})
 
 
 def render() -> None:
