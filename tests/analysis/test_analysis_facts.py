@@ -310,22 +310,115 @@ def test_the_identifier_lookahead_finds_exactly_the_words_the_check_accepts(text
     assert accepted(_TOKEN) == accepted(_PLAIN_WORD)
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    text=st.text(alphabet="ab-1/. x", max_size=300),
-    values=st.lists(st.text(alphabet="ab-1/. x", min_size=1, max_size=12), max_size=20),
-    as_bitmap=st.booleans(),
+#: Pieces of text that open every gate and pattern of the extractor (and near misses).
+_PIECES = (
+    " ",
+    "\n",
+    "a",
+    "Z",
+    "é",
+    "٣",
+    "²",
+    "-",
+    "_",
+    ".",
+    ",",
+    "/",
+    "\\",
+    ":",
+    "~",
+    "@",
+    "#",
+    "%",
+    "$",
+    "€",
+    "'",
+    '"',
+    "`",
+    "0",
+    "1",
+    "7",
+    "12",
+    "31",
+    "2024",
+    "2024-05-15",
+    "05/15/24",
+    "15:00",
+    " pm",
+    "T10:30:00Z",
+    "May",
+    "Sept.",
+    "June",
+    "3rd",
+    "USD",
+    "EUR",
+    "dollars",
+    "cents",
+    "bucks",
+    "ms",
+    "MiB",
+    "GB",
+    " km",
+    "°C",
+    "µs",
+    "x",
+    "k",
+    "://",
+    "https",
+    "ftp",
+    "C:\\",
+    "~/",
+    "./",
+    "../",
+    "src",
+    ".py",
+    ".md",
+    ".tar",
+    ".gz",
+    "node.js",
+    "deadbeef",
+    "ABCDEF0",
+    "1a2b3c4d",
+    "-4f2a-",
+    "ORD-",
+    "v2",
+    "#12",
+    "&#",
+    "x86_64",
 )
-def test_the_gram_prefilter_never_hides_a_present_value(
-    text: str, values: list[str], as_bitmap: bool
-) -> None:
-    from compactlens.analysis import facts
 
-    # Long texts keep their grams as hash bitmaps, short ones as sets: check both here.
-    limit = facts._GRAM_MAX_SET_TEXT
-    facts._GRAM_MAX_SET_TEXT = -1 if as_bitmap else limit
-    try:
-        grams = facts._Grams(text)
-    finally:
-        facts._GRAM_MAX_SET_TEXT = limit
-    assert [facts._present(v, text, grams) for v in values] == [v in text for v in values]
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_the_extractor_gates_never_hide_a_fact(text: str) -> None:
+    from compactlens.analysis.facts import _RULES, _structured
+
+    # Every pattern over the text (no gate) finds the same facts as the gated run.
+    assert _structured(text) == _structured(text, _RULES)
+
+
+_NEEDLES = st.one_of(
+    st.text(alphabet="ab-1/. xAé\ud800\U0001f600", max_size=12),
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=4).map("".join),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.text(alphabet="ab-1/. xAé\ud800\U0001f600", max_size=300),
+        st.lists(st.sampled_from(_PIECES), max_size=60).map("".join),
+    ),
+    values=st.lists(_NEEDLES, max_size=25),
+    window=st.integers(min_value=1, max_value=64),
+)
+def test_one_pass_finds_exactly_the_values_a_plain_search_finds(
+    text: str, values: list[str], window: int
+) -> None:
+    from compactlens.analysis.facts import present_values
+
+    # Overlapping values, values inside others, case, non-ASCII, lone surrogates, the
+    # empty string, and windows smaller than a value: the same answer as ``in``.
+    found = present_values(values, text, window=window)
+    assert {v for v in values if v in found} == {v for v in values if v in text}
+    assert found <= set(values)

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from ahocorasick_rs import BytesAhoCorasick
+
 from compactlens.analysis.judge import JudgeScore
 from compactlens.engine.guards import latest_request_index
 from compactlens.model.messages import (
@@ -467,46 +469,117 @@ def _is_hex_id(token: str) -> bool:
     return has_digit and has_letter
 
 
-#: Characters a text must hold for a pattern to match in it: a pattern whose every
-#: match needs one of them is not run over a text without any (``str`` membership is a
-#: C-speed scan; running a regex over a long tool output is not).
-_NEEDS_DIGIT = re.compile(r"\d")
+_DIGIT = re.compile(r"\d")
+_MONTH_PREFIXES = (
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+)
+_CURRENCY_LITERALS = tuple(_CURRENCY_CODES[3:-1].split("|"))
+#: The first characters of every unit a quantity pattern accepts after a number.
+_UNIT_STARTS = "".join(sorted({u[0] for u in _UNITS_SPACED.split("|")} | set("smhdwKMGTBx")))
 
 
-def _patterns(text: str) -> list[tuple[re.Pattern[str], FactKind, Callable[[str], bool] | None]]:
-    """The structured-fact patterns that can match in ``text``, in priority order."""
-    digit = _NEEDS_DIGIT.search(text) is not None
-    out: list[tuple[re.Pattern[str], FactKind, Callable[[str], bool] | None]] = []
-    if "://" in text:
-        out.append((_URL, "url", None))
-    if "@" in text:
-        out.append((_EMAIL, "email", None))
-    if "-" in text:
-        out.append((_UUID, "identifier", None))
-    if digit:
-        out.extend((p, "date", None) for p in _DATES)
-        out.extend((p, "money", None) for p in _MONEY)
-        out.extend((p, "quantity", None) for p in _QUANTITY)
-    if "/" in text or "\\" in text or "." in text:
-        out.extend((p, "path", _is_path) for p in _PATHS)
-    if digit and "#" in text:
-        out.append((_HASH_REF, "identifier", None))
-    if digit:
-        out.append((_HEX, "identifier", _is_hex_id))
-    if digit or not text.isascii():
-        out.append((_TOKEN, "identifier", _is_identifier))
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """One structured-fact pattern and what a text must hold for it to match at all.
+
+    The conditions are necessary, never sufficient: a text that fails one cannot hold a
+    match, so the pattern is not run over it (twenty patterns over every long tool
+    output are most of an analysis; a gate led by a literal or a rare character class
+    is a fast scan, and texts share the answer of a gate several rules use).
+    """
+
+    pattern: re.Pattern[str]
+    kind: FactKind
+    check: Callable[[str], bool] | None = None
+    #: Every match holds a decimal digit (or, with ``or_non_ascii``, a non-ASCII character).
+    digit: bool = False
+    or_non_ascii: bool = False
+    #: Every match holds a match of this pattern.
+    gate: re.Pattern[str] | None = None
+
+
+def _any_of(*literals: str) -> re.Pattern[str]:
+    """A gate for rules whose every match holds one of ``literals``."""
+    return re.compile("|".join(map(re.escape, literals)))
+
+
+_MONTH_GATE = _any_of(*_MONTH_PREFIXES)
+_CURRENCY_GATE = _any_of(*_CURRENCY_LITERALS)
+_UNIT_GATE = re.compile(rf"\d\s?[{_UNIT_STARTS}]")
+
+#: Every structured-fact pattern, in priority order (the first to claim a span wins).
+_RULES: tuple[_Rule, ...] = (
+    _Rule(_URL, "url", gate=_any_of("://")),
+    _Rule(_EMAIL, "email", gate=_any_of("@")),
+    _Rule(_UUID, "identifier", gate=re.compile(r"-[0-9a-fA-F]{4}-")),
+    _Rule(_DATES[0], "date", digit=True, gate=re.compile(r"-[01]\d-[0-3]\d")),
+    _Rule(_DATES[1], "date", digit=True, gate=re.compile(r"/\d\d?/\d")),
+    _Rule(_DATES[2], "date", digit=True, gate=_MONTH_GATE),
+    _Rule(_DATES[3], "date", digit=True, gate=_MONTH_GATE),
+    _Rule(_DATES[4], "date", digit=True, gate=re.compile(r":[0-5]\d")),
+    _Rule(_MONEY[0], "money", digit=True, gate=_any_of("$", "€", "£", "¥")),
+    _Rule(_MONEY[1], "money", digit=True, gate=_CURRENCY_GATE),
+    _Rule(
+        _MONEY[2],
+        "money",
+        digit=True,
+        gate=_any_of(*_CURRENCY_LITERALS, "dollar", "euro", "cent", "bucks"),
+    ),
+    _Rule(_QUANTITY[0], "quantity", digit=True, gate=_UNIT_GATE),
+    _Rule(_QUANTITY[1], "quantity", digit=True, gate=_UNIT_GATE),
+    _Rule(_QUANTITY[2], "quantity", digit=True, gate=_any_of("%")),
+    _Rule(_PATHS[0], "path", _is_path, gate=_any_of(":\\")),
+    _Rule(_PATHS[1], "path", _is_path, gate=re.compile(r"/(?<![\w/:@<-]/)")),
+    _Rule(_PATHS[2], "path", _is_path, gate=re.compile(r"/(?<=[\w@+-]/)")),
+    _Rule(_PATHS[3], "path", _is_path, gate=re.compile(rf"\.(?:{_PATH_EXTENSIONS})(?![\w-])")),
+    _Rule(_HASH_REF, "identifier", digit=True, gate=re.compile(r"#\d\d")),
+    _Rule(_HEX, "identifier", _is_hex_id, digit=True, gate=re.compile(r"[0-9a-fA-F]{7}")),
+    _Rule(_TOKEN, "identifier", _is_identifier, digit=True, or_non_ascii=True),
+)
+
+
+def _rules(text: str) -> list[_Rule]:
+    """The rules whose patterns can match in ``text``, in priority order."""
+    digit = _DIGIT.search(text) is not None
+    non_ascii = not text.isascii()
+    gates: dict[re.Pattern[str], bool] = {}
+    out: list[_Rule] = []
+    for rule in _RULES:
+        if rule.digit and not (digit or (rule.or_non_ascii and non_ascii)):
+            continue
+        gate = rule.gate
+        if gate is not None:
+            hit = gates.get(gate)
+            if hit is None:
+                hit = gates[gate] = gate.search(text) is not None
+            if not hit:
+                continue
+        out.append(rule)
     return out
 
 
-def _structured(text: str) -> list[tuple[FactKind, str]]:
+def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[FactKind, str]]:
     """Structured facts of one text, in text order (spans never overlap).
 
     Patterns run in priority order; a later match that overlaps an earlier fact's span
-    is skipped, so the first pattern to claim a span wins.
+    is skipped, so the first pattern to claim a span wins. ``rules``: default, those
+    that can match in ``text`` (:func:`_rules`).
     """
     found: list[tuple[int, FactKind, str]] = []
     mask = bytearray(len(text))
-    for pattern, kind, check in _patterns(text):
+    for rule in _rules(text) if rules is None else rules:
+        pattern, kind, check = rule.pattern, rule.kind, rule.check
         for m in pattern.finditer(text):
             start = m.start()
             value = _strip_trailing(m.group(0))
@@ -629,72 +702,54 @@ def searchable_text(messages: Sequence[Message]) -> str:
     return normalize_space("\n".join(message_text(m) for m in messages))
 
 
-#: Lengths of the substrings the absence prefilter of :func:`check_facts` indexes: a value
-#: is probed with the longest that fits it (values shorter than all are searched).
-_GRAM_LENGTHS = (8, 4)
-#: Below this many facts no prefilter is built (searching is cheaper).
-_GRAM_MIN_FACTS = 64
-#: Above this many characters of text the grams are kept as bitmaps of their hashes
-#: instead of sets (a set of every 8-character substring of 12 MB takes about 1 GB).
-_GRAM_MAX_SET_TEXT = 2_000_000
+#: Bytes of compacted text one search covers: the matches of one search are a list, so
+#: a long text is searched in windows of this size (overlapping by the longest value).
+_WINDOW = 1 << 20
 
 
-class _Grams:
-    """A proof of absence for substrings of one text: every substring of the lengths in
-    :data:`_GRAM_LENGTHS`, as sets for a short text, or for a long one as bitmaps with
-    the bit of each substring's hash set. A substring of the text has all its grams
-    there, so a missing gram proves a value absent; a present one proves nothing."""
-
-    def __init__(self, text: str) -> None:
-        self._sets: dict[int, frozenset[str]] = {}
-        self._bits: dict[int, bytearray] = {}
-        self._mask = (1 << max(16, min(28, (16 * len(text)).bit_length()))) - 1
-        for n in _GRAM_LENGTHS:
-            if len(text) <= _GRAM_MAX_SET_TEXT:
-                self._sets[n] = frozenset(text[i : i + n] for i in range(len(text) - n + 1))
-            else:
-                self._bits[n] = self._bitmap(text, n)
-
-    def _bitmap(self, text: str, n: int) -> bytearray:
-        mask = self._mask
-        bits = bytearray((mask >> 3) + 1)
-        for i in range(len(text) - n + 1):
-            h = hash(text[i : i + n]) & mask
-            bits[h >> 3] |= 1 << (h & 7)
-        return bits
-
-    def _has(self, gram: str) -> bool:
-        grams = self._sets.get(len(gram))
-        if grams is not None:
-            return gram in grams
-        h = hash(gram) & self._mask
-        return bool(self._bits[len(gram)][h >> 3] & (1 << (h & 7)))
-
-    def may_hold(self, value: str) -> bool:
-        """False only when ``value`` is certainly not a substring of the text."""
-        n = next((g for g in _GRAM_LENGTHS if len(value) >= g), None)
-        if n is None:
-            return True
-        last = len(value) - n
-        return all(self._has(value[j : j + n]) for j in (0, last, last // 2))
+#: Length of the text pieces :func:`_may_occur` rules values out with.
+_GRAM = 4
 
 
-def _present(value: str, haystack: str, grams: _Grams | None) -> bool:
-    """``value in haystack``, answered by the prefilter when it proves absence. Exact."""
-    if grams is not None and not grams.may_hold(value):
-        return False
-    return value in haystack
+def _may_occur(values: list[str], haystack: str) -> list[str]:
+    """``values`` less those whose first :data:`_GRAM` characters are nowhere in
+    ``haystack`` (so the value is not either). For a text shorter than the values
+    together, this set is cheaper to build than an automaton of every value."""
+    grams = {haystack[i : i + _GRAM] for i in range(len(haystack) - _GRAM + 1)}
+    return [v for v in values if len(v) < _GRAM or v[:_GRAM] in grams]
+
+
+def present_values(values: Sequence[str], haystack: str, *, window: int = _WINDOW) -> set[str]:
+    """The ``values`` that occur in ``haystack`` (``value in haystack`` for each), in one
+    multi-pattern pass: an Aho-Corasick automaton of every value over the UTF-8 bytes of
+    the text, reporting overlapping matches (a value inside another is found too).
+
+    UTF-8 is self-synchronizing, so a byte match is a character match; lone surrogates,
+    which JSON may carry, are kept by ``surrogatepass``.
+    """
+    found: set[str] = {v for v in values if not v}  # the empty string is in every text
+    unique = [v for v in dict.fromkeys(values) if v]
+    if unique and len(haystack) < sum(map(len, unique)):
+        unique = _may_occur(unique, haystack)
+    if not unique or not haystack:
+        return found
+    patterns = [v.encode("utf-8", "surrogatepass") for v in unique]
+    text = memoryview(haystack.encode("utf-8", "surrogatepass"))
+    automaton = BytesAhoCorasick(patterns)
+    overlap = max(map(len, patterns)) - 1
+    hits: set[int] = set()
+    for start in range(0, len(text), window):
+        piece = text[start : start + window + overlap]
+        hits.update(i for i, _, _ in automaton.find_matches_as_indexes(piece, overlapping=True))
+    found.update(unique[i] for i in hits)
+    return found
 
 
 def check_facts(facts: Sequence[Fact], compacted: Sequence[Message]) -> tuple[FactCheck, ...]:
-    """Whether each fact appears verbatim (whitespace-normalized) in ``compacted``.
-
-    With many facts, the absent ones (most of them after a deep truncation) are ruled
-    out by the text's 8- and 4-character substrings instead of a full search each.
-    """
-    haystack = searchable_text(compacted)
-    grams = _Grams(haystack) if len(facts) >= _GRAM_MIN_FACTS else None
-    return tuple(FactCheck(f, _present(f.value, haystack, grams)) for f in facts)
+    """Whether each fact appears verbatim (whitespace-normalized) in ``compacted``: one
+    pass over the compacted text for all facts (see :func:`present_values`)."""
+    present = present_values([f.value for f in facts], searchable_text(compacted))
+    return tuple(FactCheck(f, f.value in present) for f in facts)
 
 
 def fact_survival(
