@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Generic, TypeVar
@@ -29,10 +29,11 @@ CACHE_MB_SETTING = "COMPACTLENS_CACHE_MB"
 DEFAULT_CACHE_MB = 512
 #: Each cache's share of the budget, and its entry bound (kept from before the budgets).
 SHARES: Mapping[str, tuple[float, int]] = {
-    "transcripts": (0.375, 12),
-    "indexes": (0.125, 24),
-    "runs": (0.375, 256),
-    "analyses": (0.125, 64),
+    "transcripts": (0.3, 12),
+    "indexes": (0.1, 24),
+    "runs": (0.35, 256),
+    "analyses": (0.15, 64),
+    "summaries": (0.1, 100_000),
 }
 #: Items measured in a long sequence or mapping (the rest is scaled from them).
 SAMPLE = 24
@@ -91,6 +92,35 @@ def _fields(value: object) -> list[Any]:
     return out
 
 
+class CacheView(MutableMapping[str, V]):
+    """One namespace of a :class:`SharedCache` as a mapping (keys ``(name, key)``), so
+    several mappings (one summary cache per summarizer) share one byte budget."""
+
+    def __init__(self, cache: SharedCache[V], name: str) -> None:
+        self._cache = cache
+        self._name = name
+
+    def __getitem__(self, key: str) -> V:
+        found = self._cache.peek((self._name, key))
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __setitem__(self, key: str, value: V) -> None:
+        self._cache.put((self._name, key), value)
+
+    def __delitem__(self, key: str) -> None:
+        if self._cache.peek((self._name, key)) is None:
+            raise KeyError(key)
+        self._cache.discard((self._name, key))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([k[1] for k in self._cache.keys_under(self._name) if isinstance(k, tuple)])
+
+    def __len__(self) -> int:
+        return len(self._cache.keys_under(self._name))
+
+
 @dataclass(frozen=True, slots=True)
 class CacheStats:
     """What a cache holds now (for the multi-user benchmark and the deploy docs)."""
@@ -140,6 +170,27 @@ class SharedCache(Generic[V]):
                 with self._lock:
                     self._making.pop(key, None)
         return value
+
+    def peek(self, key: Hashable) -> V | None:
+        """The value for ``key`` if it is cached (it becomes the most recently used)."""
+        found = self._lookup(key)
+        return None if found is None else found[0]
+
+    def put(self, key: Hashable, value: V, size: Callable[[V], int] = approx_bytes) -> None:
+        """Store ``value`` (replacing the key's old value), then evict to fit."""
+        self.discard(key)
+        self._store(key, value, size(value))
+
+    def discard(self, key: Hashable) -> None:
+        with self._lock:
+            found = self._entries.pop(key, None)
+            if found is not None:
+                self._bytes -= found[1]
+
+    def keys_under(self, prefix: Hashable) -> list[Hashable]:
+        """The keys ``(prefix, ...)`` held now (for a :class:`CacheView`)."""
+        with self._lock:
+            return [k for k in self._entries if isinstance(k, tuple) and k[:1] == (prefix,)]
 
     def _lookup(self, key: Hashable) -> tuple[V, int] | None:
         with self._lock:
@@ -191,6 +242,7 @@ class SharedCaches:
     indexes: SharedCache[Any]
     runs: SharedCache[Any]
     analyses: SharedCache[Any]
+    summaries: SharedCache[Any]
 
     @classmethod
     def sized(cls, budget_mb: int) -> SharedCaches:

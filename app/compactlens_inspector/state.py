@@ -69,6 +69,7 @@ from compactlens_inspector.runs import (
 )
 from compactlens_inspector.shared_cache import (
     DEFAULT_CACHE_MB,
+    CacheView,
     SharedCaches,
     approx_bytes,
     cache_budget_mb,
@@ -153,10 +154,10 @@ def _index(digest: str, tokenizer: str, grouping: str, loaded: LoadedTranscript)
     )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
 def _summary_cache(summarizer_key: str) -> MutableMapping[str, SummaryResponse]:
-    """Summaries by request hash, per summarizer settings (content-addressed, so shareable)."""
-    return {}
+    """Summaries by request hash, per summarizer settings (content-addressed, so
+    shareable); all summarizers share one byte budget, oldest summaries out first."""
+    return CacheView(_shared().summaries, summarizer_key)
 
 
 def _run(

@@ -20,6 +20,7 @@ from compactlens_inspector.loader import parse_transcript
 from compactlens_inspector.runs import build_index, make_summarizer, run_config
 from compactlens_inspector.shared_cache import (
     DEFAULT_CACHE_MB,
+    CacheView,
     SharedCache,
     SharedCaches,
     approx_bytes,
@@ -164,3 +165,18 @@ def test_the_budget_setting() -> None:
     caches = SharedCaches.sized(64)
     total = sum(s["budget"] for s in caches.stats().values())
     assert 0.99 * 64 * 2**20 <= total <= 64 * 2**20
+
+
+def test_views_share_one_budget_and_act_as_mappings() -> None:
+    cache: SharedCache[str] = SharedCache(max_bytes=10**6, max_entries=3)
+    a, b = CacheView(cache, "a"), CacheView(cache, "b")
+    a["x"] = "ax"
+    b["x"] = "bx"
+    assert a["x"] == "ax" and b.get("x") == "bx" and "y" not in a
+    assert sorted(a) == ["x"] and len(b) == 1
+    a["y"], a["z"] = "ay", "az"  # a fourth entry in all: the oldest ("a", "x") goes
+    assert "x" not in a and b["x"] == "bx" and len(a) == 2
+    del a["y"]
+    assert list(a) == ["z"]
+    with pytest.raises(KeyError):
+        del a["y"]
