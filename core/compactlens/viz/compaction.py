@@ -8,7 +8,7 @@ from html import escape
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from compactlens.analysis import BudgetPart
-from compactlens.engine import CompactionResult
+from compactlens.engine import CompactionResult, GroupDecision
 from compactlens.viz._style import (
     ACTIONS,
     DECISION_COLORS,
@@ -33,38 +33,30 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
     decisions = result.decisions
     buckets = _buckets(len(decisions), max_bars)
     bucketed = len(buckets) < len(decisions)
-    fig = go.Figure()
-    for action in ACTIONS:
-        xs: list[int] = []
-        ys: list[int] = []
-        hover: list[str] = []
-        custom: list[int] = []
-        for start, stop in buckets:
-            chunk = [d for d in decisions[start:stop] if d.action == action]
-            if not chunk:
-                continue
+    # One pass over the decisions: per action, its bars (x, y, hover, customdata).
+    bars: dict[str, tuple[list[int], list[int], list[str], list[int]]] = {}
+    for start, stop in buckets:
+        chunks: dict[str, list[GroupDecision]] = {}
+        for d in decisions[start:stop]:
+            chunks.setdefault(d.action, []).append(d)
+        for action, chunk in chunks.items():
+            xs, ys, hover, custom = bars.setdefault(action, ([], [], [], []))
+            xs.append(start)
             if bucketed:
-                tokens = sum(d.tokens_before or d.tokens_after for d in chunk)
-                xs.append(start)
-                ys.append(tokens)
+                ys.append(sum(d.tokens_before or d.tokens_after for d in chunk))
                 custom.append(start)
                 hover.append(
                     f"decisions {num(start)}–{num(stop - 1)}<br>{num(len(chunk))} {action}"
                 )
-                continue
-            d = chunk[0]
-            xs.append(start)
-            ys.append(d.tokens_before if d.action != "inserted" else d.tokens_after)
-            custom.append(d.group_id if d.group_id is not None else -1)
-            label = f"group {d.group_id}" if d.group_id is not None else "new group"
-            turn = "—" if d.turn is None else str(d.turn)
-            by = f" by {d.strategy}" if d.strategy else ""
-            hover.append(
-                f"<b>{action}</b>{by}<br>{label} · {KIND_LABELS.get(d.kind, d.kind)} · "
-                f"turn {turn}<br>{num(d.tokens_before)} → {num(d.tokens_after)} tokens"
-                f"<br>{_wrap(d.reason)}"
-            )
-        if xs:
+            else:
+                d = chunk[0]
+                ys.append(d.tokens_before if d.action != "inserted" else d.tokens_after)
+                custom.append(d.group_id if d.group_id is not None else -1)
+                hover.append(_decision_hover(d))
+    fig = go.Figure()
+    for action in ACTIONS:
+        if action in bars:
+            xs, ys, hover, custom = bars[action]
             fig.add_bar(
                 x=xs,
                 y=ys,
@@ -83,6 +75,17 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
     before, after = num(result.tokens_before), num(result.tokens_after)
     title = f"Decisions: {before} → {after} tokens ({result.status})"
     return _layout(fig, title, height=320)
+
+
+def _decision_hover(d: GroupDecision) -> str:
+    label = f"group {d.group_id}" if d.group_id is not None else "new group"
+    turn = "—" if d.turn is None else str(d.turn)
+    by = f" by {d.strategy}" if d.strategy else ""
+    return (
+        f"<b>{d.action}</b>{by}<br>{label} · {KIND_LABELS.get(d.kind, d.kind)} · "
+        f"turn {turn}<br>{num(d.tokens_before)} → {num(d.tokens_after)} tokens"
+        f"<br>{_wrap(d.reason)}"
+    )
 
 
 def budget_bar(
