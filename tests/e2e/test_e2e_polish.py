@@ -21,9 +21,12 @@ SIZES = ((1440, 900), (1024, 768))
 
 #: Pages whose metric cards wrap rather than cut their numbers (components/metric_row.py).
 WRAPPING_CARDS = {"Overview", "Story mode", "Transcript", "Diff"}
+#: Pages where only some metric cards wrap: the container (its key) that holds them.
+WRAPPING_ROWS = {"Strategy lab": "lab_metrics"}
 
-# Metric cards whose text is cut (an element narrower than its content).
-_CUT_METRICS = """() => Array.from(document.querySelectorAll('[data-testid="stMetric"]'))
+# Metric cards whose text is cut (an element narrower than its content), in ``scope``.
+_CUT_METRICS = """(scope) => Array.from(
+    document.querySelectorAll(scope + ' [data-testid="stMetric"]'))
   .filter((m) => Array.from(m.querySelectorAll('*')).some((e) => e.scrollWidth > e.clientWidth + 1))
   .map((m) => m.innerText.replace(/\\s+/g, ' '))"""
 
@@ -69,7 +72,11 @@ def test_every_page_renders_at_two_sizes(app: StreamlitApp) -> None:
             assert_no_error_box(app, where)
             assert app.page.evaluate(_OVERFLOW) <= 1, f"{where}: the main area scrolls sideways"
             if title in WRAPPING_CARDS:
-                assert app.page.evaluate(_CUT_METRICS) == [], f"{where}: a metric is cut"
+                assert app.page.evaluate(_CUT_METRICS, "") == [], f"{where}: a metric is cut"
+            if title in WRAPPING_ROWS:
+                scope = f".st-key-{WRAPPING_ROWS[title]}"
+                assert app.page.locator(scope).count() == 1, f"{where}: no {scope}"
+                assert app.page.evaluate(_CUT_METRICS, scope) == [], f"{where}: a metric is cut"
             shoot(app, f"{width}x{height}-{title}")
         app.page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
 
