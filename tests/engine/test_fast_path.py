@@ -11,7 +11,9 @@ names, non-ASCII text, summaries) and on odd dicts that need the general reader.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+import pickle
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -140,3 +142,35 @@ def test_odd_shapes_fall_back_to_the_general_reader() -> None:
         {"role": "robot", "content": "x"},
     ):
         assert wire_index([*base, odd_message], None) is None, odd_message
+
+
+def test_messages_read_on_first_use_behave_as_eager_messages() -> None:
+    convo = [
+        {"role": "system", "content": "rules"},
+        {"role": "user", "content": "héllo", "name": "ann"},
+        {
+            "role": "assistant",
+            "content": None,
+            "reasoning_content": "look it up",
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "done"},
+    ]
+    fast = wire_index(convo, None)
+    assert fast is not None
+    lazy, eager = fast[0].messages, from_caller(convo).messages
+    for a, b in zip(lazy, eager, strict=True):
+        assert a == b and b == a and hash(a) == hash(b) and repr(a) == repr(b)
+        assert (a != b) is False
+        assert pickle.loads(pickle.dumps(a)) == b
+        assert copy.deepcopy(a) == b
+        changed = dataclasses.replace(a, wire=None)
+        assert changed == b and changed.wire is None and changed.origin is b.origin
+        assert dict(a.meta) == dict(b.meta)
+    assert lazy[1] != lazy[0] and lazy[1] != eager[0]
+    # Not read yet: a message built from the same dict still equals the eager one.
+    untouched = wire_index(convo, None)
+    assert untouched is not None
+    assert {untouched[0].messages[2]: 1}[eager[2]] == 1

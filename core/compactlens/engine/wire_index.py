@@ -105,7 +105,7 @@ def _reasoning(d: dict[str, Any]) -> str | None:
 
 
 def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
-    """Messages and notes for dicts of the common shape (module docstring), else None."""
+    """Lazy messages and notes for dicts of the common shape (module docstring), else None."""
     out: list[Message] = []
     notes = _Notes()
     codes, lengths, sizes = notes.codes, notes.lengths, notes.sizes
@@ -127,8 +127,6 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
         if name:
             chars += len(name) + 1
             size += _size(name) + 1
-        parts: list[Part] = []
-        meta = EMPTY_META
         if role == "tool":
             call_id = d.get("tool_call_id")
             if (
@@ -137,19 +135,16 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
                 or d.get("tool_calls") is not None
             ):
                 return None
-            parts.append(ToolResultPart(call_id, content, name=name))
             chars += len(content) + 1
             size += _size(content) + 1
             notes.result_ids[i] = call_id
             code = _TOOL
         elif role == "assistant" or role == "user" or role in _INSTRUCTIONS:
             if reasoning:
-                parts.append(ReasoningPart(reasoning))
                 chars += len(reasoning) + 1
                 size += _size(reasoning) + 1
                 notes.reasoning.add(i)
             if content:
-                parts.append(TextPart(content))
                 chars += len(content) + 1
                 size += _size(content) + 1
             raw_calls = d.get("tool_calls")
@@ -158,38 +153,31 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
                 if calls is None:
                     return None
                 if calls:
-                    for c in calls:
-                        if c.arguments:
-                            chars += len(c.name) + len(c.arguments) + 2
-                            size += _size(c.name) + _size(c.arguments) + 2
-                        else:
-                            chars += len(c.name) + 1
-                            size += _size(c.name) + 1
-                    blocks = (None,) * len(parts) + tuple(raw_calls)
-                    parts.extend(calls)
-                    meta = {META_PART_BLOCKS: blocks}
+                    chars, size = _measure_calls(calls, chars, size)
                     notes.calls[i] = calls
-            code = _code(role, content, reasoning, parts)
+            code = _code(role, content, reasoning, bool(raw_calls))
         else:
             return None
         codes.append(code)
         lengths.append(chars)
         sizes.append(size)
-        out.append(
-            Message(
-                role=role,
-                parts=tuple(parts),
-                name=name,
-                wire=d,
-                wire_format=NAME,
-                meta=meta,
-                origin=d,
-            )
-        )
+        out.append(_WireMessage.of(d))
     return out, notes
 
 
-def _code(role: str, content: str | None, reasoning: str, parts: list[Part]) -> int:
+def _measure_calls(calls: list[ToolCallPart], chars: int, size: int) -> tuple[int, int]:
+    """``chars`` and ``size`` plus the counted text of ``calls`` (``name arguments``)."""
+    for c in calls:
+        if c.arguments:
+            chars += len(c.name) + len(c.arguments) + 2
+            size += _size(c.name) + _size(c.arguments) + 2
+        else:
+            chars += len(c.name) + 1
+            size += _size(c.name) + 1
+    return chars, size
+
+
+def _code(role: str, content: str | None, reasoning: str, calls: bool) -> int:
     """The grouping code of a system, user or assistant message (see ``index._scan``)."""
     if role in _INSTRUCTIONS:
         return _SYSTEM
@@ -198,9 +186,80 @@ def _code(role: str, content: str | None, reasoning: str, parts: list[Part]) -> 
         return _SUMMARY
     if role == "user":
         return _USER
-    if reasoning and len(parts) == 1:
+    if reasoning and not content and not calls:
         return _REASONING_ONLY
     return _ASSISTANT
+
+
+def _fields(d: dict[str, Any]) -> tuple[Part, ...]:
+    """The parts ``to_messages`` reads from a dict of the common shape: reasoning, text,
+    then calls; a tool message's result."""
+    content = d.get("content")
+    if d["role"] == "tool":
+        return (ToolResultPart(d["tool_call_id"], d["content"], name=d.get("name")),)
+    parts: list[Part] = []
+    reasoning = _reasoning(d)
+    if reasoning:
+        parts.append(ReasoningPart(reasoning))
+    if content:
+        parts.append(TextPart(content))
+    calls = d.get("tool_calls")
+    if calls:
+        parts.extend(_calls(calls) or ())
+    return tuple(parts)
+
+
+class _WireMessage(Message):
+    """The :class:`Message` of a Chat dict of the common shape, read on first use.
+
+    Only ``wire``, ``origin`` and ``wire_format`` are set when it is made; reading any other
+    field reads the dict (as ``to_messages`` does) and keeps the result, so messages that
+    nothing looks at (most of what truncation drops) cost no parts. It compares and hashes
+    as the eager message it stands for. The dict is the caller's, like the unchanged
+    messages of ``result.messages``: change it after the call and a message not yet read
+    shows the change.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, d: dict[str, Any]) -> _WireMessage:
+        m = _new(cls)
+        _set(m, "wire", d)
+        _set(m, "origin", d)
+        _set(m, "wire_format", NAME)
+        return m
+
+    def __getattr__(self, field_name: str) -> Any:
+        if field_name not in _LAZY_FIELDS:
+            raise AttributeError(field_name)
+        d = self.wire
+        parts = _fields(d)
+        _set(self, "role", d["role"])
+        _set(self, "name", d.get("name"))
+        _set(self, "parts", parts)
+        calls = sum(1 for p in parts if type(p) is ToolCallPart)
+        if calls:  # part blocks: none for reasoning and text, each call's own dict
+            blocks = (None,) * (len(parts) - calls) + tuple(d["tool_calls"])
+            _set(self, "meta", {META_PART_BLOCKS: blocks})
+        else:
+            _set(self, "meta", EMPTY_META)
+        return object.__getattribute__(self, field_name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return (self.role, self.parts, self.name) == (other.role, other.parts, other.name)
+
+    __hash__ = Message.__hash__
+
+    def __repr__(self) -> str:  # as the eager message's (the dataclass repr names the class)
+        return "Message" + Message.__repr__(self).removeprefix(type(self).__qualname__)
+
+
+_LAZY_FIELDS = frozenset({"role", "parts", "name", "meta"})
+_new = object.__new__
+_set = object.__setattr__
 
 
 def _group(notes: _Notes) -> ScanState:

@@ -330,6 +330,9 @@ def _message_extras(message: Message, built: dict[str, Any]) -> dict[str, Any]:
 
 def encode(message: Message) -> Encoded:
     """Chat Completions dicts for a message: one per tool result, then the rest."""
+    text = _plain_text(message)
+    if text is not None:  # a collapsed line, a note: what the general code below gives
+        return Encoded(({"role": message.role, "content": text},), ())
     notes: list[tuple[str, str]] = []
     pairs = list(zip(message.parts, blocks_for(message, NAME), strict=True))
     legacy = bool(message.meta.get("legacy_function")) if message.wire_format == NAME else False
@@ -429,6 +432,19 @@ def encode(message: Message) -> Encoded:
         out["function_call"] = legacy_call
     items.append(_message_extras(message, out))
     return Encoded(tuple(items), tuple(notes))
+
+
+def _plain_text(message: Message) -> str | None:
+    """The text of a new message of one text part (no name, no meta, no wire object whose
+    keys to keep), which :func:`encode` writes as ``{"role", "content": text}``; else None.
+    Strategies' replacements (collapsed lines, notes) are such messages."""
+    parts = message.parts
+    if len(parts) != 1 or message.role == "tool" or message.name or message.meta:
+        return None
+    part = parts[0]
+    if type(part) is not TextPart or message.wire is not None or message.origin is not None:
+        return None
+    return part.text
 
 
 def from_message(message: Message) -> dict[str, Any]:

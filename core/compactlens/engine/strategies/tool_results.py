@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -130,12 +130,30 @@ def format_tool_results(
                 call_id = hosted_part_id(part, block)
                 if call_id is not None:
                     names[call_id] = _hosted_name(part)
+    prefix, suffix = "[Tool results: ", "]"
+    # Once the labels so far are longer than the line can hold, the line is cut inside
+    # them whatever follows: later labels are not built.
+    room = limit - len(prefix) - len(suffix)
     labels: list[str] = []
+    size = -2
+    for label in _labels(messages, names, limit, raw=raw):
+        labels.append(label)
+        size += len(label) + 2
+        if size > room:
+            break
+    body = "; ".join(labels) if labels else "no results"
+    return _cap(prefix, body, suffix, limit, raw=raw)
+
+
+def _labels(
+    messages: Sequence[Message], names: dict[str, str], limit: int, *, raw: bool
+) -> Iterator[str]:
+    """Each result's label, in message order (see :func:`format_tool_results`)."""
     for m in messages:
         for part, block in parts_and_blocks(m):
             if isinstance(part, ToolResultPart):
                 name = names.get(part.call_id) or part.name or ""
-                labels.append(_label(name, part.output, limit, raw=raw))
+                yield _label(name, part.output, limit, raw=raw)
             elif isinstance(part, OpaquePart) and is_hosted_tool(part):
                 output = _hosted_output(part)
                 if output is None:
@@ -145,9 +163,7 @@ def format_tool_results(
                     name = _hosted_name(part)
                 else:
                     name = names.get(call_id, "") if call_id is not None else ""
-                labels.append(_label(name, output, limit, raw=raw))
-    body = "; ".join(labels) if labels else "no results"
-    return _cap("[Tool results: ", body, "]", limit, raw=raw)
+                yield _label(name, output, limit, raw=raw)
 
 
 def fold_whitespace_prefix(text: str, n: int) -> str:
