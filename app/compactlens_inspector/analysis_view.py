@@ -12,13 +12,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from compactlens import CharEstimator, MessageIndex, Tokenizer, Trigger, analyze, tokens_exceed
+from compactlens import CharEstimator, MessageIndex, Tokenizer, Trigger, tokens_exceed
 from compactlens.analysis import (
     DEFAULT_MODEL,
     DEFAULT_PRICES,
+    AnalysisOverview,
     CompactionReport,
     Fact,
+    FactReport,
     ModelPrices,
+    analyze_facts,
+    analyze_overview,
     latest_user_request,
     prices_for,
 )
@@ -141,34 +145,57 @@ def analysis_tokenizer(index: MessageIndex) -> Tokenizer:
     return memo_tokenizer(index)
 
 
-def run_analysis(
-    index: MessageIndex,
-    outcome: RunOutcome,
-    settings: AnalysisSettings,
-    fact_cache: dict[int, list[Fact]] | None = None,
-) -> CompactionReport | None:
-    """:func:`compactlens.analysis.analyze` of a run (None for a configuration error).
+def _analysed(outcome: RunOutcome) -> Any:
+    """What a run's analysis reads: in ``compact()`` mode the real ``CompactResult`` (its
+    replaced range and summarizer usage), otherwise the engine result (None: no result)."""
+    if outcome.config.mode == "compact" and outcome.compact is not None:
+        return outcome.compact
+    return outcome.result
 
-    In ``compact()`` mode the real ``CompactResult`` is analysed (its replaced range and
-    summarizer usage); otherwise the engine result. ``fact_cache``: one dict per
-    transcript, so a new configuration extracts no fact it extracted before.
-    """
+
+def run_overview(
+    index: MessageIndex, outcome: RunOutcome, settings: AnalysisSettings
+) -> AnalysisOverview | None:
+    """The quick part of a run's analysis (:func:`compactlens.analysis.analyze_overview`:
+    tokens, prompt cache, re-trigger, protocol; None for a configuration error)."""
     if outcome.result is None:
         return None
-    result: Any = outcome.result
-    if outcome.config.mode == "compact" and outcome.compact is not None:
-        result = outcome.compact
-    return analyze(
+    return analyze_overview(
         index.messages,
-        result,
+        _analysed(outcome),
         triggers=analysis_triggers(outcome.config),
         context_window=settings.context_window,
         prices=settings.chosen,
         model=settings.model,
         further_turns=settings.further_turns,
         tokenizer=analysis_tokenizer(index),
-        fact_cache=fact_cache,
     )
+
+
+def run_facts(
+    index: MessageIndex, outcome: RunOutcome, fact_cache: dict[int, list[Fact]] | None = None
+) -> FactReport | None:
+    """Fact survival of a run (:func:`compactlens.analysis.analyze_facts`; the slow part).
+    ``fact_cache``: one dict per transcript, so a new configuration extracts no fact it
+    extracted before. It does not depend on the analysis settings."""
+    if outcome.result is None:
+        return None
+    return analyze_facts(index.messages, _analysed(outcome), fact_cache=fact_cache)
+
+
+def run_analysis(
+    index: MessageIndex,
+    outcome: RunOutcome,
+    settings: AnalysisSettings,
+    fact_cache: dict[int, list[Fact]] | None = None,
+) -> CompactionReport | None:
+    """:func:`compactlens.analysis.analyze` of a run (None for a configuration error):
+    :func:`run_overview` completed with :func:`run_facts`."""
+    overview = run_overview(index, outcome, settings)
+    facts = run_facts(index, outcome, fact_cache)
+    if overview is None or facts is None:
+        return None
+    return overview.with_facts(facts)
 
 
 # -- views ---------------------------------------------------------------------------------------
@@ -235,7 +262,10 @@ def kind_rows(report: CompactionReport) -> list[dict[str, Any]]:
 
 
 def problem_rows(
-    report: CompactionReport, roles: Sequence[str], *, introduced_only: bool = False
+    report: CompactionReport | AnalysisOverview,
+    roles: Sequence[str],
+    *,
+    introduced_only: bool = False,
 ) -> list[dict[str, Any]]:
     """Protocol problems of the compacted request, with where they are and whether the
     compaction introduced them (``roles``: the compacted messages' roles, for the location)."""
@@ -261,7 +291,7 @@ def problem_rows(
     return rows
 
 
-def turns_text(report: CompactionReport) -> str:
+def turns_text(report: CompactionReport | AnalysisOverview) -> str:
     """Turns until a trigger fires again, in a few words."""
     r = report.retrigger
     if not r.triggers:

@@ -18,17 +18,17 @@ from __future__ import annotations
 import logging
 import os
 import secrets as _tokens
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import streamlit as st
 
 from compactlens import MessageIndex, TranscriptError
-from compactlens.analysis import CompactionReport, Fact, FixSearch
+from compactlens.analysis import AnalysisOverview, CompactionReport, Fact, FactReport, FixSearch
 from compactlens.summarizers import SummaryResponse
-from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
+from compactlens_inspector.analysis_view import AnalysisSettings, run_facts, run_overview
 from compactlens_inspector.config import (
     PRESETS,
     TOKENIZERS,
@@ -230,24 +230,15 @@ def _fixes(
     return find_fixes(_index, _outcome, include_destructive=include_destructive)
 
 
-def _analysis(
-    digest: str,
-    tokenizer: str,
-    config_key: str,
-    summarizer_key: str,
-    nonce: int,
-    settings_key: str,
-    index: MessageIndex,
-    outcome: RunOutcome,
-    settings: AnalysisSettings,
-) -> CompactionReport | None:
-    def size(report: CompactionReport | None) -> int:
-        return approx_bytes(report, shared=(outcome, index, *index.messages))
+def _analysis_part(
+    key: tuple[Any, ...], make: Callable[[], Any], index: MessageIndex, outcome: RunOutcome
+) -> Any:
+    """One part of a run's analysis (the overview or fact survival), made once per key in
+    the shared analyses cache."""
 
-    def make() -> CompactionReport | None:
-        return run_analysis(index, outcome, settings, _fact_cache(digest))
+    def size(value: Any) -> int:
+        return approx_bytes(value, shared=(outcome, index, *index.messages))
 
-    key = (digest, tokenizer, config_key, summarizer_key, nonce, settings_key)
     return _shared().analyses.get(key, make, size)
 
 
@@ -633,30 +624,74 @@ def set_analysis_settings(settings: AnalysisSettings) -> None:
     st.session_state[ANALYSIS] = settings
 
 
-def analysis(
-    outcome: RunOutcome | None = None, settings: AnalysisSettings | None = None
-) -> CompactionReport | None:
-    """The (cached) analysis of ``outcome`` (default: the lab's run) over the active
-    transcript: once per (content hash, counter, configuration, summarizer, settings)."""
+def _analysis_run(
+    outcome: RunOutcome | None,
+) -> tuple[tuple[Any, ...], MessageIndex, RunOutcome] | None:
+    """The key of a run's analysis (content hash, counter, configuration, summarizer,
+    nonce), its index and the run (default: the lab's); None without a result."""
     current = loaded()
     if current is None:
         return None
     out = outcome or run()
     if out is None or out.result is None:
         return None
-    chosen = settings or analysis_settings()
     name = tokenizer()
-    return _analysis(
+    key = (
         current.content_hash,
         name,
         out.config.key(),
         _summarizer_cache_key(summarizer_settings(), access()),
         nonce(),
-        chosen.key(),
-        _index(current.content_hash, name, _grouping(), current),
-        out,
-        chosen,
     )
+    return key, _index(current.content_hash, name, _grouping(), current), out
+
+
+def analysis_overview(
+    outcome: RunOutcome | None = None, settings: AnalysisSettings | None = None
+) -> AnalysisOverview | None:
+    """The quick part of the (cached) analysis of ``outcome`` (default: the lab's run):
+    tokens, prompt cache, re-trigger and protocol, without fact survival."""
+    found = _analysis_run(outcome)
+    if found is None:
+        return None
+    key, index, out = found
+    chosen = settings or analysis_settings()
+    return cast(
+        "AnalysisOverview | None",
+        _analysis_part(
+            ("overview", *key, chosen.key()),
+            lambda: run_overview(index, out, chosen),
+            index,
+            out,
+        ),
+    )
+
+
+def analysis_facts(outcome: RunOutcome | None = None) -> FactReport | None:
+    """Fact survival of ``outcome`` (default: the lab's run), cached; the slow part of the
+    analysis, independent of its settings."""
+    found = _analysis_run(outcome)
+    if found is None:
+        return None
+    key, index, out = found
+    digest = key[0]
+    return cast(
+        "FactReport | None",
+        _analysis_part(
+            ("facts", *key), lambda: run_facts(index, out, _fact_cache(digest)), index, out
+        ),
+    )
+
+
+def analysis(
+    outcome: RunOutcome | None = None, settings: AnalysisSettings | None = None
+) -> CompactionReport | None:
+    """The (cached) analysis of ``outcome`` (default: the lab's run) over the active
+    transcript: :func:`analysis_overview` completed with :func:`analysis_facts`, each once
+    per (content hash, counter, configuration, summarizer[, settings])."""
+    overview = analysis_overview(outcome, settings)
+    facts = analysis_facts(outcome) if overview is not None else None
+    return overview.with_facts(facts) if overview is not None and facts is not None else None
 
 
 def nonce() -> int:

@@ -172,3 +172,35 @@ def test_judge_request_holds_both_lists() -> None:
     assert [m["role"] for m in payload["removed"]] == ["user", "assistant"]
     assert [m["role"] for m in payload["compacted"]] == ["system"]
     assert "not instructions" in request.prompt
+
+
+@dataclass(frozen=True)
+class _Kept:
+    messages: list[Any]
+    status: str = "compacted"
+
+
+def _results(wire: list[dict[str, Any]]) -> list[Any]:
+    kept = [wire[0], {"role": "user", "content": "Summary: lost parcel."}, *wire[6:]]
+    return [
+        apply_compaction(wire, STRATEGY),
+        compact(wire, summarizer=FakeSummarizer("ORD-48213 lost."), target_tokens=200),
+        compact(wire, summarizer=FakeSummarizer("x"), target_tokens=5),
+        _Kept(kept),
+    ]
+
+
+def test_the_overview_and_the_facts_make_the_whole_report() -> None:
+    from compactlens.analysis import analyze_facts, analyze_overview
+
+    wire = small_transcript()
+    for res in _results(wire):
+        options: dict[str, Any] = {"triggers": tokens_exceed(60), "context_window": 1000}
+        whole = analyze(wire, res, **options)
+        overview = analyze_overview(wire, res, **options)
+        facts = analyze_facts(wire, res)
+        assert overview.affected == facts.affected_messages == whole.facts.affected_messages
+        assert overview.with_facts(facts).to_dict() == whole.to_dict()
+        # Nothing of the overview depends on fact survival: its fields are the report's.
+        for name in ("cache", "retrigger", "problems", "introduced", "tokens_after"):
+            assert getattr(overview, name) == getattr(whole, name)

@@ -10,10 +10,11 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped]
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import compactlens.viz as figures
 from compactlens import MessageIndex
-from compactlens.analysis import CompactionReport
+from compactlens.analysis import AnalysisOverview, CompactionReport
 from compactlens_inspector import state
 from compactlens_inspector.analysis_view import (
     PRICE_COLUMNS,
@@ -135,18 +136,13 @@ def _settings() -> AnalysisSettings:
 # -- sections ------------------------------------------------------------------------------------
 
 
-def _cards(report: CompactionReport) -> None:
-    facts = report.facts
+def _cards(report: AnalysisOverview) -> tuple[DeltaGenerator, DeltaGenerator]:
+    """The five cards; the two fact cards say "computing" until :func:`_fact_cards`."""
     cache = report.cache
     cols = st.columns(5)
-    cols[0].metric(
-        "Fact recall",
-        recall_text(report),
-        border=True,
-        help=f"{num(facts.survived)} of {num(facts.extracted)} facts (ids, paths, numbers, "
-        "dates...) of the compacted messages still appear verbatim.",
-    )
-    cols[1].metric("Facts lost", num(len(facts.lost)), border=True)
+    recall, lost = cols[0].empty(), cols[1].empty()
+    for slot, label in ((recall, "Fact recall"), (lost, "Facts lost")):
+        slot.metric(label, "…", border=True, help="Computing fact survival…")
     cols[2].metric(
         "Cached prefix kept",
         num(cache.prefix_tokens),
@@ -175,8 +171,22 @@ def _cards(report: CompactionReport) -> None:
         "on the compacted history.",
     )
 
+    return recall, lost
 
-def _loop_words(report: CompactionReport) -> str | None:
+
+def _fact_cards(report: CompactionReport, recall: DeltaGenerator, lost: DeltaGenerator) -> None:
+    facts = report.facts
+    recall.metric(
+        "Fact recall",
+        recall_text(report),
+        border=True,
+        help=f"{num(facts.survived)} of {num(facts.extracted)} facts (ids, paths, numbers, "
+        "dates...) of the compacted messages still appear verbatim.",
+    )
+    lost.metric("Facts lost", num(len(facts.lost)), border=True)
+
+
+def _loop_words(report: AnalysisOverview) -> str | None:
     """A warning under the re-trigger card when compaction would loop."""
     until = report.retrigger.turns_until_trigger
     if until == 0:
@@ -289,7 +299,7 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
         )
 
 
-def _cache(report: CompactionReport) -> None:
+def _cache(report: AnalysisOverview) -> None:
     st.subheader("Prompt cache and cost", anchor=False)
     cache = report.cache
     if cache.first_difference is None:
@@ -337,7 +347,7 @@ def _cache(report: CompactionReport) -> None:
     )
 
 
-def _retrigger(report: CompactionReport) -> None:
+def _retrigger(report: AnalysisOverview) -> None:
     st.subheader("Re-trigger guard", anchor=False)
     r = report.retrigger
     growth = r.growth
@@ -373,7 +383,7 @@ def _retrigger(report: CompactionReport) -> None:
         )
 
 
-def _protocol(report: CompactionReport, outcome: RunOutcome) -> None:
+def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
     st.subheader("Protocol problems", anchor=False)
     result = outcome.result
     assert result is not None
@@ -446,16 +456,27 @@ def render() -> None:
     budget_bar.status_line(outcome)
     if outcome.result is None:
         return
-    with st.spinner("Analysing the compaction…"):
-        report = state.analysis(outcome, settings)
-    if report is None:
+    # The overview (counts only) first; fact survival, which reads every compacted
+    # message's text, fills its cards and section when it is done.
+    overview = state.analysis_overview(outcome, settings)
+    if overview is None:
         return
-    _cards(report)
-    _findings(report)
-    _facts(report, ix)
-    _cache(report)
-    _retrigger(report)
-    _protocol(report, outcome)
+    recall, lost = _cards(overview)
+    findings = st.empty()
+    facts_box = st.container()
+    _cache(overview)
+    _retrigger(overview)
+    _protocol(overview, outcome)
+    with facts_box, st.spinner("Computing fact survival…"):
+        facts = state.analysis_facts(outcome)
+    if facts is None:
+        return
+    report = overview.with_facts(facts)
+    _fact_cards(report, recall, lost)
+    with findings:
+        _findings(report)
+    with facts_box:
+        _facts(report, ix)
 
 
 if __name__ == "__main__":

@@ -64,7 +64,13 @@ from compactlens.analysis.postmortem import (
     reference_pipeline,
 )
 from compactlens.analysis.protocol import PROVIDERS, ProtocolProblem, check_protocol
-from compactlens.analysis.report import CompactionReport, analyze
+from compactlens.analysis.report import (
+    AnalysisOverview,
+    CompactionReport,
+    analyze,
+    analyze_facts,
+    analyze_overview,
+)
 from compactlens.analysis.retrigger import (
     Growth,
     HistoryMetrics,
@@ -82,6 +88,7 @@ __all__ = [
     "JUDGE_LABEL",
     "PROVIDERS",
     "REFERENCE_LABEL",
+    "AnalysisOverview",
     "BudgetPart",
     "CacheImpact",
     "Change",
@@ -107,6 +114,8 @@ __all__ = [
     "StrategyFactory",
     "agent_kept",
     "analyze",
+    "analyze_facts",
+    "analyze_overview",
     "budget_breakdown",
     "cache_impact",
     "check_protocol",

@@ -549,20 +549,28 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 
+#: The rules a text without a decimal digit can need: those that need no digit, and
+#: when the text has a non-ASCII character, the identifier word too.
+_ASCII_NO_DIGIT_RULES = tuple(r for r in _RULES if not r.digit)
+_NO_DIGIT_RULES = tuple(r for r in _RULES if not r.digit or r.or_non_ascii)
+
+
 def _rules(text: str) -> list[_Rule]:
     """The rules whose patterns can match in ``text``, in priority order."""
-    digit = _DIGIT.search(text) is not None
-    non_ascii = not text.isascii()
-    gates: dict[re.Pattern[str], bool] = {}
+    if _DIGIT.search(text) is not None:
+        candidates = _RULES
+    elif text.isascii():
+        candidates = _ASCII_NO_DIGIT_RULES
+    else:
+        candidates = _NO_DIGIT_RULES
+    hits: dict[re.Pattern[str], bool] = {}
     out: list[_Rule] = []
-    for rule in _RULES:
-        if rule.digit and not (digit or (rule.or_non_ascii and non_ascii)):
-            continue
+    for rule in candidates:
         gate = rule.gate
         if gate is not None:
-            hit = gates.get(gate)
+            hit = hits.get(gate)
             if hit is None:
-                hit = gates[gate] = gate.search(text) is not None
+                hit = hits[gate] = gate.search(text) is not None
             if not hit:
                 continue
         out.append(rule)

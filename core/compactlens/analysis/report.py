@@ -122,6 +122,68 @@ class CompactionReport:
 
 
 @dataclass(frozen=True, slots=True)
+class AnalysisOverview:
+    """The quick part of :func:`analyze`: every measure but fact survival.
+
+    Fact survival reads every affected message's text (seconds on a long transcript);
+    the rest of the analysis reads counts, so a page can show it first.
+    :meth:`with_facts` completes it into the :class:`CompactionReport` that
+    :func:`analyze` returns. ``affected`` are the original indices of the removed,
+    collapsed or summarized messages (the ones fact survival reads).
+    """
+
+    status: str
+    reason: str | None
+    strategy: str | None
+    tokenizer: str
+    messages_before: int
+    messages_after: int
+    tokens_before: int
+    tokens_after: int
+    affected: tuple[int, ...]
+    cache: CacheImpact
+    retrigger: RetriggerEstimate
+    problems: tuple[ProtocolProblem, ...]
+    introduced: tuple[ProtocolProblem, ...]
+    providers: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    def with_facts(self, facts: FactReport) -> CompactionReport:
+        """The whole report: this overview plus ``facts`` (whose findings come first)."""
+        return CompactionReport(
+            status=self.status,
+            reason=self.reason,
+            strategy=self.strategy,
+            tokenizer=self.tokenizer,
+            messages_before=self.messages_before,
+            messages_after=self.messages_after,
+            tokens_before=self.tokens_before,
+            tokens_after=self.tokens_after,
+            facts=facts,
+            cache=self.cache,
+            retrigger=self.retrigger,
+            problems=self.problems,
+            introduced=self.introduced,
+            providers=self.providers,
+            warnings=(*fact_warnings(facts), *self.warnings),
+        )
+
+
+def fact_warnings(facts: FactReport) -> tuple[str, ...]:
+    """The findings of fact survival, in words (the first of a report's warnings)."""
+    out: list[str] = []
+    if facts.latest_request_lost:
+        out.append("the latest user request does not survive verbatim")
+    lost = len(facts.lost)
+    if lost:
+        out.append(
+            f"{lost} of {facts.extracted} facts from affected messages were lost "
+            f"(recall {facts.recall:.0%})"
+        )
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
 class _Outcome:
     """A compaction result of any kind, reduced to what the analysis reads."""
 
@@ -304,22 +366,116 @@ def analyze(
     an optional summarizer asked for a graded, clearly labelled score. ``fact_cache``:
     a dict kept by the caller for every analysis of the same ``original`` (facts are
     extracted once per original message; see :func:`~compactlens.analysis.fact_survival`).
+
+    The same as :func:`analyze_overview` completed with :func:`analyze_facts` (a page
+    can show the overview while fact survival is computed).
     """
     caller = _original_caller(original)
     outcome = _adapt(result, caller)
+    overview = _overview(
+        caller,
+        outcome,
+        triggers=triggers,
+        context_window=context_window,
+        prices=prices,
+        further_turns=further_turns,
+        growth_per_turn=growth_per_turn,
+        tokenizer=tokenizer,
+        model=model,
+        price_table=price_table,
+        providers=providers,
+        max_fraction=max_fraction,
+        horizon=horizon,
+    )
+    return overview.with_facts(_facts(caller, outcome, judge, fact_cache))
+
+
+def analyze_facts(
+    original: Any,
+    result: Any,
+    *,
+    judge: Summarizer | None = None,
+    fact_cache: dict[int, list[Fact]] | None = None,
+) -> FactReport:
+    """Fact survival of one compaction: the ``facts`` of :func:`analyze`'s report."""
+    caller = _original_caller(original)
+    return _facts(caller, _adapt(result, caller), judge, fact_cache)
+
+
+def _facts(
+    caller: CallerMessages,
+    outcome: _Outcome,
+    judge: Summarizer | None,
+    fact_cache: dict[int, list[Fact]] | None,
+) -> FactReport:
+    original_msgs = caller.messages
+    projection = outcome.projection
+    judge_score = None
+    if judge is not None and outcome.affected:
+        removed = [original_msgs[i] for i in outcome.affected]
+        judge_score = judge_survival(judge, removed, projection)
+    return fact_survival(
+        original_msgs, projection, outcome.affected, judge=judge_score, cache=fact_cache
+    )
+
+
+def analyze_overview(
+    original: Any,
+    result: Any,
+    *,
+    triggers: Trigger | Iterable[Trigger] | Mapping[str, Any] | Any = None,
+    context_window: int | None = None,
+    prices: ModelPrices | str | None = None,
+    further_turns: int = 10,
+    growth_per_turn: float | Growth | None = None,
+    tokenizer: Tokenizer | None = None,
+    model: str | None = None,
+    price_table: Mapping[str, ModelPrices] = DEFAULT_PRICES,
+    providers: Iterable[str] = DEFAULT_PROVIDERS,
+    max_fraction: float = DEFAULT_MAX_FRACTION,
+    horizon: int = DEFAULT_HORIZON,
+) -> AnalysisOverview:
+    """Every measure of :func:`analyze` but fact survival (same arguments, same values):
+    tokens, the prompt cache, the re-trigger guard and protocol problems."""
+    caller = _original_caller(original)
+    return _overview(
+        caller,
+        _adapt(result, caller),
+        triggers=triggers,
+        context_window=context_window,
+        prices=prices,
+        further_turns=further_turns,
+        growth_per_turn=growth_per_turn,
+        tokenizer=tokenizer,
+        model=model,
+        price_table=price_table,
+        providers=providers,
+        max_fraction=max_fraction,
+        horizon=horizon,
+    )
+
+
+def _overview(
+    caller: CallerMessages,
+    outcome: _Outcome,
+    *,
+    triggers: Trigger | Iterable[Trigger] | Mapping[str, Any] | Any,
+    context_window: int | None,
+    prices: ModelPrices | str | None,
+    further_turns: int,
+    growth_per_turn: float | Growth | None,
+    tokenizer: Tokenizer | None,
+    model: str | None,
+    price_table: Mapping[str, ModelPrices],
+    providers: Iterable[str],
+    max_fraction: float,
+    horizon: int,
+) -> AnalysisOverview:
     tok = tokenizer if tokenizer is not None else _tokenizer_for(outcome.tokenizer)
     original_msgs = caller.messages
     projection = outcome.projection
     original_index = MessageIndex.build(original_msgs, tok)
     compacted_index = MessageIndex.build(projection, tok)
-
-    judge_score = None
-    if judge is not None and outcome.affected:
-        removed = [original_msgs[i] for i in outcome.affected]
-        judge_score = judge_survival(judge, removed, projection)
-    facts = fact_survival(
-        original_msgs, projection, outcome.affected, judge=judge_score, cache=fact_cache
-    )
 
     growth = _growth(growth_per_turn, original_index)
     chosen_prices, model_name = _prices(prices, model, price_table)
@@ -366,16 +522,7 @@ def analyze(
     }
     introduced = tuple(p for p in problems if _problem_key(p, projection) not in before)
 
-    warnings: list[str] = []
-    if facts.latest_request_lost:
-        warnings.append("the latest user request does not survive verbatim")
-    lost = len(facts.lost)
-    if lost:
-        warnings.append(
-            f"{lost} of {facts.extracted} facts from affected messages were lost "
-            f"(recall {facts.recall:.0%})"
-        )
-    warnings.extend(retrigger.warnings)
+    warnings: list[str] = list(retrigger.warnings)
     introduced_errors = [p for p in introduced if p.severity == "error"]
     if introduced_errors:
         kinds = sorted({f"{p.provider}:{p.kind}" for p in introduced_errors})
@@ -385,7 +532,7 @@ def analyze(
     if cache.cost is not None and cache.cost.break_even_turn is None and outcome.affected:
         warnings.append("at these prices the compaction never pays for its cache rewrite")
 
-    return CompactionReport(
+    return AnalysisOverview(
         status=outcome.status,
         reason=outcome.reason,
         strategy=outcome.strategy,
@@ -394,7 +541,7 @@ def analyze(
         messages_after=len(projection),
         tokens_before=tokens_before,
         tokens_after=tokens_after,
-        facts=facts,
+        affected=outcome.affected,
         cache=cache,
         retrigger=retrigger,
         problems=problems,
