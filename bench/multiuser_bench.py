@@ -479,6 +479,7 @@ def summarize(waves: list[Wave], sampler: Sampler, args: argparse.Namespace) -> 
         "minutes": args.minutes,
         "think_s": args.think,
         "browser_nice": args.browser_nice,
+        "cache_mb": args.cache_mb,
         "changes": len(changes),
         "p50_s": percentile(changes, 0.50),
         "p95_s": percentile(changes, 0.95),
@@ -508,6 +509,10 @@ def summarize(waves: list[Wave], sampler: Sampler, args: argparse.Namespace) -> 
     }
 
 
+def _cache_flag(r: dict[str, Any]) -> str:
+    return f" --cache-mb {r['cache_mb']}" if r.get("cache_mb") else ""
+
+
 def _pair(values: Sequence[float]) -> str:
     return f"{percentile(values, 0.5):.2f} / {percentile(values, 0.95):.2f} s"
 
@@ -534,7 +539,8 @@ def render(results: dict[str, Any]) -> str:
         SECTION,
         "",
         f"Written by `python bench/multiuser_bench.py --minutes {r['minutes']:g} --waves "
-        f"{r['waves']}` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {r['machine']}; "
+        f"{r['waves']}{_cache_flag(r)}` "
+        f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {r['machine']}; "
         f"load average {r['load_before']:.1f} when it started, {r['load_after']:.1f} when it "
         "ended, counting this script's own browsers).",
         "",
@@ -674,6 +680,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--browser-nice", type=int, default=19, help="nice value of the Chromiums (0: none)"
     )
+    parser.add_argument(
+        "--cache-mb",
+        type=int,
+        default=0,
+        help="the server's COMPACTLENS_CACHE_MB (0: its default); a small budget fills "
+        "within the run, so the waves after show whether memory stays flat",
+    )
     parser.add_argument("--think", type=float, default=1.0, help="pause after each change (s)")
     parser.add_argument("--quick", action="store_true", help="smoke test: 2 sessions, 10 s")
     parser.add_argument("--no-write", action="store_true", help="do not touch the docs")
@@ -701,7 +714,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     path = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH", "")) if p)
     chromium = niced_chromium(chromium, folder, args.browser_nice)
     ttl = ("--server.disconnectedSessionTTL", str(SESSION_TTL_S))
-    proc, base_url = start_server(log, *ttl, PYTHONPATH=path, **{RUN_LOG_ENV: str(run_log)})
+    env = {RUN_LOG_ENV: str(run_log), "PYTHONPATH": path}
+    if args.cache_mb:
+        env["COMPACTLENS_CACHE_MB"] = str(args.cache_mb)
+    proc, base_url = start_server(log, *ttl, **env)
     sampler = Sampler(proc.pid)
     waves: list[Wave] = []
     try:
