@@ -18,12 +18,19 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies_helpers import cases, index_of, transcripts
+from strategies_helpers import call, calls, cases, index_of, result, transcripts
 
 from compactlens import CharEstimator, MessageIndex, apply_compaction, run_strategy
+from compactlens.engine.strategies.tool_results import (
+    TRUNCATION_MARKER,
+    _cap,
+    _labels,
+    format_tool_results,
+)
 from compactlens.engine.wire_index import wire_index
 from compactlens.formats import from_caller
-from compactlens.model.messages import SUMMARY_PREFIX
+from compactlens.formats.openai_chat import encode
+from compactlens.model.messages import SUMMARY_PREFIX, text_message
 
 SETTINGS = settings(
     max_examples=200,
@@ -174,3 +181,43 @@ def test_messages_read_on_first_use_behave_as_eager_messages() -> None:
     untouched = wire_index(convo, None)
     assert untouched is not None
     assert {untouched[0].messages[2]: 1}[eager[2]] == 1
+
+
+def _every_label_line(messages: list[Any], limit: int, raw: bool) -> str:
+    """The collapsed line built from every label (what format_tool_results gave before it
+    stopped at a full line)."""
+    names = {c.id: c.name for m in messages for c in m.tool_calls}
+    labels = list(_labels(messages, names, limit, raw=raw))
+    return _cap("[Tool results: ", "; ".join(labels) or "no results", "]", limit, raw=raw)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    outputs=st.lists(st.text(alphabet=" \nab✓é", max_size=60), max_size=6),
+    limit=st.integers(len(TRUNCATION_MARKER) + 16, 120),
+    raw=st.booleans(),
+    name=st.sampled_from(["get", " spaced ", ""]),
+)
+def test_a_collapsed_line_stops_at_a_full_line_with_the_same_text(
+    outputs: list[str], limit: int, raw: bool, name: str
+) -> None:
+    convo: list[dict[str, Any]] = [
+        calls(*(call(f"c{k}", name or "t") for k in range(len(outputs))), content=None),
+        *(result(f"c{k}", out) for k, out in enumerate(outputs)),
+    ]
+    messages = list(from_caller(convo).messages)
+    assert format_tool_results(messages, limit, raw=raw) == _every_label_line(messages, limit, raw)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    role=st.sampled_from(["system", "developer", "user", "assistant"]),
+    text=st.text(max_size=30),
+)
+def test_a_new_one_text_message_is_written_as_the_general_encoder_writes_it(
+    role: Any, text: str
+) -> None:
+    plain = text_message(role, text)
+    # A meta key the encoder does not read sends the same message down the general path.
+    general = dataclasses.replace(plain, meta={"unread": True})
+    assert encode(plain) == encode(general)
