@@ -19,6 +19,10 @@ from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.views import GroupFilter, filter_groups, tool_names
 
 PAGE_SIZES = (25, 50, 100)
+#: Groups shown at first: each message is a bubble of several elements (tool calls and
+#: results in folds with highlighted code), and the browser lays out every one of them:
+#: 50 groups of an agent transcript took about 2.5-3 s of browser CPU, 25 about half.
+DEFAULT_PAGE_SIZE = 25
 ROLES = ("system", "developer", "user", "assistant", "tool")
 KIND_LABELS = {
     "system": "system",
@@ -54,7 +58,7 @@ def _messages_view() -> None:
         )
         opts[1].toggle("Show the lab's decisions", key="tx_decisions")
         opts[2].toggle("Headers only", key="tx_headers_only", help="Hide message bodies.")
-        state.widget("tx_page_size", 50)
+        state.widget("tx_page_size", DEFAULT_PAGE_SIZE)
         opts[3].segmented_control("Groups per page", PAGE_SIZES, key="tx_page_size", required=True)
     flt = GroupFilter(
         roles=tuple(st.session_state.get("tx_roles") or ()),
@@ -64,7 +68,7 @@ def _messages_view() -> None:
         flags=tuple(st.session_state.get("tx_flags") or ()),
     )
     ids = filter_groups(ix, flt)
-    size = int(st.session_state.get("tx_page_size") or 50)
+    size = int(st.session_state.get("tx_page_size") or DEFAULT_PAGE_SIZE)
     pages = max(1, math.ceil(len(ids) / size))
     current = int(st.session_state.get("tx_page", 1) or 1)
     if current > pages:
