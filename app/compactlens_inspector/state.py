@@ -145,7 +145,7 @@ def _parsed(digest: str, name: str, data: bytes) -> LoadedTranscript:
 
 def _index(digest: str, tokenizer: str, grouping: str, loaded: LoadedTranscript) -> MessageIndex:
     def size(ix: MessageIndex) -> int:
-        return approx_bytes(ix, shared=(loaded, *loaded.messages))
+        return approx_bytes(ix, shared=(loaded, ix.tokenizer, *loaded.messages))
 
     return _shared().indexes.get(
         (digest, tokenizer, grouping),
@@ -181,7 +181,7 @@ def _run(
         return _plan(index, config, settings, acc, limits, summarizer_key, explain, format_name)
 
     def size(outcome: RunOutcome) -> int:
-        return approx_bytes(outcome, shared=(index, *index.messages))
+        return approx_bytes(outcome, shared=(index, index.tokenizer, *index.messages))
 
     key = (digest, tokenizer, config_key, summarizer_key, nonce, explain, format_name)
     return _shared().runs.get(key, make, size)
@@ -237,7 +237,7 @@ def _analysis_part(
     the shared analyses cache."""
 
     def size(value: Any) -> int:
-        return approx_bytes(value, shared=(outcome, index, *index.messages))
+        return approx_bytes(value, shared=(outcome, index, index.tokenizer, *index.messages))
 
     return _shared().analyses.get(key, make, size)
 
