@@ -162,12 +162,12 @@ class _Scan:
 
 
 @dataclass(slots=True)
-class _Raw:
-    """The grouping pass's working state, before merges are resolved (see :func:`_finish`).
+class ScanState:
+    """The grouping pass's working state, before merges are resolved (see :func:`finish_scan`).
 
     Links are kept as parallel lists (call message, id, tool name, result message or -1,
     group); ``message_flags`` and ``message_calls`` hold message-level facts that
-    :func:`_finish` hands to each message's final group.
+    :func:`finish_scan` hands to each message's final group.
     """
 
     group_of: list[int]
@@ -280,7 +280,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     """
     maf = grouping == "maf"
     last_call_group = -1  # maf: the call group the previous message belongs to
-    raw = _Raw(group_of=[0] * len(messages))
+    raw = ScanState(group_of=[0] * len(messages))
     members, kinds, parent, group_of = raw.members, raw.kinds, raw.parent, raw.group_of
     flags = raw.flags  # group -> flags, only for groups that have some
     # Call id -> the newest link still waiting for a result; ``shadowed`` chains each
@@ -502,10 +502,10 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             last_call_group = gid
     flush_reasoning()
     raw.merged_any = merged_any
-    return _finish(raw)
+    return finish_scan(raw)
 
 
-def _finish(raw: _Raw) -> _Scan:
+def finish_scan(raw: ScanState) -> _Scan:
     """Resolve merges, close the links (unresolved calls, split pairs) and hand each
     message's flags and calls to its final group."""
     members, kinds, flags, parent = raw.members, raw.kinds, raw.flags, raw.parent
@@ -597,21 +597,23 @@ def _finish(raw: _Raw) -> _Scan:
                 break
     problems.sort(key=lambda p: (p.message_index, p.kind, p.call_id))
 
-    # Message-level flags and tool calls, per final group (members in message order).
+    # Message-level flags and tool calls, handed to each message's final group (calls in
+    # message order: messages are visited in ascending order).
+    for k in sorted(message_flags):
+        g = final_group_of[k]
+        for flag in message_flags[k]:
+            final_flag(g, flag)
+    found: dict[int, list[ToolCallPart]] = {}
+    for k in sorted(message_calls):
+        g = final_group_of[k]
+        have = found.get(g)
+        if have is None:
+            found[g] = list(message_calls[k])
+        else:
+            have.extend(message_calls[k])
     group_calls: list[tuple[ToolCallPart, ...]] = [()] * count
-    if message_flags or message_calls:
-        for g, idxs in enumerate(final_members):
-            found: list[ToolCallPart] = []
-            for k in idxs:
-                extra = message_flags.get(k)
-                if extra is not None:
-                    for flag in extra:
-                        final_flag(g, flag)
-                got = message_calls.get(k)
-                if got is not None:
-                    found.extend(got)
-            if found:
-                group_calls[g] = tuple(found)
+    for g, got in found.items():
+        group_calls[g] = tuple(got)
     return _Scan(
         group_of=tuple(final_group_of),
         members=final_members,
@@ -698,24 +700,29 @@ class MessageIndex:
         (what :meth:`build` computes; ``engine.wire_index`` computes them from wire dicts)."""
         groups: list[MessageGroup] = []
         turn = 0
-        turns_seen: set[int] = set()
-        system_tokens = 0
+        # Turns only grow, so the distinct turns are the changes of the running turn.
+        turns, last_turn = 0, -1
+        system_tokens = non_system = 0
         kinds, all_flags, all_calls = scan.kinds, scan.flags, scan.calls
+        system, user = GroupKind.SYSTEM, GroupKind.USER
         for gid, idxs in enumerate(scan.members):
             kind = kinds[gid]
-            if kind is GroupKind.USER:
-                turn += 1
-            g_turn: int | None = None if kind is GroupKind.SYSTEM else turn
-            if g_turn is not None:
-                turns_seen.add(g_turn)
             if len(idxs) == 1:
                 tokens = counts[idxs[0]]
                 size = sizes[idxs[0]]
             else:
-                tokens = sum(counts[k] for k in idxs)
-                size = sum(sizes[k] for k in idxs)
-            if kind is GroupKind.SYSTEM:
+                tokens = sum([counts[k] for k in idxs])
+                size = sum([sizes[k] for k in idxs])
+            g_turn: int | None = None
+            if kind is system:
                 system_tokens += tokens
+            else:
+                if kind is user:
+                    turn += 1
+                g_turn = turn
+                non_system += 1
+                if turn != last_turn:
+                    turns, last_turn = turns + 1, turn
             calls = all_calls[gid]
             groups.append(
                 MessageGroup(
@@ -726,8 +733,8 @@ class MessageIndex:
                     bytes=size,
                     turn=g_turn,
                     flags=all_flags[gid],
-                    tool_names=tuple(c.name for c in calls) if calls else (),
-                    call_ids=tuple(c.id for c in calls) if calls else (),
+                    tool_names=tuple([c.name for c in calls]) if calls else (),
+                    call_ids=tuple([c.id for c in calls]) if calls else (),
                 )
             )
         return cls(
@@ -742,8 +749,8 @@ class MessageIndex:
             total_tokens=sum(counts),
             total_messages=len(msgs),
             total_groups=len(groups),
-            total_turns=len(turns_seen),
-            non_system_groups=sum(1 for g in groups if not g.is_system),
+            total_turns=turns,
+            non_system_groups=non_system,
             system_tokens=system_tokens,
         )
 
