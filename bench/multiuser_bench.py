@@ -83,9 +83,20 @@ RUN_LOG_ENV = "COMPACTLENS_BENCH_RUN_LOG"
 #: It patches Streamlit once its runtime is imported (a thread waits for the modules),
 #: logs one JSON line per script run, and does nothing without ``RUN_LOG_ENV``.
 SERVER_HOOK = """
-import json, os, sys, threading, time
+import gc, json, os, sys, threading, time
 
 LOG = os.environ.get("COMPACTLENS_BENCH_RUN_LOG")
+# Time in the cyclic garbage collector by generation (seconds, collections), process-wide.
+GC = {"seconds": [0.0, 0.0, 0.0], "count": [0, 0, 0], "started": None}
+
+
+def _gc(phase, info):
+    if phase == "start":
+        GC["started"] = time.perf_counter()
+    elif GC["started"] is not None:
+        GC["seconds"][info["generation"]] += time.perf_counter() - GC["started"]
+        GC["count"][info["generation"]] += 1
+        GC["started"] = None
 
 
 def _install():
@@ -118,7 +129,8 @@ def _install():
             end = time.monotonic()
             record = {"session": self._session_id, "arrived": came, "start": start,
                       "end": end, "cpu": time.thread_time() - cpu,
-                      "fragment": bool(getattr(rerun_data, "fragment_id", None))}
+                      "fragment": bool(getattr(rerun_data, "fragment_id", None)),
+                      "gc_seconds": list(GC["seconds"]), "gc_count": list(GC["count"])}
             state = sys.modules.get("compactlens_inspector.state")
             stats = getattr(state, "shared_cache_stats", None)
             if callable(stats):
@@ -127,12 +139,16 @@ def _install():
                 except Exception as exc:
                     record["caches"] = {"error": repr(exc)}
             write(record)
+            if os.environ.get("COMPACTLENS_BENCH_GC_FREEZE") and not GC.get("frozen"):
+                GC["frozen"] = True
+                gc.freeze()
 
     AppSession.request_rerun = request_rerun
     ScriptRunner._run_script = run_script
 
 
 if LOG:
+    gc.callbacks.append(_gc)
     threading.Thread(target=_install, daemon=True).start()
 """
 SAMPLES = ("coding_agent", "support_long", "shopping_assistant", "cannot_fit_16k")
@@ -175,6 +191,9 @@ class Wave:
     server_latency_s: list[float] = field(default_factory=list)
     server_run_cpu_s: list[float] = field(default_factory=list)
     caches: dict[str, Any] = field(default_factory=dict)
+    #: Time (s) and collections of the server's garbage collector per generation in the wave.
+    gc_seconds: list[float] = field(default_factory=list)
+    gc_count: list[int] = field(default_factory=list)
 
 
 # -- the server side and the browsers' priority ---------------------------------------------------
@@ -566,13 +585,16 @@ def render(results: dict[str, Any]) -> str:
         "",
         "Per wave (browser: Enter to ready; server: request to end of run):",
         "",
-        "| wave | changes | browser p50 / p95 | server p50 / p95 | server CPU per run p50 / p95 |",
-        "|---:|---:|---:|---:|---:|",
+        "| wave | changes | browser p50 / p95 | server p50 / p95 "
+        "| server CPU per run p50 / p95 | garbage collector (full collections) |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
     for i, w in enumerate(r["waves_detail"]):
+        gc_s, gc_n = w.get("gc_seconds") or [0.0], w.get("gc_count") or [0, 0, 0]
         lines.append(
             f"| {i + 1} | {len(w['changes_s'])} | {_pair(w['changes_s'])} | "
-            f"{_pair(w['server_latency_s'])} | {_pair(w['server_run_cpu_s'])} |"
+            f"{_pair(w['server_latency_s'])} | {_pair(w['server_run_cpu_s'])} | "
+            f"{sum(gc_s):.1f} s ({gc_n[-1]}) |"
         )
     lines += [
         "",
@@ -745,6 +767,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             wave.metrics_released = server_metrics(base_url)
             last = read_runs(run_log, began, time.monotonic())
             wave.caches = last[-1].get("caches", {}) if last else {}
+            if timed:
+                first, final = timed[0], last[-1]
+                wave.gc_seconds = [
+                    b - a for a, b in zip(first["gc_seconds"], final["gc_seconds"], strict=True)
+                ]
+                wave.gc_count = [
+                    b - a for a, b in zip(first["gc_count"], final["gc_count"], strict=True)
+                ]
             waves.append(wave)
             done = sum(len(x.changes_s) for x in sessions)
             print(

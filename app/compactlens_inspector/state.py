@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import streamlit as st
+from streamlit.runtime import Runtime
 
 from compactlens import MessageIndex, TranscriptError
 from compactlens.analysis import AnalysisOverview, CompactionReport, Fact, FactReport, FixSearch
@@ -73,6 +74,7 @@ from compactlens_inspector.shared_cache import (
     SharedCaches,
     approx_bytes,
     cache_budget_mb,
+    freeze_loaded_objects,
 )
 from compactlens_inspector.story_view import CANNOT_FIT_SAMPLE, STORY_SAMPLE, Story, build_story
 
@@ -131,6 +133,8 @@ def _shared() -> SharedCaches:
     except ValueError as exc:
         logging.getLogger(__name__).warning("%s; using %d MB", exc, DEFAULT_CACHE_MB)
         budget = DEFAULT_CACHE_MB
+    if Runtime.exists():  # a server, not AppTest: freeze what the process has loaded
+        freeze_loaded_objects()
     return SharedCaches.sized(budget)
 
 
