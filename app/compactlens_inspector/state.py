@@ -133,7 +133,8 @@ def _shared() -> SharedCaches:
     except ValueError as exc:
         logging.getLogger(__name__).warning("%s; using %d MB", exc, DEFAULT_CACHE_MB)
         budget = DEFAULT_CACHE_MB
-    if Runtime.exists():  # a server, not AppTest: freeze what the process has loaded
+    # A server, not AppTest (which installs a stand-in Runtime): freeze what it loaded.
+    if Runtime.exists() and type(Runtime.instance()) is Runtime:
         freeze_loaded_objects()
     return SharedCaches.sized(budget)
 
