@@ -161,7 +161,7 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
         codes.append(code)
         lengths.append(chars)
         sizes.append(size)
-        out.append(_WireMessage.of(d))
+        out.append(_WireMessage.of(d, notes.calls.get(i, _NO_CALLS)))
     return out, notes
 
 
@@ -191,9 +191,9 @@ def _code(role: str, content: str | None, reasoning: str, calls: bool) -> int:
     return _ASSISTANT
 
 
-def _fields(d: dict[str, Any]) -> tuple[Part, ...]:
+def _fields(d: dict[str, Any], calls: list[ToolCallPart]) -> tuple[Part, ...]:
     """The parts ``to_messages`` reads from a dict of the common shape: reasoning, text,
-    then calls; a tool message's result."""
+    then ``calls`` (read by :func:`_read`); a tool message's result."""
     content = d.get("content")
     if d["role"] == "tool":
         return (ToolResultPart(d["tool_call_id"], d["content"], name=d.get("name")),)
@@ -203,44 +203,42 @@ def _fields(d: dict[str, Any]) -> tuple[Part, ...]:
         parts.append(ReasoningPart(reasoning))
     if content:
         parts.append(TextPart(content))
-    calls = d.get("tool_calls")
-    if calls:
-        parts.extend(_calls(calls) or ())
-    return tuple(parts)
+    return (*parts, *calls)
 
 
 class _WireMessage(Message):
     """The :class:`Message` of a Chat dict of the common shape, read on first use.
 
-    Only ``wire``, ``origin`` and ``wire_format`` are set when it is made; reading any other
-    field reads the dict (as ``to_messages`` does) and keeps the result, so messages that
-    nothing looks at (most of what truncation drops) cost no parts. It compares and hashes
-    as the eager message it stands for. The dict is the caller's, like the unchanged
-    messages of ``result.messages``: change it after the call and a message not yet read
-    shows the change.
+    Only ``wire``, ``origin``, ``wire_format`` (and the calls :func:`_read` already built)
+    are set when it is made; reading any other field reads the dict (as ``to_messages``
+    does) and keeps the result, so messages that nothing looks at (most of what truncation
+    drops) cost no parts. It compares and hashes as the eager message it stands for. The
+    dict is the caller's, like the unchanged messages of ``result.messages``: change it
+    after the call and a message not yet read shows the change.
     """
 
-    __slots__ = ()
+    __slots__ = ("_calls",)
 
     @classmethod
-    def of(cls, d: dict[str, Any]) -> _WireMessage:
+    def of(cls, d: dict[str, Any], calls: list[ToolCallPart]) -> _WireMessage:
         m = _new(cls)
         _set(m, "wire", d)
         _set(m, "origin", d)
         _set(m, "wire_format", NAME)
+        _set(m, "_calls", calls)
         return m
 
     def __getattr__(self, field_name: str) -> Any:
         if field_name not in _LAZY_FIELDS:
             raise AttributeError(field_name)
         d = self.wire
-        parts = _fields(d)
+        calls = self._calls
+        parts = _fields(d, calls)
         _set(self, "role", d["role"])
         _set(self, "name", d.get("name"))
         _set(self, "parts", parts)
-        calls = sum(1 for p in parts if type(p) is ToolCallPart)
         if calls:  # part blocks: none for reasoning and text, each call's own dict
-            blocks = (None,) * (len(parts) - calls) + tuple(d["tool_calls"])
+            blocks = (None,) * (len(parts) - len(calls)) + tuple(d["tool_calls"])
             _set(self, "meta", {META_PART_BLOCKS: blocks})
         else:
             _set(self, "meta", EMPTY_META)
@@ -257,6 +255,7 @@ class _WireMessage(Message):
         return "Message" + Message.__repr__(self).removeprefix(type(self).__qualname__)
 
 
+_NO_CALLS: list[ToolCallPart] = []
 _LAZY_FIELDS = frozenset({"role", "parts", "name", "meta"})
 _new = object.__new__
 _set = object.__setattr__

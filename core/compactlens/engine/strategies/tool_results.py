@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -123,11 +123,11 @@ def format_tool_results(
     """
     names: dict[str, str] = {}
     for m in messages:
-        for part, block in parts_and_blocks(m):
+        for j, part in enumerate(m.parts):
             if isinstance(part, ToolCallPart):
                 names[part.id] = part.name
             elif isinstance(part, OpaquePart) and is_hosted_tool_call(part):
-                call_id = hosted_part_id(part, block)
+                call_id = hosted_part_id(part, _block(m, j))
                 if call_id is not None:
                     names[call_id] = _hosted_name(part)
     prefix, suffix = "[Tool results: ", "]"
@@ -150,7 +150,7 @@ def _labels(
 ) -> Iterator[str]:
     """Each result's label, in message order (see :func:`format_tool_results`)."""
     for m in messages:
-        for part, block in parts_and_blocks(m):
+        for j, part in enumerate(m.parts):
             if isinstance(part, ToolResultPart):
                 name = names.get(part.call_id) or part.name or ""
                 yield _label(name, part.output, limit, raw=raw)
@@ -158,12 +158,17 @@ def _labels(
                 output = _hosted_output(part)
                 if output is None:
                     continue
-                call_id = hosted_part_id(part, block)
+                call_id = hosted_part_id(part, _block(m, j))
                 if is_hosted_tool_call(part):
                     name = _hosted_name(part)
                 else:
                     name = names.get(call_id, "") if call_id is not None else ""
                 yield _label(name, output, limit, raw=raw)
+
+
+def _block(message: Message, j: int) -> Mapping[str, Any] | None:
+    """The wire block of part ``j`` (read only for hosted parts, which carry their id there)."""
+    return parts_and_blocks(message)[j][1]
 
 
 def fold_whitespace_prefix(text: str, n: int) -> str:
