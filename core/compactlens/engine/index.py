@@ -7,7 +7,7 @@ and is never changed by a strategy: strategies produce plans that overlay it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Literal, TypeAlias
 
@@ -141,6 +141,65 @@ class MessageGroup:
     @property
     def is_system(self) -> bool:
         return self.kind is GroupKind.SYSTEM
+
+
+# The index builds one group per message group and one link per call (tens of thousands
+# at 10,000 turns). A frozen dataclass's ``__init__`` sets each field through
+# ``object.__setattr__``; setting the slots directly costs about a third of that. Neither
+# class has a ``__post_init__`` or a check to skip: these give the same values.
+_new = object.__new__
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[Any, Any], None], ...]:
+    """The slot setters of ``cls``'s fields ``names``, which must be all its fields in order
+    (a field added later must be added to its builder below, or importing fails here)."""
+    if tuple(f.name for f in fields(cls)) != names:
+        raise TypeError(f"{cls.__name__}'s fields changed: update its builder in engine/index.py")
+    return tuple(cls.__dict__[n].__set__ for n in names)
+
+
+_LINK_SLOTS = _slot_setters(ToolLink, ("call_id", "name", "call_index", "result_indices"))
+_GROUP_SLOTS = _slot_setters(
+    MessageGroup,
+    ("id", "kind", "indices", "tokens", "bytes", "turn", "flags", "tool_names", "call_ids"),
+)
+
+
+def _link(call_id: str, name: str, call_index: int, result_indices: tuple[int, ...]) -> ToolLink:
+    """``ToolLink(call_id, name, call_index, result_indices)``, for the index's own loop."""
+    link: ToolLink = _new(ToolLink)
+    set_id, set_name, set_index, set_results = _LINK_SLOTS
+    set_id(link, call_id)
+    set_name(link, name)
+    set_index(link, call_index)
+    set_results(link, result_indices)
+    return link
+
+
+def _group(
+    gid: int,
+    kind: GroupKind,
+    indices: tuple[int, ...],
+    tokens: int,
+    size: int,
+    turn: int | None,
+    flags: frozenset[str],
+    calls: tuple[ToolCallPart, ...],
+) -> MessageGroup:
+    """The :class:`MessageGroup` of these fields (``bytes=size``; tool names and call ids
+    from ``calls``), for the index's own loop."""
+    group: MessageGroup = _new(MessageGroup)
+    s_id, s_kind, s_indices, s_tokens, s_bytes, s_turn, s_flags, s_names, s_ids = _GROUP_SLOTS
+    s_id(group, gid)
+    s_kind(group, kind)
+    s_indices(group, indices)
+    s_tokens(group, tokens)
+    s_bytes(group, size)
+    s_turn(group, turn)
+    s_flags(group, flags)
+    s_names(group, tuple([c.name for c in calls]) if calls else ())
+    s_ids(group, tuple([c.id for c in calls]) if calls else ())
+    return group
 
 
 @dataclass(frozen=True, slots=True)
@@ -561,7 +620,7 @@ def finish_scan(raw: ScanState) -> _Scan:
     final_link_group: list[int] = []
     for n in range(len(links_call)):
         answer = links_result[n]
-        link = ToolLink(links_id[n], links_name[n], links_call[n], (answer,) if answer >= 0 else ())
+        link = _link(links_id[n], links_name[n], links_call[n], (answer,) if answer >= 0 else ())
         links.append(link)
         g = renumber[roots[link_group[n]]]
         final_link_group.append(g)
@@ -723,19 +782,8 @@ class MessageIndex:
                 non_system += 1
                 if turn != last_turn:
                     turns, last_turn = turns + 1, turn
-            calls = all_calls[gid]
             groups.append(
-                MessageGroup(
-                    id=gid,
-                    kind=kind,
-                    indices=idxs,
-                    tokens=tokens,
-                    bytes=size,
-                    turn=g_turn,
-                    flags=all_flags[gid],
-                    tool_names=tuple([c.name for c in calls]) if calls else (),
-                    call_ids=tuple([c.id for c in calls]) if calls else (),
-                )
+                _group(gid, kind, idxs, tokens, size, g_turn, all_flags[gid], all_calls[gid])
             )
         return cls(
             messages=msgs,
