@@ -564,6 +564,21 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     return finish_scan(raw)
 
 
+def _split_at(link: ToolLink, g: int, group_of: Sequence[int]) -> PairingProblem | None:
+    """The split pair of a closed ``link`` of group ``g``: its result separated from its
+    call by a message of another group (None when nothing is in between)."""
+    for k in range(link.call_index + 1, link.last):
+        if group_of[k] != g:
+            return PairingProblem(
+                "split_pair",
+                link.last,
+                link.call_id,
+                f"result of {link.call_id!r} at message {link.last} is separated from its "
+                f"call at message {link.call_index} by message {k}",
+            )
+    return None
+
+
 def finish_scan(raw: ScanState) -> _Scan:
     """Resolve merges, close the links (unresolved calls, split pairs) and hand each
     message's flags and calls to its final group."""
@@ -591,6 +606,7 @@ def finish_scan(raw: ScanState) -> _Scan:
                     flags[root] = set(flags[g])
         order = sorted(merged, key=lambda r: min(merged[r]))
         renumber = {r: n for n, r in enumerate(order)}
+        final_id = [renumber[r] for r in roots]  # group -> final group
         final_members = tuple(tuple(sorted(merged[r])) for r in order)
         final_group_of = [0] * n_messages
         for n, idxs in enumerate(final_members):
@@ -599,9 +615,8 @@ def finish_scan(raw: ScanState) -> _Scan:
         final_flags = [set(flags[r]) if r in flags else None for r in order]
         final_kinds = [kinds[r] for r in order]
     else:
-        roots = list(range(count))
-        renumber = {g: g for g in range(count)}
-        final_members = tuple(tuple(idxs) for idxs in members)
+        final_id = list(range(count))
+        final_members = tuple([tuple(idxs) for idxs in members])
         final_group_of = raw.group_of
         final_flags = [flags.get(g) for g in range(count)]
         final_kinds = kinds
@@ -614,46 +629,33 @@ def finish_scan(raw: ScanState) -> _Scan:
             have.add(flag)
 
     for gid in raw.approvals.values():
-        final_flag(renumber[roots[gid]], "approval_pending")
+        final_flag(final_id[gid], "approval_pending")
 
     links: list[ToolLink] = []
     final_link_group: list[int] = []
-    for n in range(len(links_call)):
+    for n, call_index in enumerate(links_call):
         answer = links_result[n]
-        link = _link(links_id[n], links_name[n], links_call[n], (answer,) if answer >= 0 else ())
-        links.append(link)
-        g = renumber[roots[link_group[n]]]
+        g = final_id[link_group[n]]
         final_link_group.append(g)
-        if link.open:
+        if answer < 0:
+            link = _link(links_id[n], links_name[n], call_index, ())
             final_flag(g, "unresolved")
             problems.append(
                 PairingProblem(
                     "unresolved_call",
-                    link.call_index,
+                    call_index,
                     link.call_id,
                     f"call {link.name!r} ({link.call_id!r}) has no result",
                 )
             )
-    # Split pairs: a result separated from its call by a message of another group.
-    for n, link in enumerate(links):
-        if link.open:
-            continue
-        g = final_link_group[n]
-        idxs = final_members[g]
-        if idxs[-1] - idxs[0] + 1 == len(idxs):
-            continue  # contiguous group: nothing in between
-        for k in range(link.call_index + 1, link.last):
-            if final_group_of[k] != g:
-                problems.append(
-                    PairingProblem(
-                        "split_pair",
-                        link.last,
-                        link.call_id,
-                        f"result of {link.call_id!r} at message {link.last} is separated from its "
-                        f"call at message {link.call_index} by message {k}",
-                    )
-                )
-                break
+        else:
+            link = _link(links_id[n], links_name[n], call_index, (answer,))
+            idxs = final_members[g]
+            if idxs[-1] - idxs[0] + 1 != len(idxs):  # not contiguous: look in between
+                split = _split_at(link, g, final_group_of)
+                if split is not None:
+                    problems.append(split)
+        links.append(link)
     problems.sort(key=lambda p: (p.message_index, p.kind, p.call_id))
 
     # Message-level flags and tool calls, handed to each message's final group (calls in
@@ -677,7 +679,7 @@ def finish_scan(raw: ScanState) -> _Scan:
         group_of=tuple(final_group_of),
         members=final_members,
         kinds=tuple(final_kinds),
-        flags=tuple(_NO_FLAGS if f is None else frozenset(f) for f in final_flags),
+        flags=tuple([_NO_FLAGS if f is None else frozenset(f) for f in final_flags]),
         links=tuple(links),
         link_group=tuple(final_link_group),
         problems=tuple(problems),
