@@ -109,6 +109,7 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
     out: list[Message] = []
     notes = _Notes()
     codes, lengths, sizes = notes.codes, notes.lengths, notes.sizes
+    new, set_ = _new, _set
     for i, d in enumerate(items):
         if type(d) is not dict or d.get("function_call") is not None:
             return None
@@ -161,7 +162,12 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
         codes.append(code)
         lengths.append(chars)
         sizes.append(size)
-        out.append(_WireMessage.of(d, notes.calls.get(i, _NO_CALLS)))
+        m = new(_WireMessage)  # only the wire fields now (see _WireMessage)
+        set_(m, "wire", d)
+        set_(m, "origin", d)
+        set_(m, "wire_format", NAME)
+        set_(m, "_calls", notes.calls.get(i, _NO_CALLS))
+        out.append(m)
     return out, notes
 
 
@@ -218,15 +224,6 @@ class _WireMessage(Message):
     """
 
     __slots__ = ("_calls",)
-
-    @classmethod
-    def of(cls, d: dict[str, Any], calls: list[ToolCallPart]) -> _WireMessage:
-        m = _new(cls)
-        _set(m, "wire", d)
-        _set(m, "origin", d)
-        _set(m, "wire_format", NAME)
-        _set(m, "_calls", calls)
-        return m
 
     def __getattr__(self, field_name: str) -> Any:
         if field_name not in _LAZY_FIELDS:
