@@ -715,16 +715,27 @@ def searchable_text(messages: Sequence[Message]) -> str:
 _WINDOW = 1 << 20
 
 
-#: Length of the text pieces :func:`_may_occur` rules values out with.
-_GRAM = 4
+#: Lengths of the text pieces :func:`_may_occur` rules values out with (a value is
+#: probed with the longest that fits it; shorter values are kept).
+_GRAMS = (8, 4)
 
 
 def _may_occur(values: list[str], haystack: str) -> list[str]:
-    """``values`` less those whose first :data:`_GRAM` characters are nowhere in
-    ``haystack`` (so the value is not either). For a text shorter than the values
-    together, this set is cheaper to build than an automaton of every value."""
-    grams = {haystack[i : i + _GRAM] for i in range(len(haystack) - _GRAM + 1)}
-    return [v for v in values if len(v) < _GRAM or v[:_GRAM] in grams]
+    """``values`` less those with a piece (first, middle or last, of the longest length
+    in :data:`_GRAMS` that fits) nowhere in ``haystack``, so the value is not either.
+    For a text shorter than the values together, these sets cost less than an
+    automaton of every value (on a long text they would cost more)."""
+    grams = {n: {haystack[i : i + n] for i in range(len(haystack) - n + 1)} for n in _GRAMS}
+
+    def may(value: str) -> bool:
+        n = next((g for g in _GRAMS if len(value) >= g), 0)
+        if not n:
+            return True
+        last = len(value) - n
+        pieces = grams[n]
+        return all(value[j : j + n] in pieces for j in (0, last // 2, last))
+
+    return [v for v in values if may(v)]
 
 
 def present_values(values: Sequence[str], haystack: str, *, window: int = _WINDOW) -> set[str]:
