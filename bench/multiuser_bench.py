@@ -130,7 +130,8 @@ def _install():
             record = {"session": self._session_id, "arrived": came, "start": start,
                       "end": end, "cpu": time.thread_time() - cpu,
                       "fragment": bool(getattr(rerun_data, "fragment_id", None)),
-                      "gc_seconds": list(GC["seconds"]), "gc_count": list(GC["count"])}
+                      "gc_seconds": list(GC["seconds"]), "gc_count": list(GC["count"]),
+                      "gc_frozen": gc.get_freeze_count()}
             state = sys.modules.get("compactlens_inspector.state")
             stats = getattr(state, "shared_cache_stats", None)
             if callable(stats):
@@ -194,6 +195,8 @@ class Wave:
     #: Time (s) and collections of the server's garbage collector per generation in the wave.
     gc_seconds: list[float] = field(default_factory=list)
     gc_count: list[int] = field(default_factory=list)
+    #: Objects the server hid from the collector (``gc.freeze``) at the end of the wave.
+    gc_frozen: int = 0
 
 
 # -- the server side and the browsers' priority ---------------------------------------------------
@@ -767,6 +770,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             wave.metrics_released = server_metrics(base_url)
             last = read_runs(run_log, began, time.monotonic())
             wave.caches = last[-1].get("caches", {}) if last else {}
+            wave.gc_frozen = last[-1].get("gc_frozen", 0) if last else 0
             if timed:
                 first, final = timed[0], last[-1]
                 wave.gc_seconds = [

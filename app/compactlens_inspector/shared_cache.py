@@ -268,16 +268,24 @@ class SharedCaches:
         return out
 
 
-def freeze_loaded_objects() -> None:
-    """Collect garbage once, then hide every object alive now from the cyclic garbage
-    collector (``gc.freeze``): in a server, that is what Streamlit, plotly, pandas and the
-    library loaded, which lives as long as the process.
+#: The collector's thresholds in a server (Python's default is 700, 10, 10).
+SERVER_GC_THRESHOLDS = (50_000, 20, 10)
 
-    Each full collection walked all of it again: in the multi-user benchmark a server
-    made 16 full collections in 45 s at 0.1-0.3 s each, about as much CPU as its script
-    runs. Frozen objects are still freed by reference counting; only reference cycles
-    among them would never be collected (at most the few of the page run in progress,
-    once per process). Call it once per server process, never in tests.
+
+def settle_collector() -> None:
+    """Tune the cyclic garbage collector for a server holding large caches: collect once,
+    hide every object alive now from it (``gc.freeze``: what Streamlit, plotly, pandas
+    and the library loaded, which lives as long as the process), and collect the young
+    generation every 50,000 new objects instead of every 700.
+
+    With the defaults, a page run of the lab allocates enough to start a full collection
+    every few runs, and a full collection walks every cached transcript, index and run:
+    in the multi-user benchmark (8 sessions, 128 MB of caches) 40-80 full collections
+    per 3-4 minutes took 0.7-1.2 s each, holding up every session. Frozen objects are
+    still freed by reference counting; only reference cycles among them are never
+    collected (at most those of the page run in progress, once per process). Call it
+    once per server process, never in tests.
     """
     gc.collect()
     gc.freeze()
+    gc.set_threshold(*SERVER_GC_THRESHOLDS)

@@ -74,7 +74,7 @@ from compactlens_inspector.shared_cache import (
     SharedCaches,
     approx_bytes,
     cache_budget_mb,
-    freeze_loaded_objects,
+    settle_collector,
 )
 from compactlens_inspector.story_view import CANNOT_FIT_SAMPLE, STORY_SAMPLE, Story, build_story
 
@@ -133,9 +133,9 @@ def _shared() -> SharedCaches:
     except ValueError as exc:
         logging.getLogger(__name__).warning("%s; using %d MB", exc, DEFAULT_CACHE_MB)
         budget = DEFAULT_CACHE_MB
-    # A server, not AppTest (which installs a stand-in Runtime): freeze what it loaded.
+    # A server, not AppTest (which installs a stand-in Runtime): tune the collector.
     if Runtime.exists() and type(Runtime.instance()) is Runtime:
-        freeze_loaded_objects()
+        settle_collector()
     return SharedCaches.sized(budget)
 
 

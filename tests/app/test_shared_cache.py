@@ -185,7 +185,8 @@ def test_views_share_one_budget_and_act_as_mappings() -> None:
 def test_pages_under_apptest_freeze_nothing(app: Callable[..., Any]) -> None:
     """The collector is frozen only in a real server (Streamlit's Runtime); a test
     process keeps every object collectable."""
-    before = gc.get_freeze_count()
+    before, thresholds = gc.get_freeze_count(), gc.get_threshold()
     at = app(sample="coding_agent").run()
     assert not at.exception
     assert gc.get_freeze_count() == before == 0
+    assert gc.get_threshold() == thresholds

@@ -36,4 +36,5 @@ def test_quick_run_measures_changes_and_memory(tmp_path: Path) -> None:
     assert results["server_runs"] >= results["changes"]
     timings = zip(wave["server_run_cpu_s"], wave["server_latency_s"], strict=True)
     assert all(0 < cpu <= wall for cpu, wall in timings)
+    assert wave["gc_frozen"] > 0  # the real server froze what it had loaded (AppTest does not)
     assert "Many users at once" in bench.render(results)
