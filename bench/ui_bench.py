@@ -157,7 +157,7 @@ def _timed(fn: Callable[[], None]) -> float:
 
 def _change_threshold(app: StreamlitApp, value: int) -> float:
     # Stage 1's box (collapsed when the pipeline has more than two stages).
-    app.open_expander(app.sidebar(), "1. ")
+    app.open_expander(app.builder(), "1. ")
     box = app.keyed("sb_stage0_trigger_n_tokens").locator("input")
     box.fill(str(value))
 

@@ -1,4 +1,4 @@
-"""Strategy lab: build a strategy or pipeline in the sidebar; the preview updates live."""
+"""Strategy lab: build a strategy or pipeline beside its preview, which updates live."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A sidebar that breathes: the builder only in the lab, a one-line configuration with
-a link elsewhere, and a transcript picker that lists the bundled samples too."""
+"""A sidebar that breathes: the builder only in the lab (in its page body), a one-line
+configuration with a link elsewhere, and a transcript picker that lists the bundled samples too."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ OTHER_PAGES = ("transcript", "diff", "timeline", "cannot_fit", "analysis", "swee
 
 
 def _builder_keys(at) -> list[str]:
-    """Keys of the builder's widgets drawn on the page (``sb_*``)."""
+    """Keys of the builder's widgets drawn in ``at`` (the page, or a block of it: ``sb_*``)."""
     kinds = ("selectbox", "number_input", "button", "radio", "checkbox", "text_input", "toggle")
     widgets = [w for kind in (*kinds, "segmented_control") for w in at.get(kind)]
     return [k for k in widget_keys(widgets) if k.startswith("sb_")]
@@ -27,6 +27,17 @@ def test_the_lab_has_the_builder(app) -> None:
     no_exceptions(at)
     assert at.number_input(key="sb_budget") is not None
     assert "sb_mode" in _builder_keys(at)
+
+
+def test_the_lab_builder_is_in_the_body_and_its_sidebar_shows_no_configuration(app) -> None:
+    # The builder and preview are one fragment in the body; the sidebar is not re-drawn by
+    # a parameter change, so it must show nothing that depends on the configuration.
+    at = go(app(sample="coding_agent").run(), "lab")
+    no_exceptions(at)
+    assert not _builder_keys(at.sidebar)
+    assert {"sidebar_source", "sidebar_tokenizer"} <= set(widget_keys(at.sidebar.selectbox))
+    assert not [c for c in at.sidebar.caption if c.value.startswith("**Strategy:**")]
+    assert {"sb_mode", "sb_stage0_type", "sb_summarizer"} <= set(_builder_keys(at.main))
 
 
 @pytest.mark.parametrize("name", OTHER_PAGES)

@@ -443,8 +443,8 @@ class StreamlitApp:
         )
 
     def apply_preset(self, label: str, budget: int) -> None:
-        """In the sidebar's strategy builder: pick preset ``label``, its budget, apply it."""
-        self.open_expander(self.sidebar(), "Presets")
+        """In the lab's strategy builder: pick preset ``label``, its budget, apply it."""
+        self.open_expander(self.builder(), "Presets")
         self.choose("sb_preset", label)
         self.set_number("sb_budget", budget)
         self.click("sb_apply")
@@ -510,6 +510,10 @@ class StreamlitApp:
 
     def sidebar(self) -> Any:
         return self.page.locator('[data-testid="stSidebar"]')
+
+    def builder(self) -> Any:
+        """The Strategy lab's builder (the left column of the page body)."""
+        return self.keyed("lab_builder")
 
 
 def guard_page(app: StreamlitApp) -> None:

@@ -49,7 +49,7 @@ def test_the_visitor_key_is_a_password_sent_once_and_never_shown(
 ) -> None:
     # Truncation first: nothing asks for a summary until the endpoint and key are set.
     app.open("lab?preset=truncation&budget=1500&sample=coding_agent")
-    app.open_expander(app.sidebar(), "Summarizer")
+    app.open_expander(app.builder(), "Summarizer")
     option = app.keyed("sb_summarizer").get_by_text("OpenAI-compatible endpoint")
     app.rerun(lambda: option.click(), what="the rerun after choosing the endpoint")
     _commit(app, "sb_base_url", chat_server.base_url)
@@ -58,7 +58,7 @@ def test_the_visitor_key_is_a_password_sent_once_and_never_shown(
     _commit(app, "sb_api_key", VISITOR_KEY)
     assert chat_server.requests == []
     app.apply_preset(PRESETS["reference"], 1500)  # its summarization stage asks the endpoint
-    app.sidebar().get_by_text("Your API key is set for this session only.").wait_for(
+    app.builder().get_by_text("Your API key is set for this session only.").wait_for(
         state="attached"
     )
     # The visitor's endpoint got their key (the server has none of its own here).

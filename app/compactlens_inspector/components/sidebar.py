@@ -1,6 +1,6 @@
 """The sidebar every page shares: the transcript picker (loaded files and bundled
-samples), the token counter, and either the strategy builder (on the lab page only) or a
-one-line summary of the current configuration with a link to the lab."""
+samples), the token counter, and (on every page but the lab, whose builder is in its
+body) a one-line summary of the current configuration with a link to the lab."""
 
 from __future__ import annotations
 
@@ -84,16 +84,10 @@ def config_summary(config: LabConfig) -> None:
         st.page_link(LAB_PAGE, label="Change it in the Strategy lab", icon=":material/tune:")
 
 
-def analysis_sidebar(*, builder: bool = False) -> tuple[LoadedTranscript | None, LabConfig]:
-    """Transcript and counter; then the strategy builder (``builder``: the lab page) or
-    the one-line summary of the configuration (every other page)."""
+def analysis_sidebar() -> tuple[LoadedTranscript | None, LabConfig]:
+    """Transcript and counter, then the one-line summary of the configuration."""
     current = source_and_tokenizer()
-    if current is None:
-        return current, state.lab()
-    if builder:
-        from compactlens_inspector.components.strategy_builder import strategy_builder
-
-        return current, strategy_builder()
     config = state.lab()
-    config_summary(config)
+    if current is not None:
+        config_summary(config)
     return current, config

@@ -1,5 +1,6 @@
-"""The strategy builder in the sidebar: presets, stages (add, remove, reorder), triggers,
-targets and parameters, the ``compact()`` one-shot mode, and the summarizer.
+"""The strategy builder, drawn where the caller puts it (the Strategy lab's left column,
+inside the fragment a parameter change re-runs): presets, stages (add, remove, reorder),
+triggers, targets and parameters, the ``compact()`` one-shot mode, and the summarizer.
 
 Every widget has a stable key starting with ``sb_`` (listed in ``app/README.md``).
 Stage widgets are keyed by position (``sb_stage0_type``, ``sb_stage0_trigger``...);
@@ -330,64 +331,63 @@ def _compact_widgets(cfg: LabConfig) -> CompactSettings:
 
 
 def strategy_builder() -> LabConfig:
-    """Render the builder in the sidebar and return the (stored) configuration."""
+    """Render the builder in the current container and return the (stored) configuration."""
     cfg = state.lab()
-    with st.sidebar:
-        st.subheader("Strategy", anchor=False)
-        modes = ["pipeline", "compact"]
-        state.widget("sb_mode", cfg.mode if cfg.mode in modes else "pipeline")
-        mode = st.segmented_control(
-            "Mode",
-            modes,
-            format_func=lambda k: MODE_LABELS[k],
-            key="sb_mode",
-            required=True,
-            help="Strategies: one strategy or a pipeline of them (the engine). "
-            "compact(): the one-shot contract (one summary of the largest safe older range).",
+    st.subheader("Strategy", anchor=False)
+    modes = ["pipeline", "compact"]
+    state.widget("sb_mode", cfg.mode if cfg.mode in modes else "pipeline")
+    mode = st.segmented_control(
+        "Mode",
+        modes,
+        format_func=lambda k: MODE_LABELS[k],
+        key="sb_mode",
+        required=True,
+        help="Strategies: one strategy or a pipeline of them (the engine). "
+        "compact(): the one-shot contract (one summary of the largest safe older range).",
+    )
+    with st.expander("Presets", expanded=False):
+        state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")
+        st.selectbox("Preset", list(PRESETS), format_func=lambda k: PRESETS[k], key="sb_preset")
+        state.widget("sb_budget", cfg.trigger_tokens or _budget_default())
+        st.number_input(
+            "Token budget (the window, for the context-window preset)",
+            min_value=1,
+            step=1000,
+            key="sb_budget",
         )
-        with st.expander("Presets", expanded=False):
-            state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")
-            st.selectbox("Preset", list(PRESETS), format_func=lambda k: PRESETS[k], key="sb_preset")
-            state.widget("sb_budget", cfg.trigger_tokens or _budget_default())
-            st.number_input(
-                "Token budget (the window, for the context-window preset)",
-                min_value=1,
-                step=1000,
-                key="sb_budget",
+        st.button("Apply preset", key="sb_apply", on_click=_apply_preset, type="primary")
+    stages = cfg.stages
+    target = cfg.target
+    compact = cfg.compact
+    guards = cfg.guards
+    profile = cfg.profile
+    if mode == "compact":
+        compact = _compact_widgets(cfg)
+    else:
+        profile = _profile_widget(cfg)
+        st.caption("One stage is a single strategy; two or more run as a pipeline in order.")
+        stages = tuple(_stage_widgets(i, s, len(cfg.stages)) for i, s in enumerate(cfg.stages))
+        cols = st.columns([3, 2], vertical_alignment="bottom")
+        state.widget("sb_add_type", "truncation")
+        cols[0].selectbox(
+            "New stage",
+            list(STAGE_TYPES),
+            format_func=lambda t: STAGE_TYPES[t].label,
+            key="sb_add_type",
+        )
+        cols[1].button("Add stage", key="sb_add", on_click=_add_stage, width="stretch")
+        if len(stages) > 1 or target is not None:
+            target = _trigger_widgets(
+                "sb_target",
+                "Pipeline target",
+                target,
+                {
+                    "none (the last stage's target)": ("", ""),
+                    **{k: v for k, v in TARGET_CHOICES.items() if v[0]},
+                },
             )
-            st.button("Apply preset", key="sb_apply", on_click=_apply_preset, type="primary")
-        stages = cfg.stages
-        target = cfg.target
-        compact = cfg.compact
-        guards = cfg.guards
-        profile = cfg.profile
-        if mode == "compact":
-            compact = _compact_widgets(cfg)
-        else:
-            profile = _profile_widget(cfg)
-            st.caption("One stage is a single strategy; two or more run as a pipeline in order.")
-            stages = tuple(_stage_widgets(i, s, len(cfg.stages)) for i, s in enumerate(cfg.stages))
-            cols = st.columns([3, 2], vertical_alignment="bottom")
-            state.widget("sb_add_type", "truncation")
-            cols[0].selectbox(
-                "New stage",
-                list(STAGE_TYPES),
-                format_func=lambda t: STAGE_TYPES[t].label,
-                key="sb_add_type",
-            )
-            cols[1].button("Add stage", key="sb_add", on_click=_add_stage, width="stretch")
-            if len(stages) > 1 or target is not None:
-                target = _trigger_widgets(
-                    "sb_target",
-                    "Pipeline target",
-                    target,
-                    {
-                        "none (the last stage's target)": ("", ""),
-                        **{k: v for k, v in TARGET_CHOICES.items() if v[0]},
-                    },
-                )
-            guards = _guard_widgets(cfg, profile)
-        summarizer = summarizer_settings()
+        guards = _guard_widgets(cfg, profile)
+    summarizer = summarizer_settings()
     if summarizer != state.summarizer_settings():
         state.set_summarizer(summarizer)
     new = replace(

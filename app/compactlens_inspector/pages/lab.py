@@ -1,5 +1,9 @@
-"""Strategy lab: build a strategy or a pipeline in the sidebar and see the result live:
-tokens before and after, the budget bar, every group coloured by its decision, the status."""
+"""Strategy lab: build a strategy or a pipeline and see the result live: tokens before and
+after, the budget bar, every group coloured by its decision, the status.
+
+The builder and its preview are one fragment in the page body (builder on the left,
+preview on the right): a parameter change re-runs only them, not the whole app. The
+sidebar keeps the transcript picker and the counter, which depend on no configuration."""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.analysis_summary import analysis_summary
 from compactlens_inspector.components.context_gauge import show_gauge
-from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.sidebar import source_and_tokenizer
+from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.config import config_title
+from compactlens_inspector.config import LabConfig, config_title
 from compactlens_inspector.numbers import group_digits, num
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.runs import RunOutcome
@@ -71,12 +76,7 @@ def _events_table(outcome: RunOutcome) -> None:
     )
 
 
-def render() -> None:
-    header("Strategy lab", "Tune a strategy or a pipeline; the preview updates live.")
-    current, config = analysis_sidebar(builder=True)
-    if current is None:
-        need_transcript()
-        return
+def _preview(config: LabConfig) -> None:
     st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
     outcome = state.run()
     if outcome is None:
@@ -121,6 +121,28 @@ def render() -> None:
     for d in r.decisions:
         counts[d.action] = counts.get(d.action, 0) + 1
     st.caption(" · ".join(f"{num(n)} {a}" for a, n in counts.items()))
+
+
+def _workbench() -> None:
+    builder, preview = st.columns([1, 2], gap="medium")
+    with builder, st.container(key="lab_builder"):
+        config = strategy_builder()
+    with preview:
+        _preview(config)
+
+
+@st.fragment
+def _workbench_fragment() -> None:
+    """A parameter change re-runs only this; the page's error boundary and URL sync too."""
+    page(_workbench, "lab")
+
+
+def render() -> None:
+    header("Strategy lab", "Tune a strategy or a pipeline; the preview updates live.")
+    if source_and_tokenizer() is None:
+        need_transcript()
+        return
+    _workbench_fragment()
 
 
 if __name__ == "__main__":
