@@ -8,11 +8,9 @@ it: engine strategies through :func:`compactlens.run_strategy`, compact mode thr
 
 from __future__ import annotations
 
-import gc
 import re
 import time
-from collections.abc import Iterator, MutableMapping, Sequence
-from contextlib import contextmanager
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,7 +33,7 @@ from compactlens.analysis import (
     search_fixes,
 )
 from compactlens.compact import compact_over_index
-from compactlens.model import make_tokenizer
+from compactlens.model import gc_paused, make_tokenizer
 from compactlens.summarizers import SummaryRequest, SummaryResponse, Usage, is_offline
 from compactlens_inspector.config import LabConfig, SummarizerSettings
 from compactlens_inspector.hosting import (
@@ -56,35 +54,12 @@ def redact(text: str, secrets: Sequence[str] = ()) -> str:
     return _SECRET.sub("[redacted]", text)
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector inside the block (restored after, and only
-    if it was on).
-
-    Building an index or a result's decisions allocates a few objects per message; at
-    tens of thousands of messages that triggers full collections, and in the server each
-    one walks every cached transcript (hundreds of MB of objects): a 50,000-message index
-    took 0.58-0.69 s CPU with the collector on and 0.31 s with it paused. These values
-    hold no reference cycles. (The library pauses it the same way while reading a file;
-    its helper is not public, hence this one.)
-    """
-    was_enabled = gc.isenabled()
-    if was_enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def build_index(
     messages: Sequence[Message], tokenizer: str, grouping: str = "compactlens"
 ) -> MessageIndex:
     """The index of ``messages``; ``grouping`` is the profile's (``maf`` groups reasoning
     the way Microsoft Agent Framework does)."""
-    with collector_paused():
-        return MessageIndex.build(messages, make_tokenizer(tokenizer), grouping=grouping)  # type: ignore[arg-type]
+    return MessageIndex.build(messages, make_tokenizer(tokenizer), grouping=grouping)  # type: ignore[arg-type]
 
 
 # -- summarizers -------------------------------------------------------------------------------
@@ -218,7 +193,7 @@ def run_config(
     the provider when the guards leave it to the format.
     """
     start = time.perf_counter()
-    with collector_paused():
+    with gc_paused():  # these values hold no reference cycles
         outcome = _run_config(index, config, summarizer, secrets, explain, format_name)
         if outcome.result is not None:
             # Every page that shows a run reads its per-group decisions (the decision

@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeAlias
 from compactlens.formats._common import parts_and_blocks
 from compactlens.formats.caller import from_caller
 from compactlens.model.display import card_html, card_text
+from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -722,6 +723,7 @@ class MessageIndex:
     system_tokens: int = 0
 
     @classmethod
+    @gc_paused()
     def build(
         cls,
         messages: Sequence[Message],

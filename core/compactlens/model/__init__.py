@@ -15,6 +15,7 @@ from compactlens.model.display import (
     data_frame,
 )
 from compactlens.model.errors import TranscriptError
+from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import (
     ROLES,
     SUMMARY_PREFIX,
@@ -85,6 +86,7 @@ __all__ = [
     "count_messages",
     "data_frame",
     "estimate_message_tokens",
+    "gc_paused",
     "make_tokenizer",
     "message_from_dict",
     "message_text",
