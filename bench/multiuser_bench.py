@@ -361,7 +361,7 @@ def plan_sessions(count: int, wave: int, folder: Path, quick: bool = False) -> l
 
 def change_threshold(app: StreamlitApp, value: int) -> float:
     """Type ``value`` into stage 1's trigger and press Enter; seconds until the page is ready."""
-    app.open_expander(app.sidebar(), "1. ")
+    app.open_expander(app.builder(), "1. ")  # the lab builder, in the page body
     box = app.keyed(STAGE_BOX).locator("input")
     app.wait_idle(timeout=TIMEOUT_MS, what="quiet before a change")
     box.fill(str(value))
