@@ -245,6 +245,61 @@ class ScanState:
     problems: list[PairingProblem] = field(default_factory=list)
     message_flags: dict[int, tuple[str, ...]] = field(default_factory=dict)
     message_calls: dict[int, list[ToolCallPart]] = field(default_factory=dict)
+    #: Call id -> the newest link still waiting for a result; ``shadowed`` chains each
+    #: waiting link to the older waiting link of the same id (a stack without lists).
+    pending: dict[str, int] = field(default_factory=dict)
+    shadowed: dict[int, int] = field(default_factory=dict)
+    declared: set[str] = field(default_factory=set)
+
+
+def open_links(raw: ScanState, i: int, gid: int, calls: Sequence[ToolCallPart]) -> None:
+    """Open one link per call of message ``i`` (group ``gid``), noting reused ids."""
+    pending, declared = raw.pending, raw.declared
+    for call in calls:
+        if call.id in declared:
+            raw.problems.append(
+                PairingProblem(
+                    "duplicate_id",
+                    i,
+                    call.id,
+                    f"call id {call.id!r} was already used by an earlier call",
+                )
+            )
+        declared.add(call.id)
+        link_no = len(raw.links_call)
+        older = pending.get(call.id, -1)
+        if older >= 0:
+            raw.shadowed[link_no] = older
+        pending[call.id] = link_no
+        raw.links_call.append(i)
+        raw.links_id.append(call.id)
+        raw.links_name.append(call.name)
+        raw.links_result.append(-1)
+        raw.link_group.append(gid)
+
+
+def close_link(raw: ScanState, i: int, call_id: str) -> int:
+    """The newest link of ``call_id`` still waiting for a result, now answered by message
+    ``i``; -1 (and an ``orphan_result`` problem) when none waits."""
+    pending = raw.pending
+    link_no = pending.get(call_id, -1)
+    if link_no < 0:
+        raw.problems.append(
+            PairingProblem(
+                "orphan_result",
+                i,
+                call_id,
+                f"result for call id {call_id!r}, which no earlier call declares",
+            )
+        )
+        return -1
+    older = raw.shadowed.pop(link_no, -1)
+    if older >= 0:
+        pending[call_id] = older
+    else:
+        del pending[call_id]
+    raw.links_result[link_no] = i
+    return link_no
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
@@ -297,14 +352,7 @@ def _hosted_ids(message: Message) -> tuple[list[str], list[str]]:
     return calls, results
 
 
-def _link_own_results(
-    m: Message,
-    i: int,
-    pending: dict[str, int],
-    shadowed: dict[int, int],
-    links_call: list[int],
-    links_result: list[int],
-) -> None:
+def _link_own_results(raw: ScanState, m: Message, i: int) -> None:
     """Close the calls of assistant message ``i`` whose results sit in the same message.
 
     A provider-executed tool (AI SDK ``providerExecuted``: web search...) has its
@@ -312,15 +360,9 @@ def _link_own_results(
     unresolved call. Results of calls from earlier messages are not linked here.
     """
     for res in m.tool_results:
-        link_no = pending.get(res.call_id, -1)
-        if link_no < 0 or links_call[link_no] != i:
-            continue
-        older = shadowed.pop(link_no, -1)
-        if older >= 0:
-            pending[res.call_id] = older
-        else:
-            del pending[res.call_id]
-        links_result[link_no] = i
+        link_no = raw.pending.get(res.call_id, -1)
+        if link_no >= 0 and raw.links_call[link_no] == i:
+            close_link(raw, i, res.call_id)
 
 
 def _find(parent: list[int], x: int) -> int:
@@ -343,17 +385,8 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     raw = ScanState(group_of=[0] * len(messages))
     members, kinds, parent, group_of = raw.members, raw.kinds, raw.parent, raw.group_of
     flags = raw.flags  # group -> flags, only for groups that have some
-    # Call id -> the newest link still waiting for a result; ``shadowed`` chains each
-    # waiting link to the older waiting link of the same id (a stack without lists).
-    pending: dict[str, int] = {}
-    shadowed: dict[int, int] = {}
-    declared: set[str] = set()
-    links_call, links_id, links_name = raw.links_call, raw.links_id, raw.links_name
-    # The result message of each link, -1 while none: a link stops pending when its
-    # result arrives, so it never gets a second one.
-    links_result, link_group = raw.links_result, raw.link_group
+    link_group = raw.link_group
     approvals = raw.approvals  # approval id -> group
-    problems = raw.problems
     held_reasoning: list[int] = []
     message_flags = raw.message_flags  # message -> ("media",), ("opaque",)...
     message_calls = raw.message_calls
@@ -470,25 +503,11 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             targets: list[int] = list(hosted_targets)
             orphan = False
             for res in results:
-                link_no = pending.get(res.call_id, -1)
+                link_no = close_link(raw, i, res.call_id)
                 if link_no >= 0:
-                    older = shadowed.pop(link_no, -1)
-                    if older >= 0:
-                        pending[res.call_id] = older
-                    else:
-                        del pending[res.call_id]
-                    links_result[link_no] = i
                     targets.append(link_group[link_no])
                 else:
                     orphan = True
-                    problems.append(
-                        PairingProblem(
-                            "orphan_result",
-                            i,
-                            res.call_id,
-                            f"result for call id {res.call_id!r}, which no earlier call declares",
-                        )
-                    )
             for resp in responses:
                 if resp.id in approvals:
                     targets.append(approvals.pop(resp.id))
@@ -530,31 +549,12 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         else:
             flush_reasoning()
             gid = new_group(kind, [i])
-        for call in calls:
-            if call.id in declared:
-                problems.append(
-                    PairingProblem(
-                        "duplicate_id",
-                        i,
-                        call.id,
-                        f"call id {call.id!r} was already used by an earlier call",
-                    )
-                )
-            declared.add(call.id)
-            link_no = len(links_call)
-            older = pending.get(call.id, -1)
-            if older >= 0:
-                shadowed[link_no] = older
-            pending[call.id] = link_no
-            links_call.append(i)
-            links_id.append(call.id)
-            links_name.append(call.name)
-            links_result.append(-1)
-            link_group.append(gid)
+        if calls:
+            open_links(raw, i, gid, calls)
         for req in requests:
             approvals[req.id] = gid
         if role == "assistant" and calls:
-            _link_own_results(m, i, pending, shadowed, links_call, links_result)
+            _link_own_results(raw, m, i)
         if hosted_call_ids:
             for call_id in hosted_call_ids:
                 hosted_groups[call_id] = gid

@@ -27,9 +27,10 @@ from compactlens.engine.index import (
     Grouping,
     GroupKind,
     MessageIndex,
-    PairingProblem,
     ScanState,
+    close_link,
     finish_scan,
+    open_links,
 )
 from compactlens.formats import OPENAI_CHAT
 from compactlens.formats.base import META_PART_BLOCKS
@@ -264,9 +265,6 @@ def _group(notes: _Notes) -> ScanState:
     of its call, each other message starts a group; calls open links by id."""
     raw = ScanState(group_of=[0] * len(notes.codes))
     members, kinds, parent, group_of = raw.members, raw.kinds, raw.parent, raw.group_of
-    pending: dict[str, int] = {}  # call id -> newest link waiting for a result
-    shadowed: dict[int, int] = {}  # link -> older waiting link of the same id
-    declared: set[str] = set()
     held: list[int] = []  # reasoning-only messages waiting for the next assistant message
     calls_of, result_ids = notes.calls, notes.result_ids
     kind_of = {
@@ -296,7 +294,7 @@ def _group(notes: _Notes) -> ScanState:
             continue
         if code == _TOOL:
             flush()
-            _attach_result(raw, i, result_ids[i], pending, shadowed)
+            _attach_result(raw, i, result_ids[i])
             continue
         calls = calls_of.get(i)
         kind = kind_of[code]
@@ -310,7 +308,7 @@ def _group(notes: _Notes) -> ScanState:
             flush()
             gid = new_group(kind, [i])
         if calls:
-            _open_links(raw, i, gid, calls, pending, shadowed, declared)
+            open_links(raw, i, gid, calls)
     flush()
     for i in notes.reasoning:
         raw.message_flags[i] = _REASONING_FLAG
@@ -318,70 +316,21 @@ def _group(notes: _Notes) -> ScanState:
     return raw
 
 
-def _attach_result(
-    raw: ScanState, i: int, call_id: str, pending: dict[str, int], shadowed: dict[int, int]
-) -> None:
+def _attach_result(raw: ScanState, i: int, call_id: str) -> None:
     """Put tool message ``i`` in the group of the newest call of ``call_id`` still waiting
     for a result, or in an orphan group of its own."""
-    link_no = pending.get(call_id, -1)
+    link_no = close_link(raw, i, call_id)
     if link_no >= 0:
-        older = shadowed.pop(link_no, -1)
-        if older >= 0:
-            pending[call_id] = older
-        else:
-            del pending[call_id]
-        raw.links_result[link_no] = i
         gid = raw.link_group[link_no]
         raw.members[gid].append(i)
         raw.group_of[i] = gid
         return
-    raw.problems.append(
-        PairingProblem(
-            "orphan_result",
-            i,
-            call_id,
-            f"result for call id {call_id!r}, which no earlier call declares",
-        )
-    )
     gid = len(raw.members)
     raw.members.append([i])
     raw.kinds.append(GroupKind.TOOL_CALL)
     raw.parent.append(gid)
     raw.group_of[i] = gid
     raw.flags[gid] = {"orphan"}
-
-
-def _open_links(
-    raw: ScanState,
-    i: int,
-    gid: int,
-    calls: list[ToolCallPart],
-    pending: dict[str, int],
-    shadowed: dict[int, int],
-    declared: set[str],
-) -> None:
-    """Open one link per call of message ``i`` (group ``gid``), noting reused ids."""
-    for call in calls:
-        if call.id in declared:
-            raw.problems.append(
-                PairingProblem(
-                    "duplicate_id",
-                    i,
-                    call.id,
-                    f"call id {call.id!r} was already used by an earlier call",
-                )
-            )
-        declared.add(call.id)
-        link_no = len(raw.links_call)
-        older = pending.get(call.id, -1)
-        if older >= 0:
-            shadowed[link_no] = older
-        pending[call.id] = link_no
-        raw.links_call.append(i)
-        raw.links_id.append(call.id)
-        raw.links_name.append(call.name)
-        raw.links_result.append(-1)
-        raw.link_group.append(gid)
 
 
 def wire_index(
