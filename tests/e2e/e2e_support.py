@@ -188,6 +188,7 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 # when it reads the attribute; the record's old value ("running") still proves the run.
 _OBSERVE_RUNS = """() => {
   window.__clRuns = 0;
+  window.__clFinished = 0;
   if (!window.__clObserver) {
     window.__clObserver = new MutationObserver((records) => {
       for (const r of records) {
@@ -202,6 +203,54 @@ _OBSERVE_RUNS = """() => {
   }
 }"""
 
+# Counts the script runs the server reports finished: every ForwardMsg frame on Streamlit's
+# websocket is read for its top-level field 6 (``script_finished``, a varint). A run whose
+# "running" and "finished" states React renders in one batch never shows "running" in the
+# DOM, so the observer above misses it; the server's own message does not. Installed
+# before the app's scripts (an init script), so it sees every socket the app opens.
+_COUNT_FINISHED = """(() => {
+  const Native = window.WebSocket;
+  if (!Native || Native.__clWrapped) return;
+  window.__clFinished = 0;
+  window.__clLastFinished = 0;
+  const varint = (b, i) => {
+    let v = 0, shift = 0;
+    for (;;) {
+      const x = b[i++];
+      v += (x & 0x7f) * 2 ** shift;
+      if (x < 0x80) return [v, i];
+      shift += 7;
+    }
+  };
+  const count = (b) => {
+    let i = 0;
+    while (i < b.length) {
+      let tag; [tag, i] = varint(b, i);
+      const field = Math.floor(tag / 8), wire = tag & 7;
+      if (wire === 0) { [, i] = varint(b, i); if (field === 6) return true; }
+      else if (wire === 2) { let n; [n, i] = varint(b, i); i += n; }
+      else if (wire === 1) i += 8;
+      else if (wire === 5) i += 4;
+      else return false;
+    }
+    return false;
+  };
+  const Wrapped = function (...args) {
+    const ws = new Native(...args);
+    ws.addEventListener('message', (e) => {
+      if (e.data instanceof ArrayBuffer && count(new Uint8Array(e.data))) {
+        window.__clFinished++;
+        window.__clLastFinished = performance.now();
+      }
+    });
+    return ws;
+  };
+  Wrapped.prototype = Native.prototype;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Wrapped[k] = Native[k];
+  Wrapped.__clWrapped = true;
+  window.WebSocket = Wrapped;
+})();"""
+
 # What the page is waiting on, for a timeout's message (never retried: a wait that times
 # out fails with this picture of the app).
 _WAITING_ON = """() => {
@@ -210,6 +259,7 @@ _WAITING_ON = """() => {
   return {
     script_state: app ? app.getAttribute('data-test-script-state') : 'no stApp element',
     runs_seen_since_armed: window.__clRuns === undefined ? 'not armed' : window.__clRuns,
+    runs_finished_since_armed: window.__clFinished,
     stale_elements: document.querySelectorAll(
       '[data-testid="stElementContainer"][data-stale="true"]').length,
     skeletons: document.querySelectorAll(
@@ -231,7 +281,10 @@ _FLUSH_TASKS = """() => new Promise((resolve) => {
 _IDLE = """(needRun) => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (needRun && !(window.__clRuns > 0)) return false;
+  // A run is proven by the DOM's "running" state, or by the server's "finished" message
+  // once the app has had a moment (100 ms) to render what came before it.
+  const finished = window.__clFinished > 0 && performance.now() - window.__clLastFinished > 100;
+  if (needRun && !(window.__clRuns > 0 || finished)) return false;
   if (document.querySelector('[data-testid="stElementContainer"][data-stale="true"]')) return false;
   // Lazily loaded widgets show a skeleton until their code has arrived.
   if (document.querySelector('[data-testid="stElementContainer"] > [data-testid="stSkeleton"]')) {
@@ -255,6 +308,9 @@ class StreamlitApp:
     external_requests: list[str] = field(default_factory=list, repr=False)
     page_errors: list[str] = field(default_factory=list, repr=False)
     visits: list[tuple[str, bytes]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self.page.add_init_script(_COUNT_FINISHED)
 
     # -- waiting --------------------------------------------------------------------------------
 
