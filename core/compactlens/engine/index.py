@@ -251,6 +251,17 @@ class ScanState:
     shadowed: dict[int, int] = field(default_factory=dict)
     declared: set[str] = field(default_factory=set)
 
+    def new_group(self, kind: GroupKind, indices: list[int]) -> int:
+        """Start a group of ``kind`` holding messages ``indices``; its id."""
+        gid = len(self.members)
+        self.members.append(indices)
+        self.kinds.append(kind)
+        self.parent.append(gid)
+        group_of = self.group_of
+        for k in indices:
+            group_of[k] = gid
+        return gid
+
 
 def open_links(raw: ScanState, i: int, gid: int, calls: Sequence[ToolCallPart]) -> None:
     """Open one link per call of message ``i`` (group ``gid``), noting reused ids."""
@@ -383,7 +394,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     maf = grouping == "maf"
     last_call_group = -1  # maf: the call group the previous message belongs to
     raw = ScanState(group_of=[0] * len(messages))
-    members, kinds, parent, group_of = raw.members, raw.kinds, raw.parent, raw.group_of
+    members, parent, group_of = raw.members, raw.parent, raw.group_of
     flags = raw.flags  # group -> flags, only for groups that have some
     link_group = raw.link_group
     approvals = raw.approvals  # approval id -> group
@@ -401,14 +412,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
         else:
             have.add(flag)
 
-    def new_group(kind: GroupKind, first_indices: list[int]) -> int:
-        gid = len(members)
-        members.append(first_indices)
-        kinds.append(kind)
-        parent.append(gid)
-        for k in first_indices:
-            group_of[k] = gid
-        return gid
+    new_group = raw.new_group
 
     def flush_reasoning() -> None:
         if held_reasoning:

@@ -264,7 +264,6 @@ def _group(notes: _Notes) -> ScanState:
     reasoning-only messages join the next assistant message, a tool result joins the group
     of its call, each other message starts a group; calls open links by id."""
     raw = ScanState(group_of=[0] * len(notes.codes))
-    members, kinds, parent, group_of = raw.members, raw.kinds, raw.parent, raw.group_of
     held: list[int] = []  # reasoning-only messages waiting for the next assistant message
     calls_of, result_ids = notes.calls, notes.result_ids
     kind_of = {
@@ -274,14 +273,7 @@ def _group(notes: _Notes) -> ScanState:
         _ASSISTANT: GroupKind.ASSISTANT_TEXT,
     }
 
-    def new_group(kind: GroupKind, indices: list[int]) -> int:
-        gid = len(members)
-        members.append(indices)
-        kinds.append(kind)
-        parent.append(gid)
-        for k in indices:
-            group_of[k] = gid
-        return gid
+    new_group = raw.new_group
 
     def flush() -> None:
         if held:
@@ -325,12 +317,7 @@ def _attach_result(raw: ScanState, i: int, call_id: str) -> None:
         raw.members[gid].append(i)
         raw.group_of[i] = gid
         return
-    gid = len(raw.members)
-    raw.members.append([i])
-    raw.kinds.append(GroupKind.TOOL_CALL)
-    raw.parent.append(gid)
-    raw.group_of[i] = gid
-    raw.flags[gid] = {"orphan"}
+    raw.flags[raw.new_group(GroupKind.TOOL_CALL, [i])] = {"orphan"}
 
 
 def wire_index(
