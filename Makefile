@@ -37,10 +37,12 @@ demo: $(VENV)/.ok-app
 
 # The inspector for a team (docs/deploy.md): headless, no file watcher, XSRF and CORS
 # protection on, 50 MB uploads, the viewer toolbar, no error details for visitors, closed
-# sessions dropped after 60 s. ADDRESS=0.0.0.0 to listen beyond this machine.
+# sessions dropped after 60 s. ADDRESS=0.0.0.0 to listen beyond this machine. It first
+# checks the operator's settings and refuses to start on one it cannot read.
 ADDRESS ?= 127.0.0.1
 SERVE_FLAGS ?=
 serve: $(VENV)/.ok-app
+	$(VENV)/bin/python -m compactlens_inspector.preflight
 	$(VENV)/bin/streamlit run app/streamlit_app.py --server.headless true \
 		--server.address $(ADDRESS) --server.port $(PORT) \
 		--server.enableXsrfProtection true --server.enableCORS true \

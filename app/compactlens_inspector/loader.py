@@ -27,11 +27,28 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def max_upload_bytes() -> int:
-    """Our own upload limit in bytes (``COMPACTLENS_MAX_UPLOAD_MB``, default 50 MB)."""
-    raw = os.environ.get(MAX_UPLOAD_ENV, "")
+def upload_limit_mb(env: Mapping[str, str]) -> float:
+    """``COMPACTLENS_MAX_UPLOAD_MB`` from ``env``, or the default. Raises ValueError
+    naming the setting when it is not a number of MB above 0."""
+    text = env.get(MAX_UPLOAD_ENV, "").strip()
+    if not text:
+        return float(DEFAULT_MAX_UPLOAD_MB)
     try:
-        mb = float(raw) if raw else float(DEFAULT_MAX_UPLOAD_MB)
+        mb = float(text)
+    except ValueError:
+        mb = float("nan")
+    if not mb > 0 or mb == float("inf"):
+        raise ValueError(f"{MAX_UPLOAD_ENV} must be a number of MB above 0, not {text!r}")
+    return mb
+
+
+def max_upload_bytes() -> int:
+    """Our own upload limit in bytes (``COMPACTLENS_MAX_UPLOAD_MB``, default 50 MB).
+
+    A value that cannot be read means the default here (``make serve`` refuses to start
+    with it: :mod:`compactlens_inspector.preflight`)."""
+    try:
+        mb = upload_limit_mb(os.environ)
     except ValueError:
         mb = float(DEFAULT_MAX_UPLOAD_MB)
     return max(1, int(mb * 1024 * 1024))

@@ -43,7 +43,6 @@ from compactlens_inspector.config import (
 )
 from compactlens_inspector.hosting import (
     LOCKED_POLICY,
-    SETTINGS,
     Access,
     HostingConfigError,
     HostingPolicy,
@@ -60,6 +59,7 @@ from compactlens_inspector.loader import (
     parse_transcript,
     samples_dir,
 )
+from compactlens_inspector.preflight import streamlit_secrets
 from compactlens_inspector.replay import ReplayStep, replay_session
 from compactlens_inspector.runs import (
     RunOutcome,
@@ -318,10 +318,9 @@ def api_key_source() -> str:
 
 
 def _secret_settings() -> dict[str, Any]:
-    try:
-        return {name: st.secrets[name] for name in SETTINGS if name in st.secrets}
-    except Exception:  # no secrets file
-        return {}
+    """The hosting settings in Streamlit's secrets; none when there are no secrets or
+    they cannot be read (``make serve`` refuses to start then: :mod:`.preflight`)."""
+    return streamlit_secrets()[0]
 
 
 def hosting_policy() -> tuple[HostingPolicy, str]:
