@@ -19,6 +19,9 @@ measures, in wall-clock time seen from the browser driver:
   configuration over the new transcript);
 * ``Transcript page``: opening the Transcript page after the lab (its first render for
   this transcript: the first page of groups, with their messages);
+* ``Analysis page``: opening the Analysis page last (the analysis of the lab's current
+  plan, cold: a new transcript), until its first numbers show (the prompt-cache card)
+  and until it is complete (fact survival filled in, the run finished);
 * ``parameter change``: typing a new trigger threshold into stage 1 of the strategy
   builder and pressing Enter, until the rerun has finished and nothing is stale; for
   the reference pipeline (four stages, extractive summarizer) and for truncation only.
@@ -77,6 +80,8 @@ from compactlens_inspector.views import DECISION_MAP_BARS  # noqa: E402
 GOAL_FIRST_SCREEN_S = 2.0
 GOAL_PARAMETER_S = 0.5
 GOAL_LAB_S = 2.0
+#: Issue 15 goal 2: the Analysis page shows its first numbers within 2 s.
+GOAL_ANALYSIS_FIRST_S = 2.0
 DOCS = ROOT / "docs" / "benchmarks_ui.md"
 START, END = "<!-- ui-bench:start -->", "<!-- ui-bench:end -->"
 #: The raw numbers of the last run (``--from-json`` renders the report from them again).
@@ -87,17 +92,37 @@ TIMEOUT_MS = 180_000
 #: How often the browser checks whether the page is done (ms): the timing resolution.
 POLL_MS = 16
 
-_FIRST_SCREEN = """(expected) => {
-  const shown = (label) => [...document.querySelectorAll('[data-testid="stMetric"]')].find((m) => {
+# The metric card labelled ``label``, shown and not stale (JS, shared by the checks below).
+_SHOWN = """const shown = (label) => [...document.querySelectorAll('[data-testid="stMetric"]')]
+  .find((m) => {
     const l = m.querySelector('[data-testid="stMetricLabel"]');
     return l && l.innerText.trim() === label && !m.closest('[data-stale="true"]');
   });
+const value = (m) => m.querySelector('[data-testid="stMetricValue"]').innerText.trim();"""
+
+_FIRST_SCREEN = (
+    """(expected) => {
+  """
+    + _SHOWN
+    + """
   const messages = shown('Messages');
   const tokens = shown('Tokens (estimate)');
-  if (!messages || !tokens) return false;
-  const value = messages.querySelector('[data-testid="stMetricValue"]');
-  return value && value.innerText.trim() === expected;
+  return Boolean(messages && tokens) && value(messages) === expected;
 }"""
+)
+
+# The Analysis page's first numbers: the prompt-cache card holds a number.
+_ANALYSIS_FIRST = (
+    "() => {"
+    + _SHOWN
+    + "const m = shown('Cached prefix kept'); return Boolean(m) && /\\d/.test(value(m)); }"
+)
+# Its fact survival: the recall card no longer says "…" (computing).
+_ANALYSIS_FACTS = (
+    "() => {"
+    + _SHOWN
+    + "const m = shown('Fact recall'); return Boolean(m) && /\\d/.test(value(m)); }"
+)
 
 
 # -- the transcript -----------------------------------------------------------------------------
@@ -145,6 +170,8 @@ class RunTimes:
     lab_target: int | None = None
     lab_revisit_s: float = 0.0
     transcript_s: float = 0.0
+    analysis_first_s: float = 0.0
+    analysis_complete_s: float = 0.0
     reference_change_s: list[float] = field(default_factory=list)
     truncation_change_s: list[float] = field(default_factory=list)
 
@@ -165,6 +192,19 @@ def _change_threshold(app: StreamlitApp, value: int) -> float:
         app.rerun(lambda: box.press("Enter"), timeout=TIMEOUT_MS, polling=POLL_MS)
 
     return _timed(act)
+
+
+def _open_analysis(app: StreamlitApp) -> tuple[float, float]:
+    """Seconds from clicking the Analysis link to its first numbers, and to the page done."""
+    app.arm_rerun()
+    start = time.perf_counter()
+    app.nav_link("Analysis").first.click()
+    wait = {"timeout": TIMEOUT_MS, "polling": POLL_MS}
+    app.page.wait_for_function(_ANALYSIS_FIRST, **wait)
+    first = time.perf_counter() - start
+    app.page.wait_for_function(_ANALYSIS_FACTS, **wait)
+    app.wait_idle(need_run=True, timeout=TIMEOUT_MS, polling=POLL_MS)
+    return first, time.perf_counter() - start
 
 
 def preset_label(name: str) -> str:
@@ -208,6 +248,7 @@ def measure_session(
         # Back to the lab: the plan is cached and plotly.js is loaded now.
         times.transcript_s = _timed(lambda: app.nav("Transcript"))
         times.lab_revisit_s = _timed(lambda: app.nav("Strategy lab"))
+        times.analysis_first_s, times.analysis_complete_s = _open_analysis(app)
         if app.external_requests:
             raise RuntimeError(f"the app requested URLs off 127.0.0.1: {app.external_requests}")
         return times
@@ -403,6 +444,22 @@ def render_report(
             if all(r.transcript_s for r in runs)
             else []
         ),
+        *(
+            [
+                _row(
+                    "Analysis page, first numbers (last plan, cold)",
+                    [r.analysis_first_s for r in runs],
+                    GOAL_ANALYSIS_FIRST_S,
+                ),
+                _row(
+                    "Analysis page, complete (fact survival)",
+                    [r.analysis_complete_s for r in runs],
+                    None,
+                ),
+            ]
+            if all(r.analysis_complete_s for r in runs)
+            else []
+        ),
         _row("parameter change → re-rendered: reference pipeline", ref, GOAL_PARAMETER_S),
         _row("parameter change → re-rendered: truncation only", trunc, GOAL_PARAMETER_S),
         "",
@@ -490,6 +547,16 @@ def findings(runs: list[RunTimes], pieces: list[Piece], messages: int) -> list[s
             f"- The Transcript page's first render takes {med:.2f} s, {verdict} the "
             f"{GOAL_LAB_S:g} s goal: it shows one page of groups ({TRANSCRIPT_PAGE_SIZE} by "
             "default) with their messages, never the whole transcript."
+        )
+    if all(r.analysis_complete_s for r in runs):
+        first_numbers = statistics.median(r.analysis_first_s for r in runs)
+        complete = statistics.median(r.analysis_complete_s for r in runs)
+        verdict = "within" if first_numbers <= GOAL_ANALYSIS_FIRST_S else "over"
+        notes.append(
+            f"- The Analysis page (the lab's last plan, truncation, analysed cold) shows its "
+            f"first numbers after {first_numbers:.2f} s, {verdict} the "
+            f"{GOAL_ANALYSIS_FIRST_S:g} s goal (`analyze_overview`), and is complete after "
+            f"{complete:.2f} s (fact survival: `analyze_facts`, extraction and check)."
         )
     for label, median, key in (
         ("reference pipeline", ref, "reference"),

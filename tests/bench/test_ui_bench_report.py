@@ -1,5 +1,5 @@
-"""bench/ui_bench.py's report (no browser): the Transcript page row and its verdict, the
-note on a shared machine, and reports of older runs without the Transcript measure."""
+"""bench/ui_bench.py's report (no browser): the Transcript and Analysis page rows and their
+verdicts, the note on a shared machine, and reports of older runs without those measures."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ def ui_bench() -> ModuleType:
     return importlib.import_module("ui_bench")
 
 
-def _runs(ui_bench: ModuleType, transcript: list[float]) -> list[object]:
+def _runs(
+    ui_bench: ModuleType, transcript: list[float], analysis: tuple[float, float] = (0.0, 0.0)
+) -> list[object]:
     return [
         ui_bench.RunTimes(
             first_screen_s=1.5,
@@ -30,6 +32,8 @@ def _runs(ui_bench: ModuleType, transcript: list[float]) -> list[object]:
             lab_target=3_200_000,
             lab_revisit_s=0.9,
             transcript_s=t,
+            analysis_first_s=analysis[0] * t,
+            analysis_complete_s=analysis[1] * t,
             reference_change_s=[1.2],
             truncation_change_s=[0.8],
         )
@@ -68,6 +72,24 @@ def test_transcript_row_has_the_median_and_the_verdict(
 def test_an_older_run_without_the_transcript_measure_has_no_row(ui_bench: ModuleType) -> None:
     report = _report(ui_bench, _runs(ui_bench, [0.0, 0.0]))
     assert "Transcript page" not in report
+    assert "Analysis page" not in report
+
+
+@pytest.mark.parametrize("first", [0.8, 2.4])
+def test_analysis_rows_have_the_medians_and_the_first_numbers_verdict(
+    ui_bench: ModuleType, first: float
+) -> None:
+    times = [1.0, 1.5, 3.0]  # scales each run's analysis times
+    report = _report(ui_bench, _runs(ui_bench, times, analysis=(first, 5.0)))
+    row = _row(report, "Analysis page, first numbers (last plan, cold)")
+    median = first * statistics.median(times)
+    assert float(row[1]) == pytest.approx(median, abs=0.005)
+    assert row[-1] == ("met" if median <= ui_bench.GOAL_ANALYSIS_FIRST_S else "**missed**")
+    complete = _row(report, "Analysis page, complete (fact survival)")
+    assert float(complete[1]) == pytest.approx(5.0 * statistics.median(times), abs=0.005)
+    assert complete[-1] == ""
+    verdict = "within" if median <= ui_bench.GOAL_ANALYSIS_FIRST_S else "over"
+    assert f"first numbers after {median:.2f} s, {verdict} the 2 s goal" in report
 
 
 def test_a_loaded_machine_is_said(ui_bench: ModuleType) -> None:

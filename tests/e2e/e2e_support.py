@@ -401,14 +401,18 @@ class StreamlitApp:
 
         Waits for the page's title heading (``heading``, default the link's title).
         """
-        link = self.page.locator('[data-testid="stSidebarNav"] a').filter(
-            has_text=re.compile(rf"{re.escape(title)}\s*$")
-        )
+        link = self.nav_link(title)
         self.rerun(lambda: link.first.click(), what=f"the page {title!r} to run")
         self.main().get_by_role("heading", name=heading or title, exact=True).wait_for(
             timeout=RERUN_TIMEOUT_MS
         )
         self.record_visit(title)
+
+    def nav_link(self, title: str) -> Any:
+        """The sidebar navigation link(s) whose text ends with ``title``."""
+        return self.page.locator('[data-testid="stSidebarNav"] a').filter(
+            has_text=re.compile(rf"{re.escape(title)}\s*$")
+        )
 
     def record_visit(self, name: str) -> None:
         """Keep a screenshot of the page just visited (written only if the test fails)."""
