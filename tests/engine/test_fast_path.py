@@ -24,7 +24,8 @@ from compactlens import CharEstimator, MessageIndex, apply_compaction, run_strat
 from compactlens.engine.strategies.tool_results import (
     TRUNCATION_MARKER,
     _cap,
-    _labels,
+    _label,
+    _part_results,
     format_tool_results,
 )
 from compactlens.engine.wire_index import wire_index
@@ -186,8 +187,7 @@ def test_messages_read_on_first_use_behave_as_eager_messages() -> None:
 def _every_label_line(messages: list[Any], limit: int, raw: bool) -> str:
     """The collapsed line built from every label (what format_tool_results gave before it
     stopped at a full line)."""
-    names = {c.id: c.name for m in messages for c in m.tool_calls}
-    labels = list(_labels(messages, names, limit, raw=raw))
+    labels = [_label(name, output, limit, raw=raw) for name, output in _part_results(messages)]
     return _cap("[Tool results: ", "; ".join(labels) or "no results", "]", limit, raw=raw)
 
 

@@ -229,8 +229,10 @@ class _WireMessage(Message):
     def __getattr__(self, field_name: str) -> Any:
         if field_name not in _LAZY_FIELDS:
             raise AttributeError(field_name)
-        d = self.wire
         calls = self._calls
+        if calls is None:  # read meanwhile (another thread): the fields are set
+            return object.__getattribute__(self, field_name)
+        d = self.wire
         parts = _fields(d, calls)
         _set(self, "role", d["role"])
         _set(self, "name", d.get("name"))
@@ -240,6 +242,7 @@ class _WireMessage(Message):
             _set(self, "meta", {META_PART_BLOCKS: blocks})
         else:
             _set(self, "meta", EMPTY_META)
+        _set(self, "_calls", None)  # read: see wire_tool_results
         return object.__getattribute__(self, field_name)
 
     def __eq__(self, other: object) -> bool:
@@ -251,6 +254,30 @@ class _WireMessage(Message):
 
     def __repr__(self) -> str:  # as the eager message's (the dataclass repr names the class)
         return "Message" + Message.__repr__(self).removeprefix(type(self).__qualname__)
+
+
+def wire_tool_results(
+    messages: Sequence[Message],
+) -> tuple[dict[str, str], list[tuple[str, str | None, str]]] | None:
+    """The calls (id to name, the last call of an id winning) and the results (call id,
+    name, output, in order) of ``messages``, read from their dicts without building any
+    part; None unless every message is one of this module's and not read yet (a message
+    that was read shows its parts, which a later change of its dict does not reach)."""
+    names: dict[str, str] = {}
+    results: list[tuple[str, str | None, str]] = []
+    for m in messages:
+        if type(m) is not _WireMessage:
+            return None
+        calls = getattr(m, "_calls", None)  # unset on a copy, None once read
+        if calls is None:
+            return None
+        d = m.wire
+        if calls:
+            for c in calls:
+                names[c.id] = c.name
+        elif d["role"] == "tool":
+            results.append((d["tool_call_id"], d.get("name"), d["content"]))
+    return names, results
 
 
 _NO_CALLS: list[ToolCallPart] = []

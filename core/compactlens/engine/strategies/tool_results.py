@@ -26,6 +26,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.wire_index import wire_tool_results
 from compactlens.formats._common import parts_and_blocks
 from compactlens.model.messages import (
     Message,
@@ -121,6 +122,39 @@ def format_tool_results(
     one space; with ``raw`` (the maf profile) outputs are kept as they are and only
     each label and the cut line are stripped, as MAF writes them.
     """
+    prefix, suffix = "[Tool results: ", "]"
+    # Only the first ``room + 1`` characters of the labels joined decide the line (all of
+    # it, or its cut form): a label is built no longer than what is left of them, and
+    # once they are full, later labels are not built at all.
+    room = limit - len(prefix) - len(suffix)
+    labels: list[str] = []
+    size = -2
+    for name, output in _named_results(messages):
+        if raw:
+            label = _label(name, output, limit, raw=True)
+        else:
+            label = _label_head(name, output, limit, max(0, room - size - 1))
+        labels.append(label)
+        size += len(label) + 2
+        if size > room:
+            break
+    body = "; ".join(labels) if labels else "no results"
+    return _cap(prefix, body, suffix, limit, raw=raw)
+
+
+def _named_results(messages: Sequence[Message]) -> Iterator[tuple[str, str]]:
+    """Each result's label name and output text, in message order: read from the wire
+    dicts when ``messages`` are unread Chat messages (:func:`wire_tool_results`), else
+    from their parts."""
+    wire = wire_tool_results(messages)
+    if wire is None:
+        return _part_results(messages)
+    names, results = wire
+    return ((names.get(call_id) or name or "", output) for call_id, name, output in results)
+
+
+def _part_results(messages: Sequence[Message]) -> Iterator[tuple[str, str]]:
+    """:func:`_named_results` from the messages' parts (any message, hosted results too)."""
     names: dict[str, str] = {}
     for m in messages:
         for j, part in enumerate(m.parts):
@@ -130,30 +164,10 @@ def format_tool_results(
                 call_id = hosted_part_id(part, _block(m, j))
                 if call_id is not None:
                     names[call_id] = _hosted_name(part)
-    prefix, suffix = "[Tool results: ", "]"
-    # Once the labels so far are longer than the line can hold, the line is cut inside
-    # them whatever follows: later labels are not built.
-    room = limit - len(prefix) - len(suffix)
-    labels: list[str] = []
-    size = -2
-    for label in _labels(messages, names, limit, raw=raw):
-        labels.append(label)
-        size += len(label) + 2
-        if size > room:
-            break
-    body = "; ".join(labels) if labels else "no results"
-    return _cap(prefix, body, suffix, limit, raw=raw)
-
-
-def _labels(
-    messages: Sequence[Message], names: dict[str, str], limit: int, *, raw: bool
-) -> Iterator[str]:
-    """Each result's label, in message order (see :func:`format_tool_results`)."""
     for m in messages:
         for j, part in enumerate(m.parts):
             if isinstance(part, ToolResultPart):
-                name = names.get(part.call_id) or part.name or ""
-                yield _label(name, part.output, limit, raw=raw)
+                yield names.get(part.call_id) or part.name or "", part.output
             elif isinstance(part, OpaquePart) and is_hosted_tool(part):
                 output = _hosted_output(part)
                 if output is None:
@@ -163,7 +177,27 @@ def _labels(
                     name = _hosted_name(part)
                 else:
                     name = names.get(call_id, "") if call_id is not None else ""
-                yield _label(name, output, limit, raw=raw)
+                yield name, output
+
+
+def _label_head(name: str, output: str, limit: int, n: int) -> str:
+    """``_label(name, output, limit)[:n]`` for ``n <= limit``, folding only the start of
+    ``output`` that can show.
+
+    The folded output has no outer whitespace, so the strip of a short label changes it
+    only when the name starts with whitespace (left to :func:`_label`) or the output folds
+    to nothing (``"name:"``).
+    """
+    if not name:
+        return fold_whitespace_prefix(output, n)
+    if name[0].isspace():
+        return _label(name, output, limit)[:n]
+    if not output or output.isspace():
+        return f"{name}:"[:n]
+    head = f"{name}: "
+    if n <= len(head):
+        return head[:n]
+    return head + fold_whitespace_prefix(output, n - len(head))
 
 
 def _block(message: Message, j: int) -> Mapping[str, Any] | None:
@@ -174,11 +208,15 @@ def _block(message: Message, j: int) -> Mapping[str, Any] | None:
 def fold_whitespace_prefix(text: str, n: int) -> str:
     """``" ".join(text.split())[:n]`` without folding all of a long ``text``.
 
-    Folding a prefix of the text gives the same words, except that the last one may be
-    cut where the prefix ends; everything before that word is exact. The prefix grows
-    until the exact part holds ``n`` characters.
+    A start already spaced as the fold spaces it (:func:`_spaced_start`) is taken as it
+    is. Otherwise a prefix is folded: that gives the same words, except that the last one
+    may be cut where the prefix ends; everything before that word is exact. The prefix
+    grows until the exact part holds ``n`` characters.
     """
-    size = 2 * n + 64
+    spaced = _spaced_start(text, n)
+    if spaced is not None:
+        return spaced
+    size = n + n // 4 + 64
     while size < len(text):
         folded = " ".join(text[:size].split())
         if not text[size].isspace():
@@ -188,6 +226,23 @@ def fold_whitespace_prefix(text: str, n: int) -> str:
             return folded[:n]
         size *= 2
     return " ".join(text.split())[:n]
+
+
+def _spaced_start(text: str, n: int) -> str | None:
+    """The fold's first ``n`` characters when the text's first ``n + 1`` (all of it when
+    shorter) are printable ASCII and newlines that neither start (nor, when that is all,
+    end) with whitespace and hold no two whitespace characters in a row: each space or
+    newline is then a whole run of one, which the fold writes as one space. None when not
+    (looking at the characters is much cheaper than splitting the text into words)."""
+    head = text[: n + 1]
+    if not head or not head.isascii() or head[0].isspace():
+        return None
+    if len(text) <= n and head[-1].isspace():
+        return None
+    spaced = head.replace("\n", " ")  # printable ASCII holds no other whitespace
+    if "  " in spaced or not spaced.isprintable():
+        return None
+    return spaced[:n]
 
 
 def format_tool_names(messages: Sequence[Message], limit: int = MAX_SUMMARY_CHARS) -> str:
