@@ -338,6 +338,24 @@ def _problem_key(p: ProtocolProblem, messages: Sequence[Message]) -> tuple[Any, 
     return (p.provider, p.kind, p.call_id, at)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _OverviewSettings:
+    """The measuring choices of :func:`analyze` and :func:`analyze_overview` (their
+    keyword arguments but the judge and the fact cache), passed on as one value."""
+
+    triggers: Trigger | Iterable[Trigger] | Mapping[str, Any] | Any
+    context_window: int | None
+    prices: ModelPrices | str | None
+    further_turns: int
+    growth_per_turn: float | Growth | None
+    tokenizer: Tokenizer | None
+    model: str | None
+    price_table: Mapping[str, ModelPrices]
+    providers: Iterable[str]
+    max_fraction: float
+    horizon: int
+
+
 def analyze(
     original: Any,
     result: Any,
@@ -372,9 +390,7 @@ def analyze(
     """
     caller = _original_caller(original)
     outcome = _adapt(result, caller)
-    overview = _overview(
-        caller,
-        outcome,
+    settings = _OverviewSettings(
         triggers=triggers,
         context_window=context_window,
         prices=prices,
@@ -387,6 +403,7 @@ def analyze(
         max_fraction=max_fraction,
         horizon=horizon,
     )
+    overview = _overview(caller, outcome, settings)
     return overview.with_facts(_facts(caller, outcome, judge, fact_cache))
 
 
@@ -437,10 +454,7 @@ def analyze_overview(
 ) -> AnalysisOverview:
     """Every measure of :func:`analyze` but fact survival (same arguments, same values):
     tokens, the prompt cache, the re-trigger guard and protocol problems."""
-    caller = _original_caller(original)
-    return _overview(
-        caller,
-        _adapt(result, caller),
+    settings = _OverviewSettings(
         triggers=triggers,
         context_window=context_window,
         prices=prices,
@@ -453,32 +467,23 @@ def analyze_overview(
         max_fraction=max_fraction,
         horizon=horizon,
     )
+    caller = _original_caller(original)
+    return _overview(caller, _adapt(result, caller), settings)
 
 
 def _overview(
-    caller: CallerMessages,
-    outcome: _Outcome,
-    *,
-    triggers: Trigger | Iterable[Trigger] | Mapping[str, Any] | Any,
-    context_window: int | None,
-    prices: ModelPrices | str | None,
-    further_turns: int,
-    growth_per_turn: float | Growth | None,
-    tokenizer: Tokenizer | None,
-    model: str | None,
-    price_table: Mapping[str, ModelPrices],
-    providers: Iterable[str],
-    max_fraction: float,
-    horizon: int,
+    caller: CallerMessages, outcome: _Outcome, settings: _OverviewSettings
 ) -> AnalysisOverview:
-    tok = tokenizer if tokenizer is not None else _tokenizer_for(outcome.tokenizer)
+    tok = (
+        settings.tokenizer if settings.tokenizer is not None else _tokenizer_for(outcome.tokenizer)
+    )
     original_msgs = caller.messages
     projection = outcome.projection
     original_index = MessageIndex.build(original_msgs, tok)
     compacted_index = MessageIndex.build(projection, tok)
 
-    growth = _growth(growth_per_turn, original_index)
-    chosen_prices, model_name = _prices(prices, model, price_table)
+    growth = _growth(settings.growth_per_turn, original_index)
+    chosen_prices, model_name = _prices(settings.prices, settings.model, settings.price_table)
     usage = outcome.usage
     compaction_cost = 0.0
     if usage is not None and hasattr(usage, "input_tokens"):
@@ -492,7 +497,7 @@ def _overview(
         compacted_counts=compacted_index.message_tokens,
         prices=chosen_prices,
         model=model_name,
-        further_turns=further_turns,
+        further_turns=settings.further_turns,
         growth_tokens=max(0, round(growth.tokens)),
         compaction_cost=compaction_cost,
     )
@@ -504,18 +509,18 @@ def _overview(
         outcome.tokens_after if outcome.tokens_after is not None else compacted_index.total_tokens
     )
     chosen_triggers = _triggers(
-        triggers, outcome.default_trigger, tokenizer_given=outcome.tokenizer != "estimate"
+        settings.triggers, outcome.default_trigger, tokenizer_given=outcome.tokenizer != "estimate"
     )
     retrigger = estimate_retrigger(
         HistoryMetrics.of(compacted_index, tokens=tokens_after),
         chosen_triggers,
         growth,
-        context_window=context_window,
-        max_fraction=max_fraction,
-        horizon=horizon,
+        context_window=settings.context_window,
+        max_fraction=settings.max_fraction,
+        horizon=settings.horizon,
     )
 
-    chosen_providers = tuple(providers)
+    chosen_providers = tuple(settings.providers)
     problems = check_protocol(projection, chosen_providers)
     before = {
         _problem_key(p, original_msgs) for p in check_protocol(original_msgs, chosen_providers)
