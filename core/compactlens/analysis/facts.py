@@ -91,7 +91,7 @@ _MONTHS = (
 _DATES = (
     # ISO dates with an optional time and zone: 2024-05-15, 2024-05-15T15:00:00Z
     re.compile(
-        r"(?<![\w.-])\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+        r"\d(?<![\w.-]\d)\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
         r"(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
         r"(?![\w-])"
     ),
@@ -105,12 +105,26 @@ _DATES = (
     ),
     # 15 May 2024 (a year is required: "3 March" alone is too vague)
     re.compile(rf"(?<![\w.])(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+{_MONTHS}\.?,?\s+\d{{4}}\b"),
-    # 15:00, 9:30 pm, 23:59:59
+    # 15:00, 9:30 pm, 23:59:59 (the hour's first digit is matched before the look back,
+    # as in :func:`_led_number`; ``[01]?\d|2[0-3]`` spelled from that digit on)
     re.compile(
-        r"(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?)?(?![\w:])"
+        r"\d(?<![\w:.]\d)(?:(?<=[01])\d|(?<=2)[0-3])?:[0-5]\d(?::[0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?)?"
+        r"(?![\w:])"
     ),
 )
 _NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"
+
+
+def _led_number(not_after: str) -> str:
+    """``(?<!not_after)`` + :data:`_NUMBER`, written to start with its first digit and
+    look behind that digit (``not_after`` is one character class): a pattern that starts
+    with a character class lets the regex engine skip to the next digit in C instead of
+    trying every position; the matches are the same."""
+    return rf"\d(?<!{not_after}\d)\d*(?:,\d{{3}})*(?:\.\d+)?"
+
+
+_NUMBER_NOT_AFTER_WORD_OR_DOT = _led_number(r"[\w.]")
+_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA = _led_number(r"[\w.,]")
 _CURRENCY_CODES = r"(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|INR|NZD|SEK|NOK|DKK|BRL|MXN)"
 _MONEY = (
     re.compile(
@@ -118,7 +132,7 @@ _MONEY = (
     ),
     re.compile(rf"(?<![\w.]){_CURRENCY_CODES}\s?{_NUMBER}(?![\w])"),
     re.compile(
-        rf"(?<![\w.]){_NUMBER}\s?(?:{_CURRENCY_CODES}|dollars?|euros?|cents?|bucks)(?![\w])"
+        rf"{_NUMBER_NOT_AFTER_WORD_OR_DOT}\s?(?:{_CURRENCY_CODES}|dollars?|euros?|cents?|bucks)(?![\w])"
     ),
 )
 _UNITS_SPACED = (
@@ -129,10 +143,10 @@ _UNITS_SPACED = (
     r"Hz|kHz|MHz|GHz|kW|MW|kWh|mAh|mph|kph|fps|vCPUs?|CPUs?|GPUs?|cores?|nights?"
 )
 _QUANTITY = (
-    re.compile(rf"(?<![\w.,]){_NUMBER}\s?(?:{_UNITS_SPACED})(?![\w])"),
+    re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}\s?(?:{_UNITS_SPACED})(?![\w])"),
     # single-letter units only when attached: 30s, 5m, 2h, 7d, 512M, 2G, 3x
-    re.compile(rf"(?<![\w.,]){_NUMBER}(?:[smhdwKMGTBx])(?![\w])"),
-    re.compile(rf"(?<![\w.,]){_NUMBER}\s?%"),
+    re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}(?:[smhdwKMGTBx])(?![\w])"),
+    re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}\s?%"),
 )
 _PATH_EXTENSIONS = (
     "py|pyi|pyx|ipynb|js|mjs|cjs|ts|tsx|jsx|json|jsonl|ndjson|md|rst|txt|yaml|yml|toml|ini|cfg|"
@@ -147,18 +161,24 @@ _PATHS = (
     # absolute, home or dot-relative: /etc/hosts, ~/x, ./a/b, ../c
     re.compile(r"(?<![\w/.:~@<-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"),
     # relative with a slash: src/app/main.py, a/b/c
-    re.compile(r"(?<![\w/.:~@-])[\w.@+-]*[\w@+-]/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"),
-    # bare file names with a known extension: setup.py, README.md
-    re.compile(rf"(?<![\w/.@-])[\w-]+(?:\.[\w-]+)*\.(?:{_PATH_EXTENSIONS})(?![\w-])"),
+    # (the look-ahead: a slash ends the word's first run of those characters, which every
+    # match needs, tested without backtracking)
+    re.compile(r"(?<![\w/.:~@-])(?=[\w.@+-]*+/)[\w.@+-]*[\w@+-]/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]"),
+    # bare file names with a known extension: setup.py, README.md (the look-ahead: a dot
+    # ends the first run of word characters, which every match needs)
+    re.compile(rf"(?<![\w/.@-])(?=[\w-]++\.)[\w-]+(?:\.[\w-]+)*\.(?:{_PATH_EXTENSIONS})(?![\w-])"),
 )
 _HASH_REF = re.compile(r"(?<![\w&#])#\d{2,}(?![\w])")
 _HEX = re.compile(r"(?<![\w.-])(?:[0-9a-f]{7,64}|[0-9A-F]{7,64})(?![\w-])")
-#: A word that could be an identifier: the lookahead asks for two characters that may be
-#: digits (ASCII digits or any non-ASCII character, a superset of ``str.isdigit``) inside
-#: the word, so the words ``_is_identifier`` would reject anyway are never matched. A
-#: word is a maximal run, so the lookahead sees exactly the matched word.
+#: A word that could be an identifier: the look-aheads ask for five word characters and
+#: two characters that may be digits (ASCII digits or any non-ASCII character, a superset
+#: of ``str.isdigit``) inside the word, so the words ``_is_identifier`` would reject
+#: anyway are never matched. A word is a maximal run, so the look-aheads see exactly the
+#: matched word. The word characters that cannot be digits are ``[A-Za-z_-]``, so the
+#: look-ahead skips them without backtracking (the same answer as a lazy
+#: ``[\w-]*?``, several times faster).
 _TOKEN = re.compile(
-    r"(?<![\w.-])(?=[\w-]*?[0-9\u0080-\U0010ffff][\w-]*?[0-9\u0080-\U0010ffff])"
+    r"(?<![\w.-])(?=[\w-]{5})(?=[A-Za-z_-]*+[0-9\u0080-\U0010ffff][A-Za-z_-]*+[0-9\u0080-\U0010ffff])"
     r"[A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?(?![\w-]|\.\d)"
 )
 _QUOTED = (
@@ -426,28 +446,26 @@ def _strip_trailing(value: str) -> str:
     return value
 
 
-def _free(mask: bytearray, start: int, end: int) -> bool:
-    return mask.find(1, start, end) < 0
-
-
-def _claim(mask: bytearray, start: int, end: int) -> None:
-    mask[start:end] = b"\x01" * (end - start)
+def _has_letter(text: str) -> bool:
+    return any(map(str.isalpha, text))
 
 
 def _is_path(value: str) -> bool:
     if "\\" in value:
         return True
-    if _JS_LIBS.match(value):
+    # _JS_LIBS ends in "js" without case: the last character is one of the three that
+    # match "s" then (Python's case folding adds the long s)
+    if value[-1] in "sS\u017f" and _JS_LIBS.match(value):
         return False
     segments = [s for s in value.split("/") if s]
     if not segments:
         return False
     if value.startswith(("/", "~/", "./", "../")):
-        return any(len(s) >= 2 and any(ch.isalpha() for ch in s) for s in segments)
+        return any(len(s) >= 2 and _has_letter(s) for s in segments)
     if "/" not in value:  # a bare file name
         return bool(_EXT_RE.search(value))
     if value.count("/") >= 2:
-        return all(any(ch.isalpha() for ch in s) for s in segments)
+        return all(map(_has_letter, segments))
     return bool(_EXT_RE.search(segments[-1]))
 
 
@@ -464,9 +482,7 @@ def _is_identifier(token: str) -> bool:
 
 
 def _is_hex_id(token: str) -> bool:
-    has_digit = any(ch.isdigit() for ch in token)
-    has_letter = any(ch.isalpha() for ch in token)
-    return has_digit and has_letter
+    return any(map(str.isdigit, token)) and _has_letter(token)
 
 
 _DIGIT = re.compile(r"\d")
@@ -489,14 +505,18 @@ _CURRENCY_LITERALS = tuple(_CURRENCY_CODES[3:-1].split("|"))
 _UNIT_STARTS = "".join(sorted({u[0] for u in _UNITS_SPACED.split("|")} | set("smhdwKMGTBx")))
 
 
+#: A gate: whether a text (and its UTF-8 bytes) can hold a match of the rules it guards.
+_GateTest: TypeAlias = Callable[[str, bytes], bool]
+
+
 @dataclass(frozen=True, slots=True)
 class _Rule:
     """One structured-fact pattern and what a text must hold for it to match at all.
 
     The conditions are necessary, never sufficient: a text that fails one cannot hold a
     match, so the pattern is not run over it (twenty patterns over every long tool
-    output are most of an analysis; a gate led by a literal or a rare character class
-    is a fast scan, and texts share the answer of a gate several rules use).
+    output are most of an analysis; texts share the answer of a gate several rules use,
+    and the literal gates are answered together, see :data:`_LITERAL_GATES`).
     """
 
     pattern: re.Pattern[str]
@@ -505,46 +525,106 @@ class _Rule:
     #: Every match holds a decimal digit (or, with ``or_non_ascii``, a non-ASCII character).
     digit: bool = False
     or_non_ascii: bool = False
-    #: Every match holds a match of this pattern.
-    gate: re.Pattern[str] | None = None
+    #: The name of a gate in :data:`_LITERAL_GATES` or :data:`_GATES`: every match holds
+    #: one of its literals, or the text passes its test.
+    gate: str | None = None
+    #: A match can end in :data:`_TRAILING` punctuation (to strip); the other patterns
+    #: end in a word character, a digit or ``%``.
+    strip: bool = False
 
 
-def _any_of(*literals: str) -> re.Pattern[str]:
-    """A gate for rules whose every match holds one of ``literals``."""
-    return re.compile("|".join(map(re.escape, literals)))
+#: Gates whose every match holds one of these literals: one Aho-Corasick pass over a
+#: text's UTF-8 bytes answers them all (Python's ``re`` tries an alternation of literals
+#: at every position, several times slower).
+_LITERAL_GATES: dict[str, tuple[str, ...]] = {
+    "scheme": ("://",),
+    "at": ("@",),
+    "drive": (":\\",),
+    "percent": ("%",),
+    "month": _MONTH_PREFIXES,
+    "currency_sign": ("$", "€", "£", "¥"),
+    "currency_code": _CURRENCY_LITERALS,
+    "currency_word": (*_CURRENCY_LITERALS, "dollar", "euro", "cent", "bucks"),
+}
+_GATE_LITERALS = tuple(dict.fromkeys(lit for lits in _LITERAL_GATES.values() for lit in lits))
+#: For each literal of :data:`_GATE_LITERALS`, the names of the gates it opens.
+_GATES_OF_LITERAL = tuple(
+    tuple(name for name, lits in _LITERAL_GATES.items() if lit in lits) for lit in _GATE_LITERALS
+)
+_LITERAL_SEARCH = BytesAhoCorasick([lit.encode("utf-8") for lit in _GATE_LITERALS])
 
 
-_MONTH_GATE = _any_of(*_MONTH_PREFIXES)
-_CURRENCY_GATE = _any_of(*_CURRENCY_LITERALS)
-_UNIT_GATE = re.compile(rf"\d\s?[{_UNIT_STARTS}]")
+def _searches(pattern: str) -> _GateTest:
+    compiled = re.compile(pattern)
+    return lambda text, _data: compiled.search(text) is not None
+
+
+def _ascii_classes(classes: dict[bytes, str]) -> bytes:
+    """A ``bytes.translate`` table: each ASCII byte to the key of the first pattern in
+    ``classes`` it matches as a character, every other byte to ``.`` (the classes come
+    from the regular expressions themselves, so ``\\d`` and ``\\s`` mean what they mean
+    there)."""
+    compiled = [(key, re.compile(pattern)) for key, pattern in classes.items()]
+    table = bytearray(b"." * 256)
+    for b in range(128):
+        table[b] = next((k[0] for k, p in compiled if p.fullmatch(chr(b))), ord("."))
+    return bytes(table)
+
+
+_UNIT_PATTERN = rf"\d\s?[{_UNIT_STARTS}]"
+#: ``_UNIT_PATTERN`` on an ASCII text: a digit, an optional space and a unit's first
+#: letter are ``0``, `` `` and ``u`` after this table; two substring searches.
+_UNIT_BYTES = _ascii_classes({b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]"})
+_unit_in_any_text = _searches(_UNIT_PATTERN)
+#: The ASCII hex digits to ``h``, every other byte to ``.``: seven hex
+#: characters in a row are seven ``h`` in a row (UTF-8 keeps ASCII bytes for ASCII
+#: characters only), a plain substring search instead of a character-class scan.
+_HEX_BYTES = _ascii_classes({b"h": "[0-9a-fA-F]"})
+
+
+def _has_unit(text: str, data: bytes) -> bool:
+    if not text.isascii():  # non-ASCII digits, spaces, ``°`` and ``µ``: the pattern
+        return _unit_in_any_text(text, data)
+    classes = data.translate(_UNIT_BYTES)
+    return b"0u" in classes or b"0 u" in classes
+
+
+#: The gates that are not a set of literals, by name.
+_GATES: dict[str, _GateTest] = {
+    "uuid": _searches(r"-[0-9a-fA-F]{4}-"),
+    "iso_date": _searches(r"-[01]\d-[0-3]\d"),
+    "slash_date": _searches(r"/\d\d?/\d"),
+    "clock": _searches(r":[0-5]\d"),
+    "unit": _has_unit,
+    "rooted_path": _searches(r"/(?<![\w/:@<-]/)"),
+    "relative_path": _searches(r"/(?<=[\w@+-]/)"),
+    "extension": _searches(rf"\.(?:{_PATH_EXTENSIONS})(?![\w-])"),
+    "hash_ref": _searches(r"#\d\d"),
+    "hex": lambda _text, data: b"hhhhhhh" in data.translate(_HEX_BYTES),
+}
 
 #: Every structured-fact pattern, in priority order (the first to claim a span wins).
 _RULES: tuple[_Rule, ...] = (
-    _Rule(_URL, "url", gate=_any_of("://")),
-    _Rule(_EMAIL, "email", gate=_any_of("@")),
-    _Rule(_UUID, "identifier", gate=re.compile(r"-[0-9a-fA-F]{4}-")),
-    _Rule(_DATES[0], "date", digit=True, gate=re.compile(r"-[01]\d-[0-3]\d")),
-    _Rule(_DATES[1], "date", digit=True, gate=re.compile(r"/\d\d?/\d")),
-    _Rule(_DATES[2], "date", digit=True, gate=_MONTH_GATE),
-    _Rule(_DATES[3], "date", digit=True, gate=_MONTH_GATE),
-    _Rule(_DATES[4], "date", digit=True, gate=re.compile(r":[0-5]\d")),
-    _Rule(_MONEY[0], "money", digit=True, gate=_any_of("$", "€", "£", "¥")),
-    _Rule(_MONEY[1], "money", digit=True, gate=_CURRENCY_GATE),
-    _Rule(
-        _MONEY[2],
-        "money",
-        digit=True,
-        gate=_any_of(*_CURRENCY_LITERALS, "dollar", "euro", "cent", "bucks"),
-    ),
-    _Rule(_QUANTITY[0], "quantity", digit=True, gate=_UNIT_GATE),
-    _Rule(_QUANTITY[1], "quantity", digit=True, gate=_UNIT_GATE),
-    _Rule(_QUANTITY[2], "quantity", digit=True, gate=_any_of("%")),
-    _Rule(_PATHS[0], "path", _is_path, gate=_any_of(":\\")),
-    _Rule(_PATHS[1], "path", _is_path, gate=re.compile(r"/(?<![\w/:@<-]/)")),
-    _Rule(_PATHS[2], "path", _is_path, gate=re.compile(r"/(?<=[\w@+-]/)")),
-    _Rule(_PATHS[3], "path", _is_path, gate=re.compile(rf"\.(?:{_PATH_EXTENSIONS})(?![\w-])")),
-    _Rule(_HASH_REF, "identifier", digit=True, gate=re.compile(r"#\d\d")),
-    _Rule(_HEX, "identifier", _is_hex_id, digit=True, gate=re.compile(r"[0-9a-fA-F]{7}")),
+    _Rule(_URL, "url", gate="scheme", strip=True),
+    _Rule(_EMAIL, "email", gate="at"),
+    _Rule(_UUID, "identifier", gate="uuid"),
+    _Rule(_DATES[0], "date", digit=True, gate="iso_date"),
+    _Rule(_DATES[1], "date", digit=True, gate="slash_date"),
+    _Rule(_DATES[2], "date", digit=True, gate="month"),
+    _Rule(_DATES[3], "date", digit=True, gate="month"),
+    _Rule(_DATES[4], "date", digit=True, gate="clock", strip=True),
+    _Rule(_MONEY[0], "money", digit=True, gate="currency_sign"),
+    _Rule(_MONEY[1], "money", digit=True, gate="currency_code"),
+    _Rule(_MONEY[2], "money", digit=True, gate="currency_word"),
+    _Rule(_QUANTITY[0], "quantity", digit=True, gate="unit"),
+    _Rule(_QUANTITY[1], "quantity", digit=True, gate="unit"),
+    _Rule(_QUANTITY[2], "quantity", digit=True, gate="percent"),
+    _Rule(_PATHS[0], "path", _is_path, gate="drive", strip=True),
+    _Rule(_PATHS[1], "path", _is_path, gate="rooted_path"),
+    _Rule(_PATHS[2], "path", _is_path, gate="relative_path"),
+    _Rule(_PATHS[3], "path", _is_path, gate="extension"),
+    _Rule(_HASH_REF, "identifier", digit=True, gate="hash_ref"),
+    _Rule(_HEX, "identifier", _is_hex_id, digit=True, gate="hex"),
     _Rule(_TOKEN, "identifier", _is_identifier, digit=True, or_non_ascii=True),
 )
 
@@ -563,14 +643,17 @@ def _rules(text: str) -> list[_Rule]:
         candidates = _ASCII_NO_DIGIT_RULES
     else:
         candidates = _NO_DIGIT_RULES
-    hits: dict[re.Pattern[str], bool] = {}
+    data = text.encode("utf-8", "surrogatepass")
+    hits = dict.fromkeys(_LITERAL_GATES, False)
+    for i, _, _ in _LITERAL_SEARCH.find_matches_as_indexes(data, overlapping=True):
+        hits.update(dict.fromkeys(_GATES_OF_LITERAL[i], True))
     out: list[_Rule] = []
     for rule in candidates:
         gate = rule.gate
         if gate is not None:
             hit = hits.get(gate)
             if hit is None:
-                hit = hits[gate] = gate.search(text) is not None
+                hit = hits[gate] = _GATES[gate](text, data)
             if not hit:
                 continue
         out.append(rule)
@@ -587,16 +670,18 @@ def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[F
     found: list[tuple[int, FactKind, str]] = []
     mask = bytearray(len(text))
     for rule in _rules(text) if rules is None else rules:
-        pattern, kind, check = rule.pattern, rule.kind, rule.check
-        for m in pattern.finditer(text):
-            start = m.start()
-            value = _strip_trailing(m.group(0))
-            end = start + len(value)
-            if not value or not _free(mask, start, end):
+        kind, check, strip = rule.kind, rule.check, rule.strip
+        for m in rule.pattern.finditer(text):
+            start, end = m.span()
+            value = m.group()
+            if strip and value[-1] in _TRAILING:
+                value = _strip_trailing(value)
+                if not value:
+                    continue
+                end = start + len(value)
+            if mask.find(1, start, end) >= 0 or (check is not None and not check(value)):
                 continue
-            if check is not None and not check(value):
-                continue
-            _claim(mask, start, end)
+            mask[start:end] = b"\x01" * (end - start)
             found.append((start, kind, value))
     found.sort(key=lambda item: item[0])
     return [(kind, value) for _, kind, value in found]
@@ -634,32 +719,60 @@ def _segments(message: Message) -> Iterable[tuple[FactSource, str, bool]]:
             yield "media", part.url, False
 
 
-def message_facts(message: Message, index: int) -> list[Fact]:
-    """The facts of one message (tool names, structured facts, quoted strings), unique."""
-    out: list[Fact] = []
+#: The facts of one text: (kind, whitespace-normalized value), in the order they are
+#: reported (structured facts in text order, then quoted strings for prose).
+_TextFacts: TypeAlias = list[tuple[FactKind, str]]
+
+
+def _text_facts(raw: str, prose: bool) -> _TextFacts:
+    text = _ANSI.sub(" ", raw) if "\x1b" in raw else raw
+    if not text:
+        return []
+    found = _structured(text)
+    if prose:
+        found += [("quoted", value) for value in _quoted(text)]
+    return [(kind, v) for kind, value in found if (v := normalize_space(value))]
+
+
+def _message_values(
+    message: Message, memo: dict[tuple[str, bool], _TextFacts] | None = None
+) -> list[tuple[FactKind, str, FactSource]]:
+    """(kind, value, source) of each fact of ``message``, unique by value. ``memo`` keeps
+    each distinct text's facts for the caller (a text repeated in many messages, such as
+    a file read again, is read once)."""
+    out: list[tuple[FactKind, str, FactSource]] = []
     seen: set[str] = set()
-
-    def add(kind: FactKind, value: str, source: FactSource) -> None:
-        value = normalize_space(value)
-        if value and value not in seen:
-            seen.add(value)
-            out.append(Fact(kind, value, index, message.role, source))
-
+    source: FactSource
     for part in message.parts:
         if isinstance(part, ToolCallPart) and part.name:
-            add("tool_name", part.name, "tool_call")
+            name, source = normalize_space(part.name), "tool_call"
         elif isinstance(part, ApprovalRequestPart) and part.name:
-            add("tool_name", part.name, "approval")
-    for source, raw, prose in _segments(message):
-        text = _ANSI.sub(" ", raw) if "\x1b" in raw else raw
-        if not text:
+            name, source = normalize_space(part.name), "approval"
+        else:
             continue
-        for kind, value in _structured(text):
-            add(kind, value, source)
-        if prose:
-            for value in _quoted(text):
-                add("quoted", value, source)
+        if name and name not in seen:
+            seen.add(name)
+            out.append(("tool_name", name, source))
+    for source, raw, prose in _segments(message):
+        key = (raw, prose)
+        found = memo.get(key) if memo is not None else None
+        if found is None:
+            found = _text_facts(raw, prose)
+            if memo is not None:
+                memo[key] = found
+        for kind, value in found:
+            if value not in seen:
+                seen.add(value)
+                out.append((kind, value, source))
     return out
+
+
+def message_facts(message: Message, index: int) -> list[Fact]:
+    """The facts of one message (tool names, structured facts, quoted strings), unique."""
+    role = message.role
+    return [
+        Fact(kind, value, index, role, source) for kind, value, source in _message_values(message)
+    ]
 
 
 def latest_user_request(messages: Sequence[Message]) -> int | None:
@@ -686,6 +799,7 @@ def extract_facts(
     chosen = range(len(messages)) if indices is None else sorted(set(indices))
     out: list[Fact] = []
     seen: set[str] = set()
+    memo: dict[tuple[str, bool], _TextFacts] = {}
     for i in chosen:
         m = messages[i]
         if i == latest_request:
@@ -694,14 +808,22 @@ def extract_facts(
                 seen.add(text)
                 out.append(Fact("latest_request", text, i, m.role, "text"))
         own = cache.get(i) if cache is not None else None
-        if own is None:
-            own = message_facts(m, i)
-            if cache is not None:
-                cache[i] = own
-        for fact in own:
-            if fact.value not in seen:
-                seen.add(fact.value)
-                out.append(fact)
+        if own is None and cache is not None:
+            own = cache[i] = [
+                Fact(kind, value, i, m.role, source)
+                for kind, value, source in _message_values(m, memo)
+            ]
+        if own is not None:
+            for fact in own:
+                if fact.value not in seen:
+                    seen.add(fact.value)
+                    out.append(fact)
+            continue
+        # no cache: a Fact only for a value not seen in an earlier message
+        for kind, value, source in _message_values(m, memo):
+            if value not in seen:
+                seen.add(value)
+                out.append(Fact(kind, value, i, m.role, source))
     return tuple(out)
 
 
