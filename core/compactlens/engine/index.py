@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Literal, TypeAlias
 
+from compactlens.engine.line_memo import LineMemo
 from compactlens.formats._common import parts_and_blocks
 from compactlens.formats.caller import from_caller
 from compactlens.model.display import card_html, card_text
@@ -725,6 +726,13 @@ class MessageIndex:
     total_turns: int = 0
     non_system_groups: int = 0
     system_tokens: int = 0
+    lines: LineMemo = field(init=False, compare=False, repr=False)
+    """Collapsed lines that plans over this index built, kept for the next plan: a cache,
+    not part of the index's value (see :mod:`compactlens.engine.line_memo`); at most as
+    many characters as the transcript has UTF-8 bytes."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lines", LineMemo(sum(g.bytes for g in self.groups)))
 
     @classmethod
     @gc_paused()

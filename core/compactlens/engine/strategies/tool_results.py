@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
-from compactlens.engine.index import GroupKind, hosted_part_id
+from compactlens.engine.index import GroupKind, MessageIndex, hosted_part_id
 from compactlens.engine.plan import Plan
 from compactlens.engine.profiles import check_profile, get_profile
 from compactlens.engine.result import ProtectedItem
@@ -304,15 +305,48 @@ class ToolResultCompactionStrategy:
             return self.skip_if_larger
         return get_profile(self.profile).skip_if_larger
 
-    def _format(self, messages: Sequence[Message]) -> str:
+    def _formatter(self) -> ToolGroupFormatter:
+        """The formatter of a group's messages, its settings bound."""
         if self.formatter == "results" and get_profile(self.profile).raw_tool_results:
-            return format_tool_results(messages, self.max_chars, raw=True)
+            return partial(format_tool_results, limit=self.max_chars, raw=True)
         if isinstance(self.formatter, str):
-            return FORMATTERS[self.formatter](messages, self.max_chars)
-        text = self.formatter(messages)
-        if not isinstance(text, str):
-            raise TypeError("a tool-group formatter must return a string")
-        return text
+            named, limit = FORMATTERS[self.formatter], self.max_chars
+            return lambda messages: named(messages, limit)
+        custom = self.formatter
+
+        def checked(messages: Sequence[Message]) -> str:
+            text = custom(messages)
+            if not isinstance(text, str):
+                raise TypeError("a tool-group formatter must return a string")
+            return text
+
+        return checked
+
+    def _lines(self, ix: MessageIndex, ctx: RunContext) -> Callable[[int], tuple[Message, int]]:
+        """A group's collapsed line and its tokens, by group id; kept in the index's memo
+        of lines (:mod:`compactlens.engine.line_memo`) for the next plan over it, and
+        taken from there when a plan built it before. A custom formatter's lines are not
+        kept (it may not be a pure function of the group)."""
+        format_group = self._formatter()
+        memo = ix.lines if ctx.tokenizer is ix.tokenizer else None
+        if not isinstance(self.formatter, str):
+            memo = None
+        raw = self.formatter == "results" and get_profile(self.profile).raw_tool_results
+        settings = (self.formatter, raw, self.max_chars)
+
+        def line(gid: int) -> tuple[Message, int]:
+            key = (gid, settings)
+            got = memo.get(key) if memo is not None else None
+            if got is not None:
+                return got
+            text = format_group([ix.messages[k] for k in ix.groups[gid].indices])
+            message = Message(role="assistant", parts=(TextPart(text),))
+            tokens = ctx.count(message)
+            if memo is not None:
+                memo.put(key, message, tokens, len(text))
+            return message, tokens
+
+        return line
 
     def _protected(self, plan: Plan) -> tuple[set[int], set[int]]:
         newest_tools = newest_tool_groups(plan, self.keep_last_tool_call_groups)
@@ -330,15 +364,13 @@ class ToolResultCompactionStrategy:
         ix = plan.index
 
         kept_larger = 0
+        skips_larger = self.skips_larger
+        line = self._lines(ix, ctx)
 
         def collapse(gid: int) -> bool:
             nonlocal kept_larger
-            group = ix.groups[gid]
-            msgs = [ix.messages[k] for k in group.indices]
-            text = self._format(msgs)
-            message = Message(role="assistant", parts=(TextPart(text),))
-            tokens = ctx.count(message)
-            if self.skips_larger and tokens > group.tokens:
+            message, tokens = line(gid)
+            if skips_larger and tokens > ix.groups[gid].tokens:
                 kept_larger += 1
                 return False
             plan.collapse(gid, message, tokens, self.name, "older tool-call group")
