@@ -68,7 +68,12 @@ _SHAPES: tuple[st.SearchStrategy[str], ...] = (
         st.sampled_from(("May", "Oct.")),
         st.just(" 2024"),
     ),
-    _joined(_digits, st.just(":"), _digits, st.sampled_from(("", ":00", " pm", "a.m.", ":5"))),
+    _joined(
+        st.integers(0, 29).map(str),
+        st.just(":"),
+        st.integers(0, 69).map("{:02d}".format),
+        st.sampled_from(("", ":00", " pm", "a.m.", " P.M.", ":5", ":61")),
+    ),
     _joined(
         st.sampled_from(("$", "€", "£ ", "¥")),
         _digits,

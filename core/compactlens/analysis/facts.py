@@ -119,8 +119,11 @@ def _led_number(not_after: str) -> str:
     """``(?<!not_after)`` + :data:`_NUMBER`, written to start with its first digit and
     look behind that digit (``not_after`` is one character class): a pattern that starts
     with a character class lets the regex engine skip to the next digit in C instead of
-    trying every position; the matches are the same."""
-    return rf"\d(?<!{not_after}\d)\d*(?:,\d{{3}})*(?:\.\d+)?"
+    trying every position. The number is atomic (``(?>...)``, no backtracking into it):
+    every pattern that uses it goes on with something that cannot start with a digit, a
+    comma or a dot, so a shorter number never leads to a match. The matches are the same.
+    """
+    return rf"\d(?<!{not_after}\d)(?>\d*(?:,\d{{3}})*(?:\.\d+)?)"
 
 
 _NUMBER_NOT_AFTER_WORD_OR_DOT = _led_number(r"[\w.]")
@@ -142,8 +145,12 @@ _UNITS_SPACED = (
     r"kilometers?|kilometres?|kilograms?|grams?|liters?|litres?|ml|mL|tokens?|rps|qps|"
     r"Hz|kHz|MHz|GHz|kW|MW|kWh|mAh|mph|kph|fps|vCPUs?|CPUs?|GPUs?|cores?|nights?"
 )
+_UNIT_FIRSTS = "".join(sorted({u[0] for u in _UNITS_SPACED.split("|")}))
 _QUANTITY = (
-    re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}\s?(?:{_UNITS_SPACED})(?![\w])"),
+    # (the look-ahead: every unit starts with one of these characters)
+    re.compile(
+        rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}\s?(?=[{_UNIT_FIRSTS}])(?:{_UNITS_SPACED})(?![\w])"
+    ),
     # single-letter units only when attached: 30s, 5m, 2h, 7d, 512M, 2G, 3x
     re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}(?:[smhdwKMGTBx])(?![\w])"),
     re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}\s?%"),
@@ -502,7 +509,7 @@ _MONTH_PREFIXES = (
 )
 _CURRENCY_LITERALS = tuple(_CURRENCY_CODES[3:-1].split("|"))
 #: The first characters of every unit a quantity pattern accepts after a number.
-_UNIT_STARTS = "".join(sorted({u[0] for u in _UNITS_SPACED.split("|")} | set("smhdwKMGTBx")))
+_UNIT_STARTS = "".join(sorted(set(_UNIT_FIRSTS) | set("smhdwKMGTBx")))
 
 
 #: A gate: whether a text (and its UTF-8 bytes) can hold a match of the rules it guards.
@@ -571,22 +578,36 @@ def _ascii_classes(classes: dict[bytes, str]) -> bytes:
     return bytes(table)
 
 
-_UNIT_PATTERN = rf"\d\s?[{_UNIT_STARTS}]"
-#: ``_UNIT_PATTERN`` on an ASCII text: a digit, an optional space and a unit's first
-#: letter are ``0``, `` `` and ``u`` after this table; two substring searches.
-_UNIT_BYTES = _ascii_classes({b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]"})
-_unit_in_any_text = _searches(_UNIT_PATTERN)
-#: The ASCII hex digits to ``h``, every other byte to ``.``: seven hex
-#: characters in a row are seven ``h`` in a row (UTF-8 keeps ASCII bytes for ASCII
-#: characters only), a plain substring search instead of a character-class scan.
+#: ASCII characters by the classes the digit and unit gates need: a digit (``\\d``) is
+#: ``0``, a space (``\\s``) `` ``, a unit's first letter ``u``. On an ASCII text, a digit
+#: is a ``0`` in the translation, and ``\\d\\s?[unit starts]`` a ``0 ?u``: one translation
+#: and two byte searches led by the rare ``0``, not two scans of the text.
+_ASCII_CLASSES = _ascii_classes({b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]"})
+_UNIT_IN_CLASSES = re.compile(rb"0 ?u")
+#: The ASCII hex digits to ``h``, every other byte to ``.``: seven hex characters in a
+#: row are seven ``h`` in a row (UTF-8 keeps ASCII bytes for ASCII characters only), a
+#: plain substring search instead of a character-class scan.
 _HEX_BYTES = _ascii_classes({b"h": "[0-9a-fA-F]"})
 
+_EXTENSION = re.compile(rf"\.(?:{_PATH_EXTENSIONS})(?![\w-])")
+_RUN = re.compile(r"[\w.-]*+")
 
-def _has_unit(text: str, data: bytes) -> bool:
-    if not text.isascii():  # non-ASCII digits, spaces, ``°`` and ``µ``: the pattern
-        return _unit_in_any_text(text, data)
-    classes = data.translate(_UNIT_BYTES)
-    return b"0u" in classes or b"0 u" in classes
+
+def _may_hold_bare_name(text: str, _data: bytes) -> bool:
+    """Whether ``text`` has a known extension whose run of ``[\\w.-]`` characters does not
+    follow a slash or an ``@``: a bare file name starts that run (inside a path, after
+    its slash, it is not a bare name). Extensions hold no dot, so the hits of
+    ``_EXTENSION`` never overlap and every one is seen; the run before a hit is measured
+    in the reversed text."""
+    reverse = ""
+    for m in _EXTENSION.finditer(text):
+        reverse = reverse or text[::-1]
+        end = m.start()
+        run = _RUN.match(reverse, len(text) - end)  # always a match, maybe empty
+        start = len(text) - run.end() if run is not None else end
+        if start == 0 or text[start - 1] not in "/@":
+            return True
+    return False
 
 
 #: The gates that are not a set of literals, by name.
@@ -595,10 +616,10 @@ _GATES: dict[str, _GateTest] = {
     "iso_date": _searches(r"-[01]\d-[0-3]\d"),
     "slash_date": _searches(r"/\d\d?/\d"),
     "clock": _searches(r":[0-5]\d"),
-    "unit": _has_unit,
+    "unit": _searches(rf"\d\s?[{_UNIT_STARTS}]"),  # (ASCII texts: see _rules)
     "rooted_path": _searches(r"/(?<![\w/:@<-]/)"),
     "relative_path": _searches(r"/(?<=[\w@+-]/)"),
-    "extension": _searches(rf"\.(?:{_PATH_EXTENSIONS})(?![\w-])"),
+    "bare_name": _may_hold_bare_name,
     "hash_ref": _searches(r"#\d\d"),
     "hex": lambda _text, data: b"hhhhhhh" in data.translate(_HEX_BYTES),
 }
@@ -622,7 +643,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(_PATHS[0], "path", _is_path, gate="drive", strip=True),
     _Rule(_PATHS[1], "path", _is_path, gate="rooted_path"),
     _Rule(_PATHS[2], "path", _is_path, gate="relative_path"),
-    _Rule(_PATHS[3], "path", _is_path, gate="extension"),
+    _Rule(_PATHS[3], "path", _is_path, gate="bare_name"),
     _Rule(_HASH_REF, "identifier", digit=True, gate="hash_ref"),
     _Rule(_HEX, "identifier", _is_hex_id, digit=True, gate="hex"),
     _Rule(_TOKEN, "identifier", _is_identifier, digit=True, or_non_ascii=True),
@@ -637,16 +658,16 @@ _NO_DIGIT_RULES = tuple(r for r in _RULES if not r.digit or r.or_non_ascii)
 
 def _rules(text: str) -> list[_Rule]:
     """The rules whose patterns can match in ``text``, in priority order."""
-    if _DIGIT.search(text) is not None:
-        candidates = _RULES
-    elif text.isascii():
-        candidates = _ASCII_NO_DIGIT_RULES
-    else:
-        candidates = _NO_DIGIT_RULES
     data = text.encode("utf-8", "surrogatepass")
     hits = dict.fromkeys(_LITERAL_GATES, False)
     for i, _, _ in _LITERAL_SEARCH.find_matches_as_indexes(data, overlapping=True):
         hits.update(dict.fromkeys(_GATES_OF_LITERAL[i], True))
+    if text.isascii():
+        classes = data.translate(_ASCII_CLASSES)
+        hits["unit"] = _UNIT_IN_CLASSES.search(classes) is not None
+        candidates = _RULES if b"0" in classes else _ASCII_NO_DIGIT_RULES
+    else:
+        candidates = _RULES if _DIGIT.search(text) is not None else _NO_DIGIT_RULES
     out: list[_Rule] = []
     for rule in candidates:
         gate = rule.gate
