@@ -578,12 +578,19 @@ def _ascii_classes(classes: dict[bytes, str]) -> bytes:
     return bytes(table)
 
 
-#: ASCII characters by the classes the digit and unit gates need: a digit (``\\d``) is
-#: ``0``, a space (``\\s``) `` ``, a unit's first letter ``u``. On an ASCII text, a digit
-#: is a ``0`` in the translation, and ``\\d\\s?[unit starts]`` a ``0 ?u``: one translation
-#: and two byte searches led by the rare ``0``, not two scans of the text.
-_ASCII_CLASSES = _ascii_classes({b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]"})
+#: ASCII characters by the classes the digit, unit and identifier gates need: a digit
+#: (``\\d``) is ``0``, a space (``\\s``) `` ``, a unit's first letter ``u``, another word
+#: character (``[\\w-]``) ``a``. On an ASCII text a digit is a ``0`` in the translation,
+#: ``\\d\\s?[unit starts]`` a ``0 ?u``, and an identifier word (five word characters,
+#: two of them digits) a run of ``[0au]`` with two ``0``: one translation and searches led
+#: by the rare ``0``, not three scans of the text.
+_ASCII_CLASSES = _ascii_classes(
+    {b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]", b"a": r"[\w-]"}
+)
 _UNIT_IN_CLASSES = re.compile(rb"0 ?u")
+#: Two digits with only letters between them, then the rest of their word, which (looking
+#: back from its end) has five characters: ``_TOKEN`` can match in the text.
+_WORD_DIGITS_IN_CLASSES = re.compile(rb"0[au]*+0[0au]*+(?<=[0au]{5})")
 #: The ASCII hex digits to ``h``, every other byte to ``.``: seven hex characters in a
 #: row are seven ``h`` in a row (UTF-8 keeps ASCII bytes for ASCII characters only), a
 #: plain substring search instead of a character-class scan.
@@ -622,6 +629,8 @@ _GATES: dict[str, _GateTest] = {
     "bare_name": _may_hold_bare_name,
     "hash_ref": _searches(r"#\d\d"),
     "hex": lambda _text, data: b"hhhhhhh" in data.translate(_HEX_BYTES),
+    # non-ASCII characters may be the digits of an identifier word: always run it there
+    "word_digits": lambda _text, _data: True,  # (ASCII texts: see _rules)
 }
 
 #: Every structured-fact pattern, in priority order (the first to claim a span wins).
@@ -646,7 +655,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(_PATHS[3], "path", _is_path, gate="bare_name"),
     _Rule(_HASH_REF, "identifier", digit=True, gate="hash_ref"),
     _Rule(_HEX, "identifier", _is_hex_id, digit=True, gate="hex"),
-    _Rule(_TOKEN, "identifier", _is_identifier, digit=True, or_non_ascii=True),
+    _Rule(_TOKEN, "identifier", _is_identifier, digit=True, or_non_ascii=True, gate="word_digits"),
 )
 
 
@@ -665,6 +674,7 @@ def _rules(text: str) -> list[_Rule]:
     if text.isascii():
         classes = data.translate(_ASCII_CLASSES)
         hits["unit"] = _UNIT_IN_CLASSES.search(classes) is not None
+        hits["word_digits"] = _WORD_DIGITS_IN_CLASSES.search(classes) is not None
         candidates = _RULES if b"0" in classes else _ASCII_NO_DIGIT_RULES
     else:
         candidates = _RULES if _DIGIT.search(text) is not None else _NO_DIGIT_RULES
