@@ -18,7 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactlens.analysis.corpus import load_messages
-from compactlens.analysis.facts import _quoted, _structured, extract_facts, message_facts
+from compactlens.analysis.facts import (
+    _is_hex_id,
+    _is_path,
+    _quoted,
+    _structured,
+    extract_facts,
+    message_facts,
+)
 from compactlens.model import Message
 from compactlens.model.messages import (
     ApprovalRequestPart,
@@ -135,8 +142,19 @@ def test_structured_and_quoted_facts_equal_the_reference(text: str) -> None:
     assert _quoted(text) == reference._quoted(text)
 
 
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab1/._-~@+\\é²٣ſsSjJ", min_size=1, max_size=14),
+    st.sampled_from(("", ".py", ".js", ".JS", "/x.md", "/")),
+)
+def test_the_path_and_hex_checks_equal_the_reference(stem: str, tail: str) -> None:
+    value = stem + tail
+    assert _is_path(value) == reference._is_path(value)
+    assert _is_hex_id(value) == reference._is_hex_id(value)
+
+
 def _message(texts: list[str], kind: int) -> Message:
-    a, b, c = (texts + ["", "", ""])[:3]
+    a, b, c = [*texts, "", "", ""][:3]
     parts: tuple[object, ...]
     if kind == 0:
         return Message(role="user", parts=(TextPart(a), TextPart(b)))

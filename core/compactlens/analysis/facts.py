@@ -457,6 +457,10 @@ def _has_letter(text: str) -> bool:
     return any(map(str.isalpha, text))
 
 
+#: A segment of an ASCII path with no letter in it.
+_LETTERLESS_SEGMENT = re.compile(r"(?:^|/)[^/A-Za-z]+(?:/|$)")
+
+
 def _is_path(value: str) -> bool:
     if "\\" in value:
         return True
@@ -464,16 +468,17 @@ def _is_path(value: str) -> bool:
     # match "s" then (Python's case folding adds the long s)
     if value[-1] in "sS\u017f" and _JS_LIBS.match(value):
         return False
-    segments = [s for s in value.split("/") if s]
-    if not segments:
+    if not value.strip("/"):  # no segment
         return False
     if value.startswith(("/", "~/", "./", "../")):
-        return any(len(s) >= 2 and _has_letter(s) for s in segments)
+        return any(len(s) >= 2 and _has_letter(s) for s in value.split("/"))
     if "/" not in value:  # a bare file name
         return bool(_EXT_RE.search(value))
-    if value.count("/") >= 2:
-        return all(map(_has_letter, segments))
-    return bool(_EXT_RE.search(segments[-1]))
+    if value.count("/") >= 2:  # every segment has a letter
+        if value.isascii():
+            return _LETTERLESS_SEGMENT.search(value) is None
+        return all(_has_letter(s) for s in value.split("/") if s)
+    return bool(_EXT_RE.search([s for s in value.split("/") if s][-1]))
 
 
 def _is_identifier(token: str) -> bool:
@@ -878,17 +883,24 @@ def _may_occur(values: list[str], haystack: str) -> list[str]:
     in :data:`_GRAMS` that fits) nowhere in ``haystack``, so the value is not either.
     For a text shorter than the values together, these sets cost less than an
     automaton of every value (on a long text they would cost more)."""
-    grams = {n: {haystack[i : i + n] for i in range(len(haystack) - n + 1)} for n in _GRAMS}
-
-    def may(value: str) -> bool:
-        n = next((g for g in _GRAMS if len(value) >= g), 0)
-        if not n:
-            return True
-        last = len(value) - n
-        pieces = grams[n]
-        return all(value[j : j + n] in pieces for j in (0, last // 2, last))
-
-    return [v for v in values if may(v)]
+    long_n, short_n = _GRAMS
+    long_grams = {haystack[i : i + long_n] for i in range(len(haystack) - long_n + 1)}
+    short_grams = {haystack[i : i + short_n] for i in range(len(haystack) - short_n + 1)}
+    out: list[str] = []
+    for value in values:
+        size = len(value)
+        if size >= long_n:
+            n, pieces = long_n, long_grams
+        elif size >= short_n:
+            n, pieces = short_n, short_grams
+        else:
+            out.append(value)
+            continue
+        last = size - n
+        middle = last // 2
+        if value[:n] in pieces and value[middle : middle + n] in pieces and value[last:] in pieces:
+            out.append(value)
+    return out
 
 
 def present_values(values: Sequence[str], haystack: str, *, window: int = _WINDOW) -> set[str]:
