@@ -145,6 +145,8 @@ _UNITS_SPACED = (
     r"kilometers?|kilometres?|kilograms?|grams?|liters?|litres?|ml|mL|tokens?|rps|qps|"
     r"Hz|kHz|MHz|GHz|kW|MW|kWh|mAh|mph|kph|fps|vCPUs?|CPUs?|GPUs?|cores?|nights?"
 )
+#: The one-letter units, only when attached to the number.
+_UNIT_LETTERS = "smhdwKMGTBx"
 _UNIT_FIRSTS = "".join(sorted({u[0] for u in _UNITS_SPACED.split("|")}))
 _QUANTITY = (
     # (the look-ahead: every unit starts with one of these characters)
@@ -152,7 +154,7 @@ _QUANTITY = (
         rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}\s?(?=[{_UNIT_FIRSTS}])(?:{_UNITS_SPACED})(?![\w])"
     ),
     # single-letter units only when attached: 30s, 5m, 2h, 7d, 512M, 2G, 3x
-    re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}(?:[smhdwKMGTBx])(?![\w])"),
+    re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}(?:[{_UNIT_LETTERS}])(?![\w])"),
     re.compile(rf"{_NUMBER_NOT_AFTER_WORD_DOT_OR_COMMA}\s?%"),
 )
 _PATH_EXTENSIONS = (
@@ -514,7 +516,7 @@ _MONTH_PREFIXES = (
 )
 _CURRENCY_LITERALS = tuple(_CURRENCY_CODES[3:-1].split("|"))
 #: The first characters of every unit a quantity pattern accepts after a number.
-_UNIT_STARTS = "".join(sorted(set(_UNIT_FIRSTS) | set("smhdwKMGTBx")))
+_UNIT_STARTS = "".join(sorted(set(_UNIT_FIRSTS) | set(_UNIT_LETTERS)))
 
 
 #: A gate: whether a text (and its UTF-8 bytes) can hold a match of the rules it guards.
@@ -585,17 +587,19 @@ def _ascii_classes(classes: dict[bytes, str]) -> bytes:
 
 #: ASCII characters by the classes the digit, unit and identifier gates need: a digit
 #: (``\\d``) is ``0``, a space (``\\s``) `` ``, a unit's first letter ``u``, another word
-#: character (``[\\w-]``) ``a``. On an ASCII text a digit is a ``0`` in the translation,
-#: ``\\d\\s?[unit starts]`` a ``0 ?u``, and an identifier word (five word characters,
-#: two of them digits) a run of ``[0au]`` with two ``0``: one translation and searches led
-#: by the rare ``0``, not three scans of the text.
+#: character (``\\w``) ``a``, a hyphen ``-``. On an ASCII text a digit is a ``0`` in the
+#: translation, ``\\d\\s?[unit starts]`` a ``0 ?u``, an attached one-letter unit a ``0u``
+#: before a non-word character, and an identifier word (five characters of ``[\\w-]``,
+#: two of them digits) a run of ``[0ua-]`` with two ``0``: one translation and searches
+#: led by the rare ``0``, not four scans of the text.
 _ASCII_CLASSES = _ascii_classes(
-    {b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]", b"a": r"[\w-]"}
+    {b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]", b"a": r"\w", b"-": "-"}
 )
 _UNIT_IN_CLASSES = re.compile(rb"0 ?u")
+_UNIT_LETTER_IN_CLASSES = re.compile(rb"0u(?![0ua])")
 #: Two digits with only letters between them, then the rest of their word, which (looking
 #: back from its end) has five characters: ``_TOKEN`` can match in the text.
-_WORD_DIGITS_IN_CLASSES = re.compile(rb"0[au]*+0[0au]*+(?<=[0au]{5})")
+_WORD_DIGITS_IN_CLASSES = re.compile(rb"0[ua-]*+0[0ua-]*+(?<=[0ua-]{5})")
 #: The ASCII hex digits to ``h``, every other byte to ``.``: seven hex characters in a
 #: row are seven ``h`` in a row (UTF-8 keeps ASCII bytes for ASCII characters only), a
 #: plain substring search instead of a character-class scan.
@@ -629,6 +633,7 @@ _GATES: dict[str, _GateTest] = {
     "slash_date": _searches(r"/\d\d?/\d"),
     "clock": _searches(r":[0-5]\d"),
     "unit": _searches(rf"\d\s?[{_UNIT_STARTS}]"),  # (ASCII texts: see _rules)
+    "unit_letter": _searches(rf"\d[{_UNIT_LETTERS}](?!\w)"),  # (ASCII texts: see _rules)
     "rooted_path": _searches(r"/(?<![\w/:@<-]/)"),
     "relative_path": _searches(r"/(?<=[\w@+-]/)"),
     "bare_name": _may_hold_bare_name,
@@ -652,7 +657,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(_MONEY[1], "money", digit=True, gate="currency_code"),
     _Rule(_MONEY[2], "money", digit=True, gate="currency_word"),
     _Rule(_QUANTITY[0], "quantity", digit=True, gate="unit"),
-    _Rule(_QUANTITY[1], "quantity", digit=True, gate="unit"),
+    _Rule(_QUANTITY[1], "quantity", digit=True, gate="unit_letter"),
     _Rule(_QUANTITY[2], "quantity", digit=True, gate="percent"),
     _Rule(_PATHS[0], "path", _is_path, gate="drive", strip=True),
     _Rule(_PATHS[1], "path", _is_path, gate="rooted_path"),
@@ -679,6 +684,7 @@ def _rules(text: str) -> list[_Rule]:
     if text.isascii():
         classes = data.translate(_ASCII_CLASSES)
         hits["unit"] = _UNIT_IN_CLASSES.search(classes) is not None
+        hits["unit_letter"] = _UNIT_LETTER_IN_CLASSES.search(classes) is not None
         hits["word_digits"] = _WORD_DIGITS_IN_CLASSES.search(classes) is not None
         candidates = _RULES if b"0" in classes else _ASCII_NO_DIGIT_RULES
     else:
