@@ -17,7 +17,9 @@ Per workload, at ``--turns`` turns (default 10,000): the median wall and CPU tim
 and of langchain-core's conversion of the same dicts (``convert_to_messages``) plus
 ``trim_messages`` (the documented setup, its own 4-characters-a-token counter), in the
 same process, all trimming to the same number of tokens (16,000 for ``coding``, 32,000
-for ``wide``, whose last turn alone can pass 16,000); the tracemalloc peak of one
+for ``wide``, whose last turn alone can pass 16,000); planning the inspector's reference
+pipeline at that target over an index of the messages, on a new index and again on one
+a first plan used (what a parameter change costs the inspector); the tracemalloc peak of one
 ``apply_compaction`` call against the traced size of the parsed dicts; and on the
 ``coding`` workload ``analyze()`` of the pipeline's result, first on its own and then
 again with the fact cache of a first analysis, the time to its first numbers
@@ -59,9 +61,11 @@ from compactlens import (  # noqa: E402
     TruncationStrategy,
     analyze,
     apply_compaction,
+    run_strategy,
 )
 from compactlens.analysis import analyze_overview  # noqa: E402
 from compactlens.analysis.facts import searchable_text  # noqa: E402
+from compactlens.analysis.postmortem import reference_pipeline  # noqa: E402
 from compactlens.formats import from_caller  # noqa: E402
 
 START, END = "<!-- speed-goals:start -->", "<!-- speed-goals:end -->"
@@ -213,6 +217,32 @@ def measure_workload(name: str, dicts: list[dict[str, Any]], reps: int) -> list[
     return rows
 
 
+def measure_replan(name: str, dicts: list[dict[str, Any]], reps: int) -> list[Row]:
+    """Planning the inspector's reference pipeline (``reference_pipeline`` at the
+    workload's target) over an index of the messages, as the inspector does on each
+    parameter change: on a new index, then again on an index a first plan used (the
+    index keeps the collapsed lines it built, ``MessageIndex.lines``)."""
+    tok = CharEstimator()
+    messages = from_caller(dicts).messages
+    strategy = reference_pipeline(TARGETS[name])
+
+    def used_index() -> tuple[MessageIndex]:
+        index = MessageIndex.build(messages, tok)
+        run_strategy(index, strategy)
+        return (index,)
+
+    rows: list[Row] = []
+    for label, setup in (
+        ("reference pipeline plan, new index", lambda: (MessageIndex.build(messages, tok),)),
+        ("reference pipeline plan, again on the same index", used_index),
+    ):
+        t = measure(lambda ix: run_strategy(ix, strategy), setup, max_reps=reps)
+        note = f"{t.value.status}, {t.value.messages_after:,} messages after"
+        rows.append(Row(name, label, t.median_ms, t.median_cpu_ms or 0.0, t.reps, note))
+        print(rows[-1], flush=True)
+    return rows
+
+
 def _timed_row(label: str, fn: Callable[[], Any], note: Callable[[Any], str]) -> Row:
     start_cpu, start = time.process_time(), time.perf_counter()
     value = fn()
@@ -311,6 +341,8 @@ def section(rows: Sequence[Row], turns: int) -> str:
             goal = FIRST_NUMBERS_GOAL_MS if "overview" in r.what else ANALYZE_GOAL_MS
             ok = min(r.wall_ms, r.cpu_ms) <= goal
             cells = (f"{r.wall_ms:,.0f}", f"{r.cpu_ms:,.0f}", "1", "", _verdict(ok))
+        elif r.what.startswith("reference pipeline"):
+            cells = (f"{r.wall_ms:,.0f}", f"{r.cpu_ms:,.0f}", str(r.reps), "", "")
         else:
             cells = (f"{r.wall_ms:,.0f}", f"{r.cpu_ms:,.0f}", str(r.reps), "1.00x", "")
         lines.append(f"| {r.workload} | {r.what} | " + " | ".join(cells) + f" | {r.note} |")
@@ -341,8 +373,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     coding = coding_messages(args.turns)
     rows: list[Row] = []
     if args.only != "analysis":
+        wide = wide_messages(args.turns)
         rows += measure_workload("coding", coding, args.reps)
-        rows += measure_workload("wide", wide_messages(args.turns), args.reps)
+        rows += measure_workload("wide", wide, args.reps)
+        rows += measure_replan("coding", coding, args.reps)
+        rows += measure_replan("wide", wide, args.reps)
     if args.only != "engine":
         rows += measure_analysis(coding)
     text = section(rows, args.turns)

@@ -38,7 +38,12 @@ def test_a_tiny_run_fills_every_row_and_replaces_only_its_block(tmp_path: Path) 
     assert text.startswith("# Benchmarks\n\nkept text\n")
     block = text[text.index(bench.START) : text.index(bench.END)]
     for workload in ("coding", "wide"):
-        for what in ("apply_compaction truncation", "langchain-core convert + trim", "memory"):
+        for what in (
+            "apply_compaction truncation",
+            "langchain-core convert + trim",
+            "memory",
+            "reference pipeline plan, again on the same index",
+        ):
             assert f"| {workload} | {what}" in block
     assert "| coding | analyze, again with the same cache |" in block
     assert bench.main(["--turns", "6", "--reps", "1", "--out", str(doc)]) == 0

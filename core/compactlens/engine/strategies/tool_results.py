@@ -236,8 +236,8 @@ def _spaced_start(text: str, n: int) -> str | None:
     newline is then a whole run of one, which the fold writes as one space. None when not
     (looking at the characters is much cheaper than splitting the text into words)."""
     head = text[: n + 1]
-    if not head or not head.isascii() or head[0].isspace():
-        return None
+    if not head or not head.isascii() or head[0].isspace() or "  " in head:
+        return None  # (indented text fails at its first double space, before any copy)
     if len(text) <= n and head[-1].isspace():
         return None
     spaced = head.replace("\n", " ")  # printable ASCII holds no other whitespace
