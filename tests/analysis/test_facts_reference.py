@@ -107,6 +107,12 @@ _SHAPES: tuple[st.SearchStrategy[str], ...] = (
     _joined(
         _words, st.sampled_from((".py", ".tar.gz", ".md", ".js", ".JS", ".jſ", ".docx", ".pyc"))
     ),
+    _joined(
+        st.sampled_from((" ", "(", "")),
+        _digits,
+        st.sampled_from(tuple("smhdwKMGTBxyz")),
+        st.sampled_from(("-", " ", "_", ".", "a", "")),
+    ),
     _joined(st.sampled_from(("#", "&#", "##")), _digits),
     _hexes,
     _joined(
