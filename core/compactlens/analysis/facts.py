@@ -21,7 +21,7 @@ payloads, where every JSON key is quoted.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -675,12 +675,14 @@ _ASCII_NO_DIGIT_RULES = tuple(r for r in _RULES if not r.digit)
 _NO_DIGIT_RULES = tuple(r for r in _RULES if not r.digit or r.or_non_ascii)
 
 
-def _rules(text: str) -> list[_Rule]:
-    """The rules whose patterns can match in ``text``, in priority order."""
+def _rules(text: str) -> tuple[list[_Rule], bytes | None]:
+    """The rules whose patterns can match in ``text``, in priority order, and for an
+    ASCII text its translation by :data:`_ASCII_CLASSES` (None for another text)."""
     data = text.encode("utf-8", "surrogatepass")
     hits = dict.fromkeys(_LITERAL_GATES, False)
     for i, _, _ in _LITERAL_SEARCH.find_matches_as_indexes(data, overlapping=True):
         hits.update(dict.fromkeys(_GATES_OF_LITERAL[i], True))
+    classes = None
     if text.isascii():
         classes = data.translate(_ASCII_CLASSES)
         hits["unit"] = _UNIT_IN_CLASSES.search(classes) is not None
@@ -699,7 +701,27 @@ def _rules(text: str) -> list[_Rule]:
             if not hit:
                 continue
         out.append(rule)
-    return out
+    return out, classes
+
+
+_WORD_BEFORE_IN_CLASSES = re.compile(rb"[ua-]*+")
+
+
+def _identifier_words(text: str, classes: bytes) -> Iterator[re.Match[str]]:
+    """``_TOKEN.finditer(text)`` for an ASCII ``text`` and its ``classes``, without
+    trying ``_TOKEN`` at every position: a match is a whole word (a run of ``[\\w-]``,
+    ``[0ua-]`` in the classes) with two digits in it, so it starts where the run of a
+    hit of :data:`_WORD_DIGITS_IN_CLASSES` starts (the hit starts at the run's first
+    digit, and a run has one hit at most); ``_TOKEN`` is tried there only. The run
+    before the digit is measured in the reversed classes."""
+    reverse = b""
+    size = len(classes)
+    for hit in _WORD_DIGITS_IN_CLASSES.finditer(classes):
+        reverse = reverse or classes[::-1]
+        run = _WORD_BEFORE_IN_CLASSES.match(reverse, size - hit.start())
+        m = _TOKEN.match(text, size - run.end() if run is not None else hit.start())
+        if m is not None:
+            yield m
 
 
 def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[FactKind, str]]:
@@ -707,13 +729,20 @@ def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[F
 
     Patterns run in priority order; a later match that overlaps an earlier fact's span
     is skipped, so the first pattern to claim a span wins. ``rules``: default, those
-    that can match in ``text`` (:func:`_rules`).
+    that can match in ``text`` (:func:`_rules`); given, each runs over all of ``text``.
     """
+    classes = None
+    if rules is None:
+        rules, classes = _rules(text)
     found: list[tuple[int, FactKind, str]] = []
     mask = bytearray(len(text))
-    for rule in _rules(text) if rules is None else rules:
+    for rule in rules:
         kind, check, strip = rule.kind, rule.check, rule.strip
-        for m in rule.pattern.finditer(text):
+        if classes is not None and rule.pattern is _TOKEN:
+            matches: Iterable[re.Match[str]] = _identifier_words(text, classes)
+        else:
+            matches = rule.pattern.finditer(text)
+        for m in matches:
             start, end = m.span()
             value = m.group()
             if strip and value[-1] in _TRAILING:
@@ -725,7 +754,7 @@ def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[F
                 continue
             mask[start:end] = b"\x01" * (end - start)
             found.append((start, kind, value))
-    found.sort(key=lambda item: item[0])
+    found.sort()
     return [(kind, value) for _, kind, value in found]
 
 
