@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from compactlens.analysis.corpus import load_messages
 from compactlens.analysis.facts import (
+    Fact,
     _is_hex_id,
     _is_path,
     _quoted,
@@ -200,9 +201,11 @@ def test_messages_give_the_reference_facts_in_the_same_order(
     for i, m in enumerate(messages):
         assert message_facts(m, i) == reference.message_facts(m, i)
     latest = len(messages) - 1 if messages else None
-    assert extract_facts(messages, latest_request=latest) == reference.extract_facts(
-        messages, latest_request=latest
-    )
+    expected = reference.extract_facts(messages, latest_request=latest)
+    assert extract_facts(messages, latest_request=latest) == expected
+    cache: dict[int, list[Fact]] = {}
+    assert extract_facts(messages, latest_request=latest, cache=cache) == expected
+    assert extract_facts(messages, latest_request=latest, cache=cache) == expected
 
 
 def _corpus_files() -> list[Path]:

@@ -793,6 +793,9 @@ def _segments(message: Message) -> Iterable[tuple[FactSource, str, bool]]:
 #: The facts of one text: (kind, whitespace-normalized value), in the order they are
 #: reported (structured facts in text order, then quoted strings for prose).
 _TextFacts: TypeAlias = list[tuple[FactKind, str]]
+#: Kinds whose patterns never match whitespace: their values are normalized already
+#: unless they hold an escape character (a URL or a Windows path may).
+_SPACELESS_KINDS: frozenset[FactKind] = frozenset({"identifier", "path", "url", "email"})
 
 
 def _text_facts(raw: str, prose: bool) -> _TextFacts:
@@ -802,39 +805,46 @@ def _text_facts(raw: str, prose: bool) -> _TextFacts:
     found = _structured(text)
     if prose:
         found += [("quoted", value) for value in _quoted(text)]
-    return [(kind, v) for kind, value in found if (v := normalize_space(value))]
+    out: _TextFacts = []
+    for kind, value in found:
+        if kind not in _SPACELESS_KINDS or "\x1b" in value:
+            value = normalize_space(value)
+            if not value:
+                continue
+        out.append((kind, value))
+    return out
+
+
+def _all_message_values(
+    message: Message, memo: dict[tuple[str, bool], _TextFacts]
+) -> Iterator[tuple[FactKind, str, FactSource]]:
+    """(kind, value, source) of each fact of ``message`` in order, repeats included.
+    ``memo`` keeps each distinct text's facts for the caller (a text repeated in many
+    messages, such as a file read again, is read once)."""
+    for part in message.parts:
+        if isinstance(part, ToolCallPart) and part.name:
+            yield "tool_name", normalize_space(part.name), "tool_call"
+        elif isinstance(part, ApprovalRequestPart) and part.name:
+            yield "tool_name", normalize_space(part.name), "approval"
+    for source, raw, prose in _segments(message):
+        key = (raw, prose)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = _text_facts(raw, prose)
+        for kind, value in found:
+            yield kind, value, source
 
 
 def _message_values(
     message: Message, memo: dict[tuple[str, bool], _TextFacts] | None = None
 ) -> list[tuple[FactKind, str, FactSource]]:
-    """(kind, value, source) of each fact of ``message``, unique by value. ``memo`` keeps
-    each distinct text's facts for the caller (a text repeated in many messages, such as
-    a file read again, is read once)."""
+    """(kind, value, source) of each fact of ``message``, unique by value (the first)."""
     out: list[tuple[FactKind, str, FactSource]] = []
     seen: set[str] = set()
-    source: FactSource
-    for part in message.parts:
-        if isinstance(part, ToolCallPart) and part.name:
-            name, source = normalize_space(part.name), "tool_call"
-        elif isinstance(part, ApprovalRequestPart) and part.name:
-            name, source = normalize_space(part.name), "approval"
-        else:
-            continue
-        if name and name not in seen:
-            seen.add(name)
-            out.append(("tool_name", name, source))
-    for source, raw, prose in _segments(message):
-        key = (raw, prose)
-        found = memo.get(key) if memo is not None else None
-        if found is None:
-            found = _text_facts(raw, prose)
-            if memo is not None:
-                memo[key] = found
-        for kind, value in found:
-            if value not in seen:
-                seen.add(value)
-                out.append((kind, value, source))
+    for kind, value, source in _all_message_values(message, {} if memo is None else memo):
+        if value and value not in seen:
+            seen.add(value)
+            out.append((kind, value, source))
     return out
 
 
@@ -890,9 +900,10 @@ def extract_facts(
                     seen.add(fact.value)
                     out.append(fact)
             continue
-        # no cache: a Fact only for a value not seen in an earlier message
-        for kind, value, source in _message_values(m, memo):
-            if value not in seen:
+        # no cache: a Fact only for a value not seen before (the first message with a
+        # value is also the first with it in that message)
+        for kind, value, source in _all_message_values(m, memo):
+            if value and value not in seen:
                 seen.add(value)
                 out.append(Fact(kind, value, i, m.role, source))
     return tuple(out)
