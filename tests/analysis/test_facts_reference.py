@@ -19,10 +19,15 @@ from hypothesis import strategies as st
 
 from compactlens.analysis.corpus import load_messages
 from compactlens.analysis.facts import (
+    _PATHS,
+    _TOKEN,
     Fact,
+    _ascii_classes_of,
+    _identifier_words,
     _is_hex_id,
     _is_path,
     _quoted,
+    _relative_paths,
     _structured,
     extract_facts,
     message_facts,
@@ -129,15 +134,16 @@ _SHAPES: tuple[st.SearchStrategy[str], ...] = (
         _words,
         st.sampled_from(('"', "”", "`", "'")),
     ),
-    st.text(alphabet="ab1²٣٤-_. /:Z9#é…\n@$%'\"`\\", max_size=12),
+    st.text(alphabet="ab1²٣٤-_. /:Z9#é…\n@$%'\"`\\+~", max_size=12),
 )
 
 #: Text between pieces: spaces, punctuation that stops or joins a fact, non-ASCII.
 _GLUE = st.sampled_from(
     (" ", "  ", "\n", ", ", ". ", "(", ")", "-", "/", ":", ".", "", "é ", "\t", "\x1c")
 )
+_PUNCTUATION_GLUE = st.sampled_from(("+", "~", "@", "'", "<"))
 
-_TEXTS = st.lists(st.tuples(st.one_of(*_SHAPES), _GLUE), max_size=12).map(
+_TEXTS = st.lists(st.tuples(st.one_of(*_SHAPES), _GLUE | _PUNCTUATION_GLUE), max_size=12).map(
     lambda pairs: "".join(a + b for a, b in pairs)
 )
 
@@ -161,6 +167,24 @@ def test_the_path_and_hex_checks_equal_the_reference(stem: str, tail: str) -> No
     value = stem + tail
     assert _is_path(value) == reference._is_path(value)
     assert _is_hex_id(value) == reference._is_hex_id(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(("a", "Zb", "1", "42", "-", "_", "+", ".", "@", "/", ":", "~", " ", "\n")),
+        max_size=24,
+    ).map("".join)
+)
+def test_the_finders_find_what_their_patterns_find(text: str) -> None:
+    # Word starts, slashes after a plus or an at sign, dots, colons: the shortcuts find
+    # the same matches as trying the pattern at every position.
+    def spans(matches: object) -> list[tuple[int, int]]:
+        return [m.span() for m in matches]  # type: ignore[attr-defined]
+
+    assert spans(_relative_paths(text, None)) == spans(_PATHS[2].finditer(text))
+    classes = _ascii_classes_of(text)
+    assert spans(_identifier_words(text, classes)) == spans(_TOKEN.finditer(text))
 
 
 def _message(texts: list[str], kind: int) -> Message:

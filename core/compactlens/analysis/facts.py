@@ -545,6 +545,9 @@ class _Rule:
     #: A match can end in :data:`_TRAILING` punctuation (to strip); the other patterns
     #: end in a word character, a digit or ``%``.
     strip: bool = False
+    #: ``pattern.finditer(text)`` found a faster way, given the text and its ASCII byte
+    #: classes (None for a text that is not ASCII).
+    finder: Callable[[str, bytes | None], Iterable[re.Match[str]]] | None = None
 
 
 #: Gates whose every match holds one of these literals: one Aho-Corasick pass over a
@@ -595,6 +598,13 @@ def _ascii_classes(classes: dict[bytes, str]) -> bytes:
 _ASCII_CLASSES = _ascii_classes(
     {b"0": r"\d", b" ": r"\s", b"u": f"[{_UNIT_STARTS}]", b"a": r"\w", b"-": "-"}
 )
+
+
+def _ascii_classes_of(text: str) -> bytes | None:
+    """``text`` translated by :data:`_ASCII_CLASSES`, or None when it is not ASCII."""
+    return text.encode("ascii").translate(_ASCII_CLASSES) if text.isascii() else None
+
+
 _UNIT_IN_CLASSES = re.compile(rb"0 ?u")
 _UNIT_LETTER_IN_CLASSES = re.compile(rb"0u(?![0ua])")
 #: Two digits with only letters between them, then the rest of their word, which (looking
@@ -643,6 +653,56 @@ _GATES: dict[str, _GateTest] = {
     "word_digits": lambda _text, _data: True,  # (ASCII texts: see _rules)
 }
 
+_WORD_BEFORE_IN_CLASSES = re.compile(rb"[ua-]*+")
+
+
+def _identifier_words(text: str, classes: bytes | None) -> Iterator[re.Match[str]]:
+    """``_TOKEN.finditer(text)`` for an ASCII ``text`` and its ``classes``, without
+    trying ``_TOKEN`` at every position: a match is a whole word (a run of ``[\\w-]``,
+    ``[0ua-]`` in the classes) with two digits in it, so it starts where the run of a
+    hit of :data:`_WORD_DIGITS_IN_CLASSES` starts (the hit starts at the run's first
+    digit, and a run has one hit at most); ``_TOKEN`` is tried there only. The run
+    before the digit is measured in the reversed classes."""
+    if classes is None:
+        yield from _TOKEN.finditer(text)
+        return
+    reverse = b""
+    size = len(classes)
+    for hit in _WORD_DIGITS_IN_CLASSES.finditer(classes):
+        reverse = reverse or classes[::-1]
+        run = _WORD_BEFORE_IN_CLASSES.match(reverse, size - hit.start())
+        m = _TOKEN.match(text, size - run.end() if run is not None else hit.start())
+        if m is not None:
+            yield m
+
+
+_RELATIVE_SLASH = re.compile(r"/(?<=[\w@+-]/)")
+_PATH_RUN = re.compile(r"[\w.@+-]*+")
+
+
+def _relative_paths(text: str, _classes: bytes | None) -> Iterator[re.Match[str]]:
+    """``_PATHS[2].finditer(text)`` without trying the pattern at every position: a match
+    starts in the run of ``[\\w.@+-]`` before its first slash (a slash after ``[\\w@+-]``),
+    so the pattern is searched from the start of that run, for each such slash after
+    the last match. Positions between the last match and that run cannot start a match:
+    their own run's slash came earlier and was searched from already. The run is
+    measured in the reversed text."""
+    reverse = ""
+    size = len(text)
+    end = 0
+    for hit in _RELATIVE_SLASH.finditer(text):
+        slash = hit.start()
+        if slash < end:  # inside the last match
+            continue
+        reverse = reverse or text[::-1]
+        run = _PATH_RUN.match(reverse, size - slash)
+        m = _PATHS[2].search(text, max(size - run.end() if run is not None else slash, end))
+        if m is None:
+            return
+        yield m
+        end = m.end()
+
+
 #: Every structured-fact pattern, in priority order (the first to claim a span wins).
 _RULES: tuple[_Rule, ...] = (
     _Rule(_URL, "url", gate="scheme", strip=True),
@@ -661,11 +721,19 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(_QUANTITY[2], "quantity", digit=True, gate="percent"),
     _Rule(_PATHS[0], "path", _is_path, gate="drive", strip=True),
     _Rule(_PATHS[1], "path", _is_path, gate="rooted_path"),
-    _Rule(_PATHS[2], "path", _is_path, gate="relative_path"),
+    _Rule(_PATHS[2], "path", _is_path, gate="relative_path", finder=_relative_paths),
     _Rule(_PATHS[3], "path", _is_path, gate="bare_name"),
     _Rule(_HASH_REF, "identifier", digit=True, gate="hash_ref"),
     _Rule(_HEX, "identifier", _is_hex_id, digit=True, gate="hex"),
-    _Rule(_TOKEN, "identifier", _is_identifier, digit=True, or_non_ascii=True, gate="word_digits"),
+    _Rule(
+        _TOKEN,
+        "identifier",
+        _is_identifier,
+        digit=True,
+        or_non_ascii=True,
+        gate="word_digits",
+        finder=_identifier_words,
+    ),
 )
 
 
@@ -682,9 +750,8 @@ def _rules(text: str) -> tuple[list[_Rule], bytes | None]:
     hits = dict.fromkeys(_LITERAL_GATES, False)
     for i, _, _ in _LITERAL_SEARCH.find_matches_as_indexes(data, overlapping=True):
         hits.update(dict.fromkeys(_GATES_OF_LITERAL[i], True))
-    classes = None
-    if text.isascii():
-        classes = data.translate(_ASCII_CLASSES)
+    classes = _ascii_classes_of(text)
+    if classes is not None:
         hits["unit"] = _UNIT_IN_CLASSES.search(classes) is not None
         hits["unit_letter"] = _UNIT_LETTER_IN_CLASSES.search(classes) is not None
         hits["word_digits"] = _WORD_DIGITS_IN_CLASSES.search(classes) is not None
@@ -704,26 +771,6 @@ def _rules(text: str) -> tuple[list[_Rule], bytes | None]:
     return out, classes
 
 
-_WORD_BEFORE_IN_CLASSES = re.compile(rb"[ua-]*+")
-
-
-def _identifier_words(text: str, classes: bytes) -> Iterator[re.Match[str]]:
-    """``_TOKEN.finditer(text)`` for an ASCII ``text`` and its ``classes``, without
-    trying ``_TOKEN`` at every position: a match is a whole word (a run of ``[\\w-]``,
-    ``[0ua-]`` in the classes) with two digits in it, so it starts where the run of a
-    hit of :data:`_WORD_DIGITS_IN_CLASSES` starts (the hit starts at the run's first
-    digit, and a run has one hit at most); ``_TOKEN`` is tried there only. The run
-    before the digit is measured in the reversed classes."""
-    reverse = b""
-    size = len(classes)
-    for hit in _WORD_DIGITS_IN_CLASSES.finditer(classes):
-        reverse = reverse or classes[::-1]
-        run = _WORD_BEFORE_IN_CLASSES.match(reverse, size - hit.start())
-        m = _TOKEN.match(text, size - run.end() if run is not None else hit.start())
-        if m is not None:
-            yield m
-
-
 def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[FactKind, str]]:
     """Structured facts of one text, in text order (spans never overlap).
 
@@ -732,14 +779,15 @@ def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[F
     that can match in ``text`` (:func:`_rules`); given, each runs over all of ``text``.
     """
     classes = None
+    gated = rules is None
     if rules is None:
         rules, classes = _rules(text)
     found: list[tuple[int, FactKind, str]] = []
     mask = bytearray(len(text))
     for rule in rules:
         kind, check, strip = rule.kind, rule.check, rule.strip
-        if classes is not None and rule.pattern is _TOKEN:
-            matches: Iterable[re.Match[str]] = _identifier_words(text, classes)
+        if gated and rule.finder is not None:
+            matches = rule.finder(text, classes)
         else:
             matches = rule.pattern.finditer(text)
         for m in matches:
