@@ -726,13 +726,18 @@ class MessageIndex:
     total_turns: int = 0
     non_system_groups: int = 0
     system_tokens: int = 0
-    lines: LineMemo = field(init=False, compare=False, repr=False)
-    """Collapsed lines that plans over this index built, kept for the next plan: a cache,
-    not part of the index's value (see :mod:`compactlens.engine.line_memo`); at most as
-    many characters as the transcript has UTF-8 bytes."""
+    _lines: LineMemo | None = field(default=None, init=False, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "lines", LineMemo(sum(g.bytes for g in self.groups)))
+    @property
+    def lines(self) -> LineMemo:
+        """Collapsed lines that plans over this index built, kept for the next plan: a
+        cache, not part of the index's value (see :mod:`compactlens.engine.line_memo`); at
+        most as many characters as the transcript has UTF-8 bytes. Made on first use."""
+        memo = self._lines
+        if memo is None:
+            memo = LineMemo(sum(g.bytes for g in self.groups))
+            object.__setattr__(self, "_lines", memo)
+        return memo
 
     @classmethod
     @gc_paused()
