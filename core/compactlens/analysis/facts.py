@@ -863,34 +863,41 @@ def _text_facts(raw: str, prose: bool) -> _TextFacts:
     return out
 
 
+#: (kind, value, source) of facts, in order.
+_SourcedFacts: TypeAlias = list[tuple[FactKind, str, FactSource]]
+
+
 def _all_message_values(
-    message: Message, memo: dict[tuple[str, bool], _TextFacts]
-) -> Iterator[tuple[FactKind, str, FactSource]]:
-    """(kind, value, source) of each fact of ``message`` in order, repeats included.
-    ``memo`` keeps each distinct text's facts for the caller (a text repeated in many
-    messages, such as a file read again, is read once)."""
+    message: Message, memo: dict[tuple[str, FactSource], _SourcedFacts]
+) -> _SourcedFacts:
+    """(kind, value, source) of each fact of ``message`` in order, repeats included
+    (never an empty value). ``memo`` keeps each distinct text's facts for the caller (a
+    text repeated in many messages, such as a file read again, is read once)."""
+    out: _SourcedFacts = []
     for part in message.parts:
         if isinstance(part, ToolCallPart) and part.name:
-            yield "tool_name", normalize_space(part.name), "tool_call"
+            out.append(("tool_name", normalize_space(part.name), "tool_call"))
         elif isinstance(part, ApprovalRequestPart) and part.name:
-            yield "tool_name", normalize_space(part.name), "approval"
+            out.append(("tool_name", normalize_space(part.name), "approval"))
+    if out:
+        out = [fact for fact in out if fact[1]]
     for source, raw, prose in _segments(message):
-        key = (raw, prose)
+        key = (raw, source)
         found = memo.get(key)
         if found is None:
-            found = memo[key] = _text_facts(raw, prose)
-        for kind, value in found:
-            yield kind, value, source
+            found = memo[key] = [(kind, value, source) for kind, value in _text_facts(raw, prose)]
+        out += found
+    return out
 
 
 def _message_values(
-    message: Message, memo: dict[tuple[str, bool], _TextFacts] | None = None
-) -> list[tuple[FactKind, str, FactSource]]:
+    message: Message, memo: dict[tuple[str, FactSource], _SourcedFacts] | None = None
+) -> _SourcedFacts:
     """(kind, value, source) of each fact of ``message``, unique by value (the first)."""
-    out: list[tuple[FactKind, str, FactSource]] = []
+    out: _SourcedFacts = []
     seen: set[str] = set()
     for kind, value, source in _all_message_values(message, {} if memo is None else memo):
-        if value and value not in seen:
+        if value not in seen:
             seen.add(value)
             out.append((kind, value, source))
     return out
@@ -928,7 +935,7 @@ def extract_facts(
     chosen = range(len(messages)) if indices is None else sorted(set(indices))
     out: list[Fact] = []
     seen: set[str] = set()
-    memo: dict[tuple[str, bool], _TextFacts] = {}
+    memo: dict[tuple[str, FactSource], _SourcedFacts] = {}
     for i in chosen:
         m = messages[i]
         if i == latest_request:
@@ -951,7 +958,7 @@ def extract_facts(
         # no cache: a Fact only for a value not seen before (the first message with a
         # value is also the first with it in that message)
         for kind, value, source in _all_message_values(m, memo):
-            if value and value not in seen:
+            if value not in seen:
                 seen.add(value)
                 out.append(Fact(kind, value, i, m.role, source))
     return tuple(out)
