@@ -806,12 +806,19 @@ def _structured(text: str, rules: Sequence[_Rule] | None = None) -> list[tuple[F
     return [(kind, value) for _, kind, value in found]
 
 
+#: The quote character every match of each :data:`_QUOTED` pattern starts with (the
+#: last pattern starts with a look-behind, which is tried at every position).
+_QUOTE_OPENERS = ('"', "“", "`", "'")
+
+
 def _quoted(text: str) -> list[str]:
     out: list[str] = []
-    for p in _QUOTED:
+    for p, opener in zip(_QUOTED, _QUOTE_OPENERS, strict=True):
+        if opener not in text:
+            continue
         for m in p.finditer(text):
             value = m.group(1).strip()
-            if len(value) < 3 or not any(ch.isalnum() for ch in value):
+            if len(value) < 3 or not any(map(str.isalnum, value)):
                 continue
             if value.lower() in COMMON_QUOTED:
                 continue
