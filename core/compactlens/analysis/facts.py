@@ -616,6 +616,8 @@ _WORD_DIGITS_IN_CLASSES = re.compile(rb"0[ua-]*+0[0ua-]*+(?<=[0ua-]{5})")
 _HEX_BYTES = _ascii_classes({b"h": "[0-9a-fA-F]"})
 
 _EXTENSION = re.compile(rf"\.(?:{_PATH_EXTENSIONS})(?![\w-])")
+#: A slash that can end the first run of a relative path.
+_RELATIVE_SLASH = re.compile(r"/(?<=[\w@+-]/)")
 _RUN = re.compile(r"[\w.-]*+")
 
 
@@ -645,7 +647,7 @@ _GATES: dict[str, _GateTest] = {
     "unit": _searches(rf"\d\s?[{_UNIT_STARTS}]"),  # (ASCII texts: see _rules)
     "unit_letter": _searches(rf"\d[{_UNIT_LETTERS}](?!\w)"),  # (ASCII texts: see _rules)
     "rooted_path": _searches(r"/(?<![\w/:@<-]/)"),
-    "relative_path": _searches(r"/(?<=[\w@+-]/)"),
+    "relative_path": lambda text, _data: _RELATIVE_SLASH.search(text) is not None,
     "bare_name": _may_hold_bare_name,
     "hash_ref": _searches(r"#\d\d"),
     "hex": lambda _text, data: b"hhhhhhh" in data.translate(_HEX_BYTES),
@@ -676,7 +678,6 @@ def _identifier_words(text: str, classes: bytes | None) -> Iterator[re.Match[str
             yield m
 
 
-_RELATIVE_SLASH = re.compile(r"/(?<=[\w@+-]/)")
 _PATH_RUN = re.compile(r"[\w.@+-]*+")
 
 
