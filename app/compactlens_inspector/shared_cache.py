@@ -137,7 +137,9 @@ class SharedCache(Generic[V]):
     """A thread-safe LRU cache bounded by ``max_entries`` and ``max_bytes`` (estimated).
 
     An entry larger than the whole budget is still returned but not kept. A value whose
-    computation raises is not stored (the exception goes to the caller).
+    computation raises is not stored (the exception goes to the caller). A value that
+    grows after it is stored (an index keeps the collapsed lines its plans built) is
+    measured again when its ``stamp`` changes, and the cache evicts to fit again.
     """
 
     def __init__(self, max_bytes: int, max_entries: int) -> None:
@@ -147,16 +149,25 @@ class SharedCache(Generic[V]):
         self.max_entries = max_entries
         self._lock = threading.Lock()
         self._entries: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
+        self._stamps: dict[Hashable, Hashable] = {}
         self._making: dict[Hashable, threading.Lock] = {}
         self._bytes = 0
         self._evictions = 0
 
     def get(
-        self, key: Hashable, make: Callable[[], V], size: Callable[[V], int] = approx_bytes
+        self,
+        key: Hashable,
+        make: Callable[[], V],
+        size: Callable[[V], int] = approx_bytes,
+        stamp: Callable[[V], Hashable] | None = None,
     ) -> V:
-        """The value for ``key``, made (once, even when asked from several threads) if absent."""
+        """The value for ``key``, made (once, even when asked from several threads) if absent.
+
+        With ``stamp``, a cached value whose stamp changed since it was measured (it grew)
+        is measured again with ``size``."""
         found = self._lookup(key)
         if found is not None:
+            self._remeasure(key, found[0], size, stamp)
             return found[0]
         with self._lock:
             making = self._making.setdefault(key, threading.Lock())
@@ -166,11 +177,34 @@ class SharedCache(Generic[V]):
                 return found[0]
             try:
                 value = make()
-                self._store(key, value, size(value))
+                self._store(key, value, size(value), stamp(value) if stamp else None)
             finally:
                 with self._lock:
                     self._making.pop(key, None)
         return value
+
+    def _remeasure(
+        self,
+        key: Hashable,
+        value: V,
+        size: Callable[[V], int],
+        stamp: Callable[[V], Hashable] | None,
+    ) -> None:
+        if stamp is None:
+            return
+        now = stamp(value)
+        with self._lock:
+            if self._stamps.get(key, now) == now:
+                return
+            self._stamps[key] = now  # one thread measures it
+        nbytes = size(value)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None or found[0] is not value:
+                return
+            self._bytes += nbytes - found[1]
+            self._entries[key] = (value, nbytes)
+            self._evict()
 
     def peek(self, key: Hashable) -> V | None:
         """The value for ``key`` if it is cached (it becomes the most recently used)."""
@@ -185,6 +219,7 @@ class SharedCache(Generic[V]):
     def discard(self, key: Hashable) -> None:
         with self._lock:
             found = self._entries.pop(key, None)
+            self._stamps.pop(key, None)
             if found is not None:
                 self._bytes -= found[1]
 
@@ -200,17 +235,26 @@ class SharedCache(Generic[V]):
                 self._entries.move_to_end(key)
             return found
 
-    def _store(self, key: Hashable, value: V, nbytes: int) -> None:
+    def _store(self, key: Hashable, value: V, nbytes: int, stamp: Hashable = None) -> None:
         with self._lock:
             if nbytes > self.max_bytes:
                 self._evictions += 1
                 return
             self._entries[key] = (value, nbytes)
+            if stamp is not None:
+                self._stamps[key] = stamp
             self._bytes += nbytes
-            while self._bytes > self.max_bytes or len(self._entries) > self.max_entries:
-                _, (_, dropped) = self._entries.popitem(last=False)
-                self._bytes -= dropped
-                self._evictions += 1
+            self._evict()
+
+    def _evict(self) -> None:
+        """Drop least recently used entries until the cache fits (the lock is held)."""
+        while self._entries and (
+            self._bytes > self.max_bytes or len(self._entries) > self.max_entries
+        ):
+            old, (_, dropped) = self._entries.popitem(last=False)
+            self._stamps.pop(old, None)
+            self._bytes -= dropped
+            self._evictions += 1
 
     def stats(self) -> CacheStats:
         with self._lock:

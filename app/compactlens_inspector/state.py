@@ -152,10 +152,13 @@ def _index(digest: str, tokenizer: str, grouping: str, loaded: LoadedTranscript)
     def size(ix: MessageIndex) -> int:
         return approx_bytes(ix, shared=(loaded, ix.tokenizer, *loaded.messages))
 
+    # An index keeps the collapsed lines its plans build (``MessageIndex.lines``, up to
+    # the transcript's size): measured again when they grew, so the budget holds.
     return _shared().indexes.get(
         (digest, tokenizer, grouping),
         lambda: build_index(loaded.messages, tokenizer, grouping),
         size,
+        stamp=lambda ix: ix.lines.chars,
     )
 
 
@@ -186,7 +189,9 @@ def _run(
         return _plan(index, config, settings, acc, limits, summarizer_key, explain, format_name)
 
     def size(outcome: RunOutcome) -> int:
-        return approx_bytes(outcome, shared=(index, index.tokenizer, *index.messages))
+        # The collapsed lines the index keeps are counted with the index (see _index).
+        lines = index.lines.messages()
+        return approx_bytes(outcome, shared=(index, index.tokenizer, *index.messages, *lines))
 
     key = (digest, tokenizer, config_key, summarizer_key, nonce, explain, format_name)
     return _shared().runs.get(key, make, size)

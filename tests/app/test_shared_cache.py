@@ -151,9 +151,60 @@ def test_estimates_are_near_what_python_allocated() -> None:
         config = preset(name, nice_budget(index.total_tokens))
         summarizer = make_summarizer(SummarizerSettings())
         outcome, run_bytes = _traced(lambda c=config, s=summarizer: run_config(index, c, s))
-        pairs.append((approx_bytes(outcome, shared=(index, *index.messages)), run_bytes))
+        shared = (index, *index.messages, *index.lines.messages())  # as the app does
+        pairs.append((approx_bytes(outcome, shared=shared), run_bytes))
     for estimate, real in pairs:
         assert real / 3 <= estimate <= real * 3, (estimate, real)
+
+
+def test_a_value_that_grows_is_measured_again_and_the_budget_holds() -> None:
+    cache: SharedCache[list[str]] = SharedCache(max_bytes=1000, max_entries=10)
+
+    def size(v: list[str]) -> int:
+        return 100 + 100 * len(v)
+
+    def get() -> list[str]:
+        return cache.get("grows", list, size, stamp=len)
+
+    grows = get()
+    cache.get("other", lambda: ["o"], size=lambda v: 300)
+    assert cache.stats().bytes == 400
+    grows.extend("abc")
+    assert cache.stats().bytes == 400  # not measured until it is asked for again
+    assert get() is grows and cache.stats().bytes == 700
+    grows.extend("defg")  # 800 bytes: with "other" over 1,000, the least recent goes
+    assert get() is grows
+    assert cache.stats().bytes == 800 and cache.peek("other") is None
+    # Without a stamp nothing is measured again.
+    grows.append("h")
+    assert cache.get("grows", list, size) is grows and cache.stats().bytes == 800
+
+
+def test_an_index_that_keeps_its_collapsed_lines_is_measured_again() -> None:
+    """The app's index cache: plans add collapsed lines to the index (``ix.lines``), and
+    the next lookup counts them against the budget."""
+    data = json.dumps({"messages": coding_agent(160)}).encode()
+    loaded = parse_transcript(data, "t.json")
+    cache: SharedCache[Any] = SharedCache(max_bytes=10**9, max_entries=4)
+
+    def size(ix: Any) -> int:
+        return approx_bytes(ix, shared=(loaded, ix.tokenizer, *loaded.messages))
+
+    def get() -> Any:
+        return cache.get(
+            "ix",
+            lambda: build_index(loaded.messages, "estimate", "compactlens"),
+            size,
+            stamp=lambda ix: ix.lines.chars,
+        )
+
+    index = get()
+    before = cache.stats().bytes
+    config = preset("reference", nice_budget(index.total_tokens))
+    run_config(index, config, make_summarizer(SummarizerSettings()))
+    assert index.lines.chars > 0  # the reference pipeline collapsed tool-call groups
+    assert get() is index
+    assert cache.stats().bytes > before + index.lines.chars // 2
 
 
 def test_the_budget_setting() -> None:

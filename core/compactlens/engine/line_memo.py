@@ -13,6 +13,11 @@ and a copy or a pickle of the index starts with an empty one. It holds at most
 ``max_chars`` characters of text (the index gives the transcript's UTF-8 size); a line
 that would pass that starts it over, so changing the settings again and again keeps
 it bounded.
+
+Several threads may plan over one index at once (the inspector's sessions share it):
+each operation is a single dict operation, so a reader never sees half a line, and a
+line stored twice by two threads is the same line; the character count may then be off
+by that line until the memo starts over.
 """
 
 from __future__ import annotations
@@ -50,6 +55,18 @@ class LineMemo:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def messages(self) -> list[Message]:
+        """The lines held now (a cache that sizes a plan's result leaves them out: they
+        are counted with the index)."""
+        held = tuple(self._entries.values())  # one C-level copy: safe beside a put
+        return [message for message, _ in held]
+
+    @property
+    def chars(self) -> int:
+        """Characters of text held now (a cache that sizes the index reads it to see
+        that the index grew)."""
+        return self._chars
 
     def __reduce__(self) -> tuple[Any, ...]:  # a pickle or a copy starts empty
         return (LineMemo, (self.max_chars,))
