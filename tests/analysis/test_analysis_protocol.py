@@ -5,15 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from analysis_helpers import assistant, call, result, small_transcript, system, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compactlens import (
+    CharEstimator,
+    MessageIndex,
     ToolResultCompactionStrategy,
     TruncationStrategy,
     analyze,
     apply_compaction,
     tokens_exceed,
 )
-from compactlens.analysis import check_protocol
+from compactlens.analysis import PROVIDERS, check_protocol
+from compactlens.formats.caller import from_caller
 
 
 def kinds(messages: list[Any], provider: str | None = None) -> set[tuple[str, str, int]]:
@@ -147,3 +152,34 @@ def test_problems_the_original_already_had_are_not_counted_as_introduced() -> No
     assert "unresolved_call" not in {p.kind for p in report.introduced}
     # collapsing the first call turns it into assistant text next to another assistant message
     assert ("anthropic", "consecutive_roles") in {(p.provider, p.kind) for p in report.introduced}
+
+
+# Messages in any order, with calls and results whose ids repeat, go missing or answer
+# nothing: every pairing problem and role-order rule gets exercised.
+_IDS = st.sampled_from(["a", "b", "c"])
+_MESSAGE = st.one_of(
+    st.builds(system),
+    st.builds(user, st.sampled_from(["Hi.", "Go on."])),
+    st.builds(assistant, st.sampled_from([None, "Done."])),
+    st.builds(
+        lambda ids: assistant(None, [call(i, "tool") for i in ids]),
+        st.lists(_IDS, min_size=1, max_size=3),
+    ),
+    st.builds(result, _IDS, st.sampled_from(["ok", ""])),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(wire=st.lists(_MESSAGE, max_size=12), other=st.lists(_MESSAGE, max_size=12))
+def test_an_index_over_the_same_messages_gives_the_same_problems(
+    wire: list[Any], other: list[Any]
+) -> None:
+    """``check_protocol(..., index=...)`` takes the pairing problems an index recorded
+    (what the report does with the indexes it builds anyway): the same answer as
+    scanning; an index over other messages is not used."""
+    messages = from_caller(wire).messages
+    plain = check_protocol(messages, PROVIDERS)
+    index = MessageIndex.build(messages, CharEstimator())
+    assert check_protocol(messages, PROVIDERS, index=index) == plain
+    elsewhere = MessageIndex.build(from_caller(other).messages, CharEstimator())
+    assert check_protocol(messages, PROVIDERS, index=elsewhere) == plain

@@ -521,9 +521,10 @@ def _overview(
     )
 
     chosen_providers = tuple(settings.providers)
-    problems = check_protocol(projection, chosen_providers)
+    problems = check_protocol(projection, chosen_providers, index=compacted_index)
     before = {
-        _problem_key(p, original_msgs) for p in check_protocol(original_msgs, chosen_providers)
+        _problem_key(p, original_msgs)
+        for p in check_protocol(original_msgs, chosen_providers, index=original_index)
     }
     introduced = tuple(p for p in problems if _problem_key(p, projection) not in before)
 

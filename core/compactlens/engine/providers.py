@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, get_args
 
-from compactlens.engine.index import validate_pairing
+from compactlens.engine.index import PairingProblem, validate_pairing
 from compactlens.model.messages import Message, TextPart
 
 Provider: TypeAlias = Literal["any", "openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -96,10 +96,12 @@ def _is_result_message(m: Message) -> bool:
     return m.role != "assistant" and bool(m.tool_results)
 
 
-def _pairing(messages: Sequence[Message]) -> list[ProtocolProblem]:
+def _pairing(
+    messages: Sequence[Message], found: Sequence[PairingProblem] | None = None
+) -> list[ProtocolProblem]:
     return [
         ProtocolProblem("any", p.kind, p.message_index, p.detail, "error", p.call_id)
-        for p in validate_pairing(messages)
+        for p in (validate_pairing(messages) if found is None else found)
     ]
 
 
@@ -280,10 +282,16 @@ def provider_rules(messages: Sequence[Message], provider: Provider) -> list[Prot
 
 
 def provider_problems(
-    messages: Sequence[Message], providers: Sequence[Provider] = ("any",)
+    messages: Sequence[Message],
+    providers: Sequence[Provider] = ("any",),
+    *,
+    pairing: Sequence[PairingProblem] | None = None,
 ) -> list[ProtocolProblem]:
-    """Pairing problems plus each provider's rule problems, sorted by message index."""
-    problems = _pairing(messages)
+    """Pairing problems plus each provider's rule problems, sorted by message index.
+
+    ``pairing``: the pairing problems of ``messages`` when they are known already (an
+    index built over them records them), so they are not scanned for again."""
+    problems = _pairing(messages, pairing)
     for provider in dict.fromkeys(providers):
         problems.extend(provider_rules(messages, provider))
     problems.sort(key=lambda p: (p.message_index, p.provider, p.kind))
