@@ -37,7 +37,6 @@ import json
 import math
 import random
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -243,50 +242,62 @@ def measure_replan(name: str, dicts: list[dict[str, Any]], reps: int) -> list[Ro
     return rows
 
 
-def _timed_row(label: str, fn: Callable[[], Any], note: Callable[[Any], str]) -> Row:
-    start_cpu, start = time.process_time(), time.perf_counter()
-    value = fn()
-    row = Row(
-        "coding",
-        label,
-        (time.perf_counter() - start) * 1000,
-        (time.process_time() - start_cpu) * 1000,
-        1,
-        note(value),
-    )
+#: Repetitions of each analysis row (the median is reported): a single run of several
+#: seconds spreads by a third between runs on a shared machine.
+ANALYSIS_REPS = 3
+
+
+def _timed_row(
+    label: str,
+    fn: Callable[..., Any],
+    note: Callable[[Any], str],
+    setup: Callable[[], tuple[Any, ...]] | None = None,
+) -> Row:
+    reps = ANALYSIS_REPS
+    t = measure(fn, setup, min_reps=reps, max_reps=reps, long_s=float("inf"))
+    row = Row("coding", label, t.median_ms, t.median_cpu_ms or 0.0, t.reps, note(t.value))
     print(row, flush=True)
     return row
 
 
 def measure_analysis(dicts: list[dict[str, Any]]) -> list[Row]:
-    """``analyze()`` of the pipeline's result (cold, then with a fact cache), the time to
-    its first numbers (``analyze_overview``, what the Analysis page shows first), and
-    ``analyze()`` of a plan that keeps about half the history (its compacted text is
-    megabytes long: the case that once searched every fact in it one by one)."""
+    """``analyze()`` of the pipeline's result (cold, then with a fact cache: new, and
+    again after one run filled it), the time to its first numbers (``analyze_overview``,
+    what the Analysis page shows first), and ``analyze()`` of a plan that keeps about
+    half the history (its compacted text is megabytes long: the case that once searched
+    every fact in it one by one). Each row is the median of :data:`ANALYSIS_REPS` runs."""
     tok = CharEstimator()
     result = apply_compaction(dicts, PipelineStrategy(*strategies().values()), tok)
     messages = from_caller(dicts).messages
-    rows: list[Row] = []
-    cache: dict[int, Any] = {}
-    for label, kwargs in (
-        ("analyze", {}),
-        ("analyze, first with a fact cache", {"fact_cache": cache}),
-        ("analyze, again with the same cache", {"fact_cache": cache}),
-    ):
-        rows.append(
-            _timed_row(
-                label,
-                lambda k=kwargs: analyze(dicts, result, **k),
-                lambda r: f"{len(dicts):,} messages, {r.facts.extracted:,} facts",
-            )
-        )
-    rows.append(
+
+    def facts_note(r: Any) -> str:
+        return f"{len(dicts):,} messages, {r.facts.extracted:,} facts"
+
+    def filled() -> tuple[dict[int, Any]]:
+        cache: dict[int, Any] = {}
+        analyze(dicts, result, fact_cache=cache)
+        return (cache,)
+
+    rows = [
+        _timed_row("analyze", lambda: analyze(dicts, result), facts_note),
+        _timed_row(
+            "analyze, first with a fact cache",
+            lambda c: analyze(dicts, result, fact_cache=c),
+            facts_note,
+            lambda: ({},),
+        ),
+        _timed_row(
+            "analyze, again with the same cache",
+            lambda c: analyze(dicts, result, fact_cache=c),
+            facts_note,
+            filled,
+        ),
         _timed_row(
             "analyze_overview (the first numbers)",
             lambda: analyze_overview(messages, result),
             lambda o: f"all but fact survival; {len(o.affected):,} messages affected",
-        )
-    )
+        ),
+    ]
     half = MessageIndex.build(messages, tok).total_tokens // 2
     keep_half = apply_compaction(dicts, TruncationStrategy(max_n=half, compact_to=half), tok)
     rows.append(
