@@ -351,7 +351,7 @@ def section(rows: Sequence[Row], turns: int) -> str:
         elif r.what.startswith("analyze"):
             goal = FIRST_NUMBERS_GOAL_MS if "overview" in r.what else ANALYZE_GOAL_MS
             ok = min(r.wall_ms, r.cpu_ms) <= goal
-            cells = (f"{r.wall_ms:,.0f}", f"{r.cpu_ms:,.0f}", "1", "", _verdict(ok))
+            cells = (f"{r.wall_ms:,.0f}", f"{r.cpu_ms:,.0f}", str(r.reps), "", _verdict(ok))
         elif r.what.startswith("reference pipeline"):
             cells = (f"{r.wall_ms:,.0f}", f"{r.cpu_ms:,.0f}", str(r.reps), "", "")
         else:

@@ -51,6 +51,7 @@ from compactlens.engine.result import CompactionResult
 from compactlens.engine.triggers import Trigger, tokens_exceed
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.display import card_html, card_text
+from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import Message
 from compactlens.model.tokens import ENCODINGS, Tokenizer, make_tokenizer
 from compactlens.summarizers.base import Summarizer
@@ -356,6 +357,7 @@ class _OverviewSettings:
     horizon: int
 
 
+@gc_paused()
 def analyze(
     original: Any,
     result: Any,
@@ -407,6 +409,7 @@ def analyze(
     return overview.with_facts(_facts(caller, outcome, judge, fact_cache))
 
 
+@gc_paused()
 def analyze_facts(
     original: Any,
     result: Any,
@@ -436,6 +439,7 @@ def _facts(
     )
 
 
+@gc_paused()
 def analyze_overview(
     original: Any,
     result: Any,
