@@ -47,6 +47,15 @@ Wire = dict[str, Any]
 # --------------------------------------------------------------------------- builders
 
 
+def stable(value: Any) -> Any:
+    """A result's ``to_dict()`` without its timings (``duration_ms``), for comparing runs."""
+    if isinstance(value, dict):
+        return {k: stable(v) for k, v in value.items() if k != "duration_ms"}
+    if isinstance(value, list | tuple):
+        return [stable(v) for v in value]
+    return value
+
+
 def system(text: str = "You are a helpful assistant.") -> Wire:
     return {"role": "system", "content": text}
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies_helpers import call, calls, cases, index_of, result, transcripts
+from strategies_helpers import call, calls, cases, index_of, result, stable, transcripts
 
 from compactlens import CharEstimator, MessageIndex, apply_compaction, run_strategy
 from compactlens.engine.strategies.tool_results import (
@@ -86,14 +86,6 @@ def _general(items: list[dict[str, Any]], strategy: Any, tok: Any) -> Any:
     return run_strategy(index, strategy, caller=caller, tokenizer_given=tok is not None)
 
 
-def _stable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k != "duration_ms"}
-    if isinstance(value, list | tuple):
-        return [_stable(v) for v in value]
-    return value
-
-
 def _same_messages(fast: Any, general: Any) -> None:
     assert fast == general
     for a, b in zip(fast, general, strict=True):
@@ -127,7 +119,7 @@ def test_fast_path_gives_the_general_paths_result_byte_for_byte(data: st.DataObj
     assert [m is o for m, o in zip(got.messages, convo, strict=False)] == [
         m is o for m, o in zip(want.messages, convo, strict=False)
     ]
-    assert _stable(got.to_dict()) == _stable(want.to_dict())
+    assert stable(got.to_dict()) == stable(want.to_dict())
 
 
 @settings(max_examples=60, deadline=None)

@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies_helpers import call, calls, result, transcripts, user
+from strategies_helpers import call, calls, result, stable, transcripts, user
 
 from compactlens import (
     CharEstimator,
@@ -33,18 +33,10 @@ from compactlens.formats import from_caller
 from compactlens.model.messages import text_message
 
 
-def _stable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k != "duration_ms"}
-    if isinstance(value, list | tuple):
-        return [_stable(v) for v in value]
-    return value
-
-
 def _same(a: Any, b: Any) -> None:
     assert json.dumps(a.messages, ensure_ascii=False) == json.dumps(b.messages, ensure_ascii=False)
     assert a.projection == b.projection
-    assert _stable(a.to_dict()) == _stable(b.to_dict())
+    assert stable(a.to_dict()) == stable(b.to_dict())
 
 
 def _collapse(**kwargs: Any) -> ToolResultCompactionStrategy:
