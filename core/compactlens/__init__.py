@@ -51,7 +51,17 @@ from compactlens.engine import (
     turns_exceed,
     validate_pairing,
 )
-from compactlens.model import CharEstimator, Message, TiktokenTokenizer, Tokenizer, TranscriptError
+from compactlens.model import (
+    CharEstimator,
+    CompactlensError,
+    ConfigError,
+    InputTypeError,
+    Message,
+    TiktokenTokenizer,
+    Tokenizer,
+    TranscriptError,
+    UsageError,
+)
 from compactlens.session import CompactionSession, JsonFileCheckpointStore, SQLiteCheckpointStore
 from compactlens.summarizers import ExtractiveSummarizer, OpenAISummarizer, Summarizer
 from compactlens.transcript import Transcript, dump_transcript, load_transcript
@@ -65,8 +75,11 @@ __all__ = [
     "CompactResult",
     "CompactionResult",
     "CompactionSession",
+    "CompactlensError",
+    "ConfigError",
     "ExtractiveSummarizer",
     "Guards",
+    "InputTypeError",
     "JsonFileCheckpointStore",
     "Message",
     "MessageIndex",
@@ -86,6 +99,7 @@ __all__ = [
     "TranscriptError",
     "Trigger",
     "TruncationStrategy",
+    "UsageError",
     "__version__",
     "acompact",
     "analyze",

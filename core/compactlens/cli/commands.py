@@ -51,7 +51,7 @@ from compactlens.engine.strategies.config import (
 )
 from compactlens.engine.triggers import Trigger
 from compactlens.formats import FORMATS
-from compactlens.model.errors import TranscriptError
+from compactlens.model.errors import CompactlensError, TranscriptError
 from compactlens.model.tokens import CharEstimator, EncodingUnavailableError, TiktokenTokenizer
 from compactlens.model.tokens import Tokenizer as _Tokenizer
 from compactlens.summarizers.extractive import ExtractiveSummarizer
@@ -99,7 +99,7 @@ _LIMIT_HINTS = {"pass max_bytes=": "pass --max-bytes", "pass max_string=": "pass
 _SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 
-class CliError(Exception):
+class CliError(CompactlensError):
     """A usage or input error: printed as one line, exit code 2."""
 
 

@@ -19,8 +19,10 @@ from __future__ import annotations
 import threading
 from typing import Any, Protocol, runtime_checkable
 
+from compactlens.model.errors import CompactlensError
 
-class CompactionCancelled(Exception):
+
+class CompactionCancelled(CompactlensError):
     """Compaction was cancelled through its cancel token; no result was produced."""
 
     def __init__(self, message: str = "compaction was cancelled") -> None:

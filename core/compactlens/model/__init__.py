@@ -14,7 +14,13 @@ from compactlens.model.display import (
     clip,
     data_frame,
 )
-from compactlens.model.errors import TranscriptError
+from compactlens.model.errors import (
+    CompactlensError,
+    ConfigError,
+    InputTypeError,
+    TranscriptError,
+    UsageError,
+)
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import (
     ROLES,
@@ -64,7 +70,10 @@ __all__ = [
     "ApprovalResponsePart",
     "Card",
     "CharEstimator",
+    "CompactlensError",
+    "ConfigError",
     "EncodingUnavailableError",
+    "InputTypeError",
     "MediaPart",
     "Message",
     "OpaquePart",
@@ -78,6 +87,7 @@ __all__ = [
     "ToolCallPart",
     "ToolResultPart",
     "TranscriptError",
+    "UsageError",
     "budget_bar_html",
     "card_html",
     "card_text",

@@ -1,9 +1,36 @@
-"""Errors that name where bad input is: the source, the location and what is wrong."""
+"""The one family of errors compactlens raises: every exception derives from
+:class:`CompactlensError`, so ``except CompactlensError`` catches anything the library
+raised. Each error also keeps the built-in base callers already catch (``ValueError`` for
+bad input and configuration, ``TypeError`` for an argument of the wrong kind,
+``RuntimeError`` for a missing resource or a misuse at run time).
+
+Errors about input name where the bad input is: the source, the location and what is wrong.
+"""
 
 from __future__ import annotations
 
 
-class TranscriptError(ValueError):
+class CompactlensError(Exception):
+    """The root of every exception compactlens raises."""
+
+
+class ConfigError(CompactlensError, ValueError):
+    """A configuration or parameter value is invalid: a strategy, trigger, guard, profile,
+    limit or other setting. The message names the setting (for example
+    ``strategy.strategies[1].keep_last``) and what is wrong."""
+
+
+class InputTypeError(CompactlensError, TypeError):
+    """An argument is of a kind the library does not accept (for example a message that is
+    neither a wire dict nor a :class:`~compactlens.Message`)."""
+
+
+class UsageError(CompactlensError, RuntimeError):
+    """A call that cannot be made in the current state (for example a session used after it
+    was closed) or that needs something that is not available."""
+
+
+class TranscriptError(CompactlensError, ValueError):
     """A transcript could not be read.
 
     ``source`` names the file (or ``<bytes>``, ``<list>``), ``location`` is a path
@@ -17,3 +44,6 @@ class TranscriptError(ValueError):
         self.message = message
         where = f"{source}: {location}: " if location else f"{source}: "
         super().__init__(where + message)
+
+
+__all__ = ["CompactlensError", "ConfigError", "InputTypeError", "TranscriptError", "UsageError"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from compactlens.model.errors import CompactlensError
 from compactlens.model.messages import Message, ToolCallPart, message_text, part_text
 from compactlens.model.serialize import messages_to_json
 
@@ -126,7 +127,7 @@ MODEL_PREFIXES: dict[str, str] = {
 }
 
 
-class EncodingUnavailableError(RuntimeError):
+class EncodingUnavailableError(CompactlensError, RuntimeError):
     """No installed package provides the encoding and tiktoken could not fetch it."""
 
 

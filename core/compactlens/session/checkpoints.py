@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from compactlens.formats.caller import from_caller
+from compactlens.model.errors import CompactlensError
 from compactlens.model.messages import Message
 from compactlens.model.serialize import message_from_dict, message_to_dict
 
@@ -56,7 +57,7 @@ ON_CORRUPT: tuple[OnCorrupt, ...] = ("set-aside", "delete")
 _CHECKSUM = "content_sha256"
 
 
-class CheckpointCorruptError(ValueError):
+class CheckpointCorruptError(CompactlensError, ValueError):
     """A stored checkpoint that cannot be used; names the store, the key and the reason.
 
     ``action`` says what the store did with it: ``"set aside as <where>"``,
