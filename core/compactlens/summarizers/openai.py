@@ -13,11 +13,25 @@ or another content type) raises ``openai.APIResponseValidationError`` (an
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from compactlens.summarizers.base import SummaryRequest, SummaryResponse, Usage
 
 DEFAULT_TIMEOUT = 120.0
+OFFICIAL_BASE_URL = "https://api.openai.com/v1"
+#: The environment variables the ``openai`` client reads on its own and sends to whatever
+#: endpoint it calls: credentials when a server holds them. ``environment=False`` ignores
+#: every one of them.
+CREDENTIAL_SETTINGS = (
+    "OPENAI_API_KEY",
+    "OPENAI_ADMIN_KEY",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "OPENAI_CUSTOM_HEADERS",
+    "OPENAI_WEBHOOK_SECRET",
+    "OPENAI_BASE_URL",
+)
 
 
 def _usage(raw: Any) -> Usage | None:
@@ -78,6 +92,28 @@ def parse_raw_completion(raw: Any) -> Any:
     return completion
 
 
+def _forget_environment(
+    client: Any, organization: str | None, project: str | None, headers: dict[str, str] | None
+) -> None:
+    """Undo what the ``openai`` client read from the environment on its own.
+
+    The client fills the organization, project, admin key and webhook secret from
+    ``OPENAI_*`` variables when they are not given, and merges ``OPENAI_CUSTOM_HEADERS``
+    (an ``Authorization`` line there even replaces the key) into its headers whatever is
+    given. The attributes set here are the ones its request headers are built from;
+    ``tests/summarizers`` checks, against a local server, that none of them is sent.
+    """
+    client.organization = organization
+    client.project = project
+    client._custom_headers = dict(headers or {})
+    if hasattr(client, "_ambient_authorizations"):
+        client._ambient_authorizations = frozenset()
+    if hasattr(client, "admin_api_key"):
+        client.admin_api_key = None
+    if hasattr(client, "webhook_secret"):
+        client.webhook_secret = None
+
+
 class OpenAISummarizer:
     """Summarize with a chat model through the official ``openai`` client.
 
@@ -88,6 +124,13 @@ class OpenAISummarizer:
     sent, which local servers such as Ollama ignore). ``max_tokens_param`` names
     the output cap sent: ``max_tokens`` (widest support) or ``max_completion_tokens``
     (required by OpenAI reasoning models). Reports usage and the finish reason.
+
+    ``organization``, ``project`` and ``default_headers`` are sent as given. With
+    ``environment=False`` the clients this summarizer builds take nothing from the
+    environment: not the key, base URL, organization, project, admin key or the custom
+    headers the ``openai`` client otherwise reads from ``OPENAI_*`` variables
+    (:data:`CREDENTIAL_SETTINGS`), so a server's credentials never reach an endpoint its
+    operator did not choose (a hosted inspector builds visitors' summarizers this way).
     """
 
     name = "openai"
@@ -104,6 +147,10 @@ class OpenAISummarizer:
         temperature: float | None = None,
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
         extra_body: dict[str, Any] | None = None,
+        organization: str | None = None,
+        project: str | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        environment: bool = True,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError("model must be a non-empty string")
@@ -118,6 +165,10 @@ class OpenAISummarizer:
         self.max_tokens_param = max_tokens_param
         self.extra_body = dict(extra_body) if extra_body else None
         self._api_key = api_key
+        self.organization = organization
+        self.project = project
+        self._headers = dict(default_headers) if default_headers else None
+        self.environment = environment
         self._client = client.with_options(max_retries=0, timeout=self.timeout) if client else None
         self._async_client = (
             async_client.with_options(max_retries=0, timeout=self.timeout) if async_client else None
@@ -127,27 +178,44 @@ class OpenAISummarizer:
         return f"OpenAISummarizer(model={self.model!r}, base_url={self.base_url!r})"
 
     def _key(self) -> str | None:
-        key = self._api_key or os.environ.get("OPENAI_API_KEY")
-        if key is None and self.base_url:
+        key = self._api_key
+        if key is None and self.environment:
+            key = os.environ.get("OPENAI_API_KEY")
+        if key is None and (self.base_url or not self.environment):
             key = "not-needed"
         return key
+
+    def _build(self, cls: Any) -> Any:
+        """A client of ``cls`` (``openai.OpenAI`` or ``AsyncOpenAI``) with this summarizer's
+        values; with ``environment=False``, none read from the environment."""
+        base_url = self.base_url
+        if base_url is None and not self.environment:
+            base_url = OFFICIAL_BASE_URL
+        client = cls(
+            api_key=self._key(),
+            base_url=base_url,
+            organization=self.organization,
+            project=self.project,
+            default_headers=self._headers,
+            timeout=self.timeout,
+            max_retries=0,
+        )
+        if not self.environment:
+            _forget_environment(client, self.organization, self.project, self._headers)
+        return client
 
     def _sync_client(self) -> Any:
         if self._client is None:
             import openai
 
-            self._client = openai.OpenAI(
-                api_key=self._key(), base_url=self.base_url, timeout=self.timeout, max_retries=0
-            )
+            self._client = self._build(openai.OpenAI)
         return self._client
 
     def _async(self) -> Any:
         if self._async_client is None:
             import openai
 
-            self._async_client = openai.AsyncOpenAI(
-                api_key=self._key(), base_url=self.base_url, timeout=self.timeout, max_retries=0
-            )
+            self._async_client = self._build(openai.AsyncOpenAI)
         return self._async_client
 
     def request_kwargs(self, request: SummaryRequest) -> dict[str, Any]:
@@ -182,4 +250,4 @@ class OpenAISummarizer:
             self._client.close()
 
 
-__all__ = ["OpenAISummarizer", "response_from_completion"]
+__all__ = ["CREDENTIAL_SETTINGS", "OpenAISummarizer", "response_from_completion"]
