@@ -78,7 +78,8 @@ def make_summarizer(
     The extractive summarizer is offline and deterministic. The OpenAI-compatible one
     is built with the key given here (never stored in settings, never shown). With an
     ``access`` (see :func:`~compactlens_inspector.hosting.resolve_access`) its endpoint
-    and key are the ones the hosting policy decided (a refused access sends nothing);
+    and key are the ones the hosting policy decided (a refused access sends nothing), and
+    nothing else is read from the environment unless the key is the server's;
     with a ``limiter`` every request that is not answered from the cache passes it.
     """
     from compactlens.summarizers import CachingSummarizer
@@ -94,6 +95,9 @@ def make_summarizer(
             base_url=access.base_url if access else settings.base_url or None,
             api_key=access.api_key if access else api_key or None,
             timeout=60.0,
+            # The operator's other OPENAI_* settings (organization, project, custom
+            # headers) go only with the operator's own key to an endpoint they allowed.
+            environment=access is None or access.owner == "server",
         )
         if limiter is not None:
             inner = LimitedSummarizer(inner, limiter)

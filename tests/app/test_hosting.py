@@ -172,3 +172,41 @@ def test_with_visitor_endpoints_off_only_allowed_ones_can_be_picked(
     no_exceptions(at)
     # The first allowed endpoint was the selector's default, then the other one was picked.
     assert _keys_sent(allowed) == _keys_sent(other) == {f"Bearer {SERVER_KEY}"}
+
+
+OPERATOR_SETTINGS = {
+    "OPENAI_ORG_ID": "org-operator-PRIVATE",
+    "OPENAI_PROJECT_ID": "proj-operator-PRIVATE",
+    "OPENAI_CUSTOM_HEADERS": "Authorization: Bearer sk-header-PRIVATE\nX-Gateway-Key: gw-PRIVATE",
+}
+
+
+def _private_headers(server: Any) -> list[str]:
+    return [
+        f"{name}: {value}"
+        for request in server.requests
+        for name, value in request.headers.items()
+        if "PRIVATE" in value
+    ]
+
+
+def test_operator_openai_settings_never_reach_a_visitor_endpoint(app, servers, monkeypatch):
+    """Issue 27, finding 2: the openai client reads OPENAI_ORG_ID, OPENAI_PROJECT_ID and
+    OPENAI_CUSTOM_HEADERS by itself; a visitor's endpoint must get none of them (and the
+    custom Authorization line must not replace the visitor's key), while the operator's
+    allowed endpoint, called with the server's key, still gets them."""
+    allowed, other = servers
+    monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", allowed.base_url)
+    for name, value in OPERATOR_SETTINGS.items():
+        monkeypatch.setenv(name, value)
+    at = _lab(app, other.base_url)
+    at.text_input(key="sb_api_key").set_value(VISITOR_KEY).run()
+    no_exceptions(at)
+    assert len(other.requests) == 1
+    assert _private_headers(other) == []
+    assert _keys_sent(other) == {f"Bearer {VISITOR_KEY}"}
+    # With the server's key on the operator's endpoint the operator's settings apply.
+    at = _lab(app, allowed.base_url)
+    assert len(allowed.requests) == 1
+    assert "openai-organization: org-operator-PRIVATE" in _private_headers(allowed)
