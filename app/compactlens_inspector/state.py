@@ -1,6 +1,6 @@
 """App state in one place: session keys, cached loaders, indexes, runs and the URL.
 
-Caching (process-wide, in :mod:`compactlens_inspector.shared_cache` caches bounded by
+Caching (process-wide, in :mod:`compactlens_inspector.serving.shared_cache` caches bounded by
 bytes and entries, or ``st.cache_resource``: the values are immutable, so sessions share
 them without copies):
 
@@ -29,8 +29,7 @@ from streamlit.runtime import Runtime
 from compactlens import MessageIndex, TranscriptError
 from compactlens.analysis import AnalysisOverview, CompactionReport, Fact, FactReport, FixSearch
 from compactlens.summarizers import SummaryResponse
-from compactlens_inspector.analysis_view import AnalysisSettings, run_facts, run_overview
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     PRESETS,
     TOKENIZERS,
     LabConfig,
@@ -41,7 +40,15 @@ from compactlens_inspector.config import (
     preset,
     sized,
 )
-from compactlens_inspector.hosting import (
+from compactlens_inspector.lab.replay import ReplayStep, replay_session
+from compactlens_inspector.lab.runs import (
+    RunOutcome,
+    build_index,
+    find_fixes,
+    make_summarizer,
+    run_config,
+)
+from compactlens_inspector.serving.hosting import (
     LOCKED_POLICY,
     Access,
     HostingConfigError,
@@ -50,7 +57,7 @@ from compactlens_inspector.hosting import (
     policy_from_settings,
     resolve_access,
 )
-from compactlens_inspector.loader import (
+from compactlens_inspector.serving.loader import (
     LoadedTranscript,
     Sample,
     check_size,
@@ -59,16 +66,8 @@ from compactlens_inspector.loader import (
     parse_transcript,
     samples_dir,
 )
-from compactlens_inspector.preflight import streamlit_secrets
-from compactlens_inspector.replay import ReplayStep, replay_session
-from compactlens_inspector.runs import (
-    RunOutcome,
-    build_index,
-    find_fixes,
-    make_summarizer,
-    run_config,
-)
-from compactlens_inspector.shared_cache import (
+from compactlens_inspector.serving.preflight import streamlit_secrets
+from compactlens_inspector.serving.shared_cache import (
     DEFAULT_CACHE_MB,
     CacheView,
     SharedCaches,
@@ -76,7 +75,8 @@ from compactlens_inspector.shared_cache import (
     cache_budget_mb,
     settle_collector,
 )
-from compactlens_inspector.story_view import CANNOT_FIT_SAMPLE, STORY_SAMPLE, Story, build_story
+from compactlens_inspector.views.analysis import AnalysisSettings, run_facts, run_overview
+from compactlens_inspector.views.story import CANNOT_FIT_SAMPLE, STORY_SAMPLE, Story, build_story
 
 # -- session-state keys (the only ones the app stores outside widgets) -------------------------
 SOURCES = "cl_sources"
@@ -324,7 +324,8 @@ def api_key_source() -> str:
 
 def _secret_settings() -> dict[str, Any]:
     """The hosting settings in Streamlit's secrets; none when there are no secrets or
-    they cannot be read (``make serve`` refuses to start then: :mod:`.preflight`)."""
+    they cannot be read (``make serve`` refuses to start then:
+    :mod:`~compactlens_inspector.serving.preflight`)."""
     return streamlit_secrets()[0]
 
 

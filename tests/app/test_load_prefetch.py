@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from test_security_summarizer import KEY, _chat_server_module, _openai_lab
 
 from compactlens_inspector import state
-from compactlens_inspector.config import LabConfig, default_stage
+from compactlens_inspector.lab.config import LabConfig, default_stage
 
 
 def _count_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
