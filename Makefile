@@ -42,7 +42,7 @@ demo: $(VENV)/.ok-app
 ADDRESS ?= 127.0.0.1
 SERVE_FLAGS ?=
 serve: $(VENV)/.ok-app
-	$(VENV)/bin/python -m compactlens_inspector.preflight
+	$(VENV)/bin/python -m compactlens_inspector.serving.preflight
 	$(VENV)/bin/streamlit run app/streamlit_app.py --server.headless true \
 		--server.address $(ADDRESS) --server.port $(PORT) \
 		--server.enableXsrfProtection true --server.enableCORS true \

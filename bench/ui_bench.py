@@ -74,7 +74,7 @@ from compactlens_inspector.components.analysis_summary import (  # noqa: E402
 from compactlens_inspector.pages.transcript import (  # noqa: E402
     DEFAULT_PAGE_SIZE as TRANSCRIPT_PAGE_SIZE,
 )
-from compactlens_inspector.views import DECISION_MAP_BARS  # noqa: E402
+from compactlens_inspector.views.run import DECISION_MAP_BARS  # noqa: E402
 
 #: Issue 15's goals at 50,000 messages (the first ones, 3 s and 1 s, were at 10,000).
 GOAL_FIRST_SCREEN_S = 2.0
@@ -208,7 +208,7 @@ def _open_analysis(app: StreamlitApp) -> tuple[float, float]:
 
 
 def preset_label(name: str) -> str:
-    from compactlens_inspector.config import PRESETS
+    from compactlens_inspector.lab.config import PRESETS
 
     return PRESETS[name]
 
@@ -273,10 +273,10 @@ def server_pieces(path: Path, lab_target: int | None, *, analysis: bool = True) 
     ``analysis``: also time ``analyze()`` of the runs (minutes at 50,000 messages).
     """
     import compactlens.viz as figures
-    from compactlens_inspector.config import SummarizerSettings, preset, with_value
-    from compactlens_inspector.context_view import context_gauge, gauge_html
-    from compactlens_inspector.loader import parse_transcript
-    from compactlens_inspector.runs import build_index, make_summarizer, run_config
+    from compactlens_inspector.lab.config import SummarizerSettings, preset, with_value
+    from compactlens_inspector.lab.runs import build_index, make_summarizer, run_config
+    from compactlens_inspector.serving.loader import parse_transcript
+    from compactlens_inspector.views.context import context_gauge, gauge_html
 
     data = path.read_bytes()
     pieces: list[Piece] = []
@@ -383,7 +383,7 @@ def fact_pieces(messages: Sequence[Any], result: Any) -> list[Piece]:
 def _analysis_runner() -> Callable[[Any, Any], Any] | None:
     """The app's analysis of a run, when this version of the app has one."""
     try:
-        from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
+        from compactlens_inspector.views.analysis import AnalysisSettings, run_analysis
     except ImportError:
         return None
     return lambda index, outcome: run_analysis(index, outcome, AnalysisSettings())

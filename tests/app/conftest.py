@@ -16,7 +16,7 @@ import pytest
 from apptest_helpers import APP, build_samples
 from streamlit.testing.v1 import AppTest
 
-from compactlens_inspector.hosting import SETTINGS
+from compactlens_inspector.serving.hosting import SETTINGS
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from hypothesis import strategies as hs
 
 from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     PRESETS,
     CompactSettings,
     LabConfig,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apptest_helpers import go, no_exceptions
 
-from compactlens_inspector.config import LabConfig, decode_config, default_stage, encode_config
+from compactlens_inspector.lab.config import LabConfig, decode_config, default_stage, encode_config
 
 
 def _config(**guards: object) -> LabConfig:
@@ -58,7 +58,7 @@ def test_the_profile_selector_brings_the_profiles_defaults_and_guards(app) -> No
     assert lab.guard_set().keep_latest_request is False  # MAF has no such rule
     assert at.checkbox(key="sb_guard_latest").value is False
     assert decode_config(encode_config(lab)).profile == "maf"
-    from compactlens_inspector.snippet import config_to_snippet
+    from compactlens_inspector.exports.snippet import config_to_snippet
 
     code = config_to_snippet(lab)
     assert "PROFILE = 'maf'" in code and "keep_latest_request': False" in code

@@ -8,7 +8,7 @@ from apptest_helpers import coding_agent, unresolved
 from compactlens import CharEstimator, ExtractiveSummarizer, MessageIndex, strategy_from_config
 from compactlens.formats import from_caller
 from compactlens.viz import timeline_events
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     PRESETS,
     CompactSettings,
     LabConfig,
@@ -22,9 +22,9 @@ from compactlens_inspector.config import (
     sweepable_parameters,
     with_value,
 )
-from compactlens_inspector.runs import budget_parts, make_summarizer, redact, run_config
-from compactlens_inspector.safety import md_escape, neutralize_markdown
-from compactlens_inspector.views import decision_views, summary_ranges
+from compactlens_inspector.lab.runs import budget_parts, make_summarizer, redact, run_config
+from compactlens_inspector.style.safety import md_escape, neutralize_markdown
+from compactlens_inspector.views.run import decision_views, summary_ranges
 
 
 def _index(messages: list[dict] | None = None) -> MessageIndex:

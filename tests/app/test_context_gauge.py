@@ -10,10 +10,10 @@ from hypothesis import strategies as hs
 
 from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
-from compactlens_inspector.config import SummarizerSettings
-from compactlens_inspector.context_view import context_gauge, gauge_html
-from compactlens_inspector.presets import PRESETS, preset
-from compactlens_inspector.runs import make_summarizer, run_config
+from compactlens_inspector.lab.config import SummarizerSettings
+from compactlens_inspector.lab.presets import PRESETS, preset
+from compactlens_inspector.lab.runs import make_summarizer, run_config
+from compactlens_inspector.views.context import context_gauge, gauge_html
 
 INDEX = MessageIndex.build(from_caller(coding_agent(6)).messages, CharEstimator())
 

@@ -15,7 +15,7 @@ import pytest
 from apptest_helpers import go, no_exceptions, plain, texts
 from test_security_summarizer import _chat_server_module
 
-from compactlens_inspector.config import LabConfig, default_stage, encode_config
+from compactlens_inspector.lab.config import LabConfig, default_stage, encode_config
 
 SERVER_KEY = "sk-server-DO-NOT-LEAK-0123456789abcdef"
 VISITOR_KEY = "sk-visitor-OWN-KEY-fedcba9876543210"

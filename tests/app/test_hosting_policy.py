@@ -14,7 +14,7 @@ from compactlens.summarizers import (
     SummaryRequest,
     build_summary_request,
 )
-from compactlens_inspector.hosting import (
+from compactlens_inspector.serving.hosting import (
     NO_KEY,
     OFFICIAL_BASE_URL,
     EndpointError,
@@ -220,7 +220,7 @@ def test_the_cache_answers_repeats_without_counting() -> None:
 
 
 def test_a_summarizer_label_never_shows_a_password_in_the_url() -> None:
-    from compactlens_inspector.config import SummarizerSettings
+    from compactlens_inspector.lab.config import SummarizerSettings
 
     label = SummarizerSettings(
         kind="openai", base_url="https://user:s3cret@llm.example:8443/v1", model="m"

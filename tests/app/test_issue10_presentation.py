@@ -16,8 +16,7 @@ import compactlens.viz as figures
 from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
 from compactlens.viz import timeline_events
-from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     LabConfig,
     SummarizerSettings,
     default_stage,
@@ -25,10 +24,11 @@ from compactlens_inspector.config import (
     preset,
     sweepable_parameters,
 )
-from compactlens_inspector.numbers import INT_FORMAT, group_digits, num, share
-from compactlens_inspector.runs import budget_parts, make_summarizer, run_config
-from compactlens_inspector.views import sweep_point
-from compactlens_inspector.wording import param_words
+from compactlens_inspector.lab.runs import budget_parts, make_summarizer, run_config
+from compactlens_inspector.style.numbers import INT_FORMAT, group_digits, num, share
+from compactlens_inspector.style.wording import param_words
+from compactlens_inspector.views.analysis import AnalysisSettings, run_analysis
+from compactlens_inspector.views.run import sweep_point
 
 
 def _index() -> MessageIndex:

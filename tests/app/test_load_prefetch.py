@@ -14,19 +14,21 @@ from streamlit.testing.v1 import AppTest
 from test_security_summarizer import KEY, _chat_server_module, _openai_lab
 
 from compactlens_inspector import state
-from compactlens_inspector.config import LabConfig, default_stage
+from compactlens_inspector.lab.config import LabConfig, default_stage
+from compactlens_inspector.state import products
 
 
 def _count_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every configuration the app plans from now on (the real planner, observed)."""
+    """Every configuration the app plans from now on (the real planner, observed where
+    :mod:`~compactlens_inspector.state.products` calls it)."""
     planned: list[str] = []
-    real = state.run_config
+    real = products.run_config
 
     def observed(*args: Any, **kwargs: Any) -> Any:
         planned.append(args[1].key())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(state, "run_config", observed)
+    monkeypatch.setattr(products, "run_config", observed)
     return planned
 
 

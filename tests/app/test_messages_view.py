@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as hs
 
 from compactlens.formats import from_caller
-from compactlens_inspector.message_view import message_card, prose
-from compactlens_inspector.theme import ROLE_ICONS, ROLES
+from compactlens_inspector.style.theme import ROLE_ICONS, ROLES
+from compactlens_inspector.views.message import message_card, prose
 
 _UNESCAPE = re.compile(r"\\(.)")
 #: A character Markdown would act on, not preceded by a backslash.

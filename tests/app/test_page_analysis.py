@@ -32,14 +32,14 @@ from compactlens import (
 from compactlens.analysis import DEFAULT_PRICES
 from compactlens.engine import always
 from compactlens.formats import from_caller
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     CompactSettings,
     LabConfig,
     default_stage,
     encode_config,
     preset,
 )
-from compactlens_inspector.numbers import group_digits
+from compactlens_inspector.style.numbers import group_digits
 
 TRUNCATION = preset("truncation", 2000)
 

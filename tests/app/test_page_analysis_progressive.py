@@ -8,14 +8,14 @@ from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions,
 from compactlens import CharEstimator, ExtractiveSummarizer, MessageIndex
 from compactlens.analysis import Fact
 from compactlens.formats import from_caller
-from compactlens_inspector.analysis_view import (
+from compactlens_inspector.lab.config import encode_config, preset
+from compactlens_inspector.lab.runs import RunOutcome, run_config
+from compactlens_inspector.views.analysis import (
     AnalysisSettings,
     run_analysis,
     run_facts,
     run_overview,
 )
-from compactlens_inspector.config import encode_config, preset
-from compactlens_inspector.runs import RunOutcome, run_config
 
 TRUNCATION = preset("truncation", 2000)
 

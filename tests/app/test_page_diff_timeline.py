@@ -6,7 +6,7 @@ from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions,
 
 from compactlens import CharEstimator, MessageIndex, run_strategy, strategy_from_config
 from compactlens.formats import from_caller
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     CompactSettings,
     LabConfig,
     default_stage,

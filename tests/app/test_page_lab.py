@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apptest_helpers import go, metric_int, no_exceptions, plain, texts
 
-from compactlens_inspector.config import CompactSettings, LabConfig, encode_config, preset
+from compactlens_inspector.lab.config import CompactSettings, LabConfig, encode_config, preset
 
 
 def _lab(app, config: LabConfig | None = None, **query: str):

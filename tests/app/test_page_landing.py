@@ -6,7 +6,7 @@ from apptest_helpers import metric, metric_int, no_exceptions, plain, texts
 
 from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
-from compactlens_inspector.config import LabConfig
+from compactlens_inspector.lab.config import LabConfig
 
 
 def test_landing_opens_on_a_bundled_sample_without_a_key(app, sample_doc) -> None:

@@ -9,7 +9,7 @@ from apptest_helpers import REPO_ROOT, go, metric, no_exceptions, texts
 
 from compactlens import load_transcript
 from compactlens.analysis import postmortem, reference_pipeline
-from compactlens_inspector.message_view import prose
+from compactlens_inspector.views.message import prose
 
 SAMPLE = REPO_ROOT / "sample_transcripts" / "claude_code_compacted.jsonl"
 

@@ -6,7 +6,7 @@ import json
 
 from apptest_helpers import go, no_exceptions, plain, texts
 
-from compactlens_inspector.config import LabConfig, encode_config, preset
+from compactlens_inspector.lab.config import LabConfig, encode_config, preset
 
 
 def test_sweep_runs_one_configuration_per_value(app) -> None:

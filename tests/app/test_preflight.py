@@ -12,10 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from compactlens_inspector.hosting import ENV_ALLOWED, SETTINGS
-from compactlens_inspector.loader import DEFAULT_MAX_UPLOAD_MB, MAX_UPLOAD_ENV, upload_limit_mb
-from compactlens_inspector.preflight import settings_problems
-from compactlens_inspector.shared_cache import CACHE_MB_SETTING
+from compactlens_inspector.serving.hosting import ENV_ALLOWED, SETTINGS
+from compactlens_inspector.serving.loader import (
+    DEFAULT_MAX_UPLOAD_MB,
+    MAX_UPLOAD_ENV,
+    upload_limit_mb,
+)
+from compactlens_inspector.serving.preflight import settings_problems
+from compactlens_inspector.serving.shared_cache import CACHE_MB_SETTING
 
 _OURS = (*SETTINGS, MAX_UPLOAD_ENV, CACHE_MB_SETTING)
 
@@ -24,7 +28,7 @@ def _preflight(cwd: Path, **settings: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in _OURS and k != "OPENAI_API_KEY"}
     env.update(settings)
     return subprocess.run(
-        [sys.executable, "-m", "compactlens_inspector.preflight"],
+        [sys.executable, "-m", "compactlens_inspector.serving.preflight"],
         cwd=cwd,
         env=env,
         capture_output=True,

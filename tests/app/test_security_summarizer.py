@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from apptest_helpers import REPO_ROOT, go, no_exceptions, plain, texts
 
-from compactlens_inspector.config import LabConfig, default_stage, encode_config, preset
+from compactlens_inspector.lab.config import LabConfig, default_stage, encode_config, preset
 
 KEY = "sk-test-DO-NOT-SHOW-0123456789abcdef"
 

@@ -15,10 +15,10 @@ from apptest_helpers import coding_agent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compactlens_inspector.config import SummarizerSettings, nice_budget, preset
-from compactlens_inspector.loader import parse_transcript
-from compactlens_inspector.runs import build_index, make_summarizer, run_config
-from compactlens_inspector.shared_cache import (
+from compactlens_inspector.lab.config import SummarizerSettings, nice_budget, preset
+from compactlens_inspector.lab.runs import build_index, make_summarizer, run_config
+from compactlens_inspector.serving.loader import parse_transcript
+from compactlens_inspector.serving.shared_cache import (
     DEFAULT_CACHE_MB,
     CacheView,
     SharedCache,

@@ -13,23 +13,23 @@ import pytest
 from apptest_helpers import XSS_TEXT
 
 from compactlens.analysis import DEFAULT_PRICES
-from compactlens_inspector.analysis_view import (
-    AnalysisSettings,
-    price_rows,
-    prices_from_rows,
-    run_analysis,
-)
-from compactlens_inspector.config import (
+from compactlens_inspector.exports.files import config_json, events_jsonl, report_html
+from compactlens_inspector.exports.snippet import config_to_snippet
+from compactlens_inspector.lab.config import (
     CompactSettings,
     LabConfig,
     SummarizerSettings,
     default_stage,
     preset,
 )
-from compactlens_inspector.exports import config_json, events_jsonl, report_html
-from compactlens_inspector.loader import parse_transcript
-from compactlens_inspector.runs import build_index, make_summarizer, run_config
-from compactlens_inspector.snippet import config_to_snippet
+from compactlens_inspector.lab.runs import build_index, make_summarizer, run_config
+from compactlens_inspector.serving.loader import parse_transcript
+from compactlens_inspector.views.analysis import (
+    AnalysisSettings,
+    price_rows,
+    prices_from_rows,
+    run_analysis,
+)
 
 CONFIGS = {
     "truncation": preset("truncation", 2000),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from apptest_helpers import REPO_ROOT, go, no_exceptions, texts
 
-from compactlens_inspector.loader import parse_transcript
-from compactlens_inspector.runs import build_index
-from compactlens_inspector.story_view import STEPS, STRATEGIES, build_story, step_number
+from compactlens_inspector.lab.runs import build_index
+from compactlens_inspector.serving.loader import parse_transcript
+from compactlens_inspector.views.story import STEPS, STRATEGIES, build_story, step_number
 
 SAMPLES = REPO_ROOT / "sample_transcripts"
 

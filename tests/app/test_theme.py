@@ -9,7 +9,7 @@ import pytest
 from apptest_helpers import REPO_ROOT
 
 from compactlens_inspector.components import badges
-from compactlens_inspector.theme import DECISIONS, GAUGE_COLORS, NAMED, ROLES
+from compactlens_inspector.style.theme import DECISIONS, GAUGE_COLORS, NAMED, ROLES
 
 
 def _luminance(hex_color: str) -> float:

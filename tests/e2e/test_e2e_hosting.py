@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from e2e_support import REPO_ROOT, StreamlitApp
 
-from compactlens_inspector.config import PRESETS
+from compactlens_inspector.lab.config import PRESETS
 
 pytestmark = pytest.mark.e2e
 

@@ -32,8 +32,8 @@ from compactlens import (
     run_strategy,
     strategy_from_config,
 )
-from compactlens_inspector.config import nice_budget, preset
-from compactlens_inspector.numbers import share
+from compactlens_inspector.lab.config import nice_budget, preset
+from compactlens_inspector.style.numbers import share
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ import pytest
 from e2e_support import StreamlitApp, number
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from compactlens_inspector.config import TOKENIZERS
+from compactlens_inspector.lab.config import TOKENIZERS
 
 pytestmark = pytest.mark.e2e
 

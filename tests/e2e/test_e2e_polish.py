@@ -13,7 +13,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_e2e_pages import assert_no_error_box
 from test_e2e_security import IMG, SCRIPT, assert_inert
 
-from compactlens_inspector.story_view import STEPS
+from compactlens_inspector.views.story import STEPS
 
 pytestmark = pytest.mark.e2e
 

@@ -90,9 +90,9 @@ def _cases_for(prefix: str, path: Path) -> Iterator[tuple[str, Callable[[], Any]
     """(case id, a function that returns the JSON-able value) for one transcript."""
     from compactlens import validate_pairing
     from compactlens.compact import analyze_boundary
-    from compactlens_inspector.config import SummarizerSettings, nice_budget, preset
-    from compactlens_inspector.loader import parse_transcript
-    from compactlens_inspector.runs import build_index, make_summarizer, run_config
+    from compactlens_inspector.lab.config import SummarizerSettings, nice_budget, preset
+    from compactlens_inspector.lab.runs import build_index, make_summarizer, run_config
+    from compactlens_inspector.serving.loader import parse_transcript
 
     loaded = parse_transcript(path.read_bytes(), path.name)
     messages = loaded.messages
@@ -140,10 +140,10 @@ def _one_shot_cases(prefix: str, messages: Any) -> Iterator[tuple[str, Callable[
 
 
 def _replay_cases(prefix: str, path: Path) -> Iterator[tuple[str, Callable[[], Any]]]:
-    from compactlens_inspector.config import SummarizerSettings, nice_budget, preset
-    from compactlens_inspector.loader import parse_transcript
-    from compactlens_inspector.replay import replay_session
-    from compactlens_inspector.runs import build_index, make_summarizer
+    from compactlens_inspector.lab.config import SummarizerSettings, nice_budget, preset
+    from compactlens_inspector.lab.replay import replay_session
+    from compactlens_inspector.lab.runs import build_index, make_summarizer
+    from compactlens_inspector.serving.loader import parse_transcript
 
     index = build_index(parse_transcript(path.read_bytes(), path.name).messages, "estimate")
     budget = nice_budget(index.total_tokens, 0.3)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from compactlens_inspector.config import encode_config, preset
+from compactlens_inspector.lab.config import encode_config, preset
 
 APP = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
 

@@ -12,8 +12,8 @@ import pytest
 from agent_server import AgentServer
 
 from compactlens import load_transcript
-from compactlens_inspector.config import preset
-from compactlens_inspector.snippet import FRAMEWORKS, framework_snippet
+from compactlens_inspector.exports.snippet import FRAMEWORKS, framework_snippet
+from compactlens_inspector.lab.config import preset
 
 AGENTS = [f for f in FRAMEWORKS if f != "plain"]
 
@@ -73,7 +73,7 @@ def test_a_one_shot_snippet_runs_and_summarizes(
 ) -> None:
     from dataclasses import replace
 
-    from compactlens_inspector.config import CompactSettings
+    from compactlens_inspector.lab.config import CompactSettings
 
     config = replace(
         preset("truncation", 2000),

@@ -15,10 +15,10 @@ import compactlens.viz as figures
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
 from compactlens.formats import from_caller
 from compactlens.viz import timeline_events
-from compactlens_inspector.config import SummarizerSettings, preset
-from compactlens_inspector.replay import replay_session
-from compactlens_inspector.runs import budget_parts, make_summarizer, run_config
-from compactlens_inspector.views import sweep_point, sweep_values
+from compactlens_inspector.lab.config import SummarizerSettings, preset
+from compactlens_inspector.lab.replay import replay_session
+from compactlens_inspector.lab.runs import budget_parts, make_summarizer, run_config
+from compactlens_inspector.views.run import sweep_point, sweep_values
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def _ys(fig: go.Figure) -> list[float]:
 
 def test_figures_module_does_not_import_streamlit() -> None:
     code = (
-        "import sys, compactlens.viz, compactlens_inspector.report;"
+        "import sys, compactlens.viz, compactlens_inspector.exports.report;"
         "print('streamlit' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -14,8 +14,8 @@ import compactlens.viz as figures
 from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
 from compactlens.viz._style import _line, _template
-from compactlens_inspector.config import SummarizerSettings, preset
-from compactlens_inspector.runs import budget_parts, make_summarizer, run_config
+from compactlens_inspector.lab.config import SummarizerSettings, preset
+from compactlens_inspector.lab.runs import budget_parts, make_summarizer, run_config
 
 
 def _leaves(value: Any, path: tuple[str | int, ...] = ()) -> dict[tuple[str | int, ...], Any]:

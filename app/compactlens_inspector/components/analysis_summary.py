@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens_inspector import state
-from compactlens_inspector.analysis_view import recall_text, turns_text
-from compactlens_inspector.numbers import group_digits, num, share
-from compactlens_inspector.runs import RunOutcome
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.style.numbers import group_digits, num, share
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.analysis import recall_text, turns_text
 
 #: Above this many messages the lab does not analyze every preview live: fact extraction
 #: takes seconds there, and a parameter change must re-render within one.

@@ -1,14 +1,14 @@
 """Coloured badges for kinds, decisions, statuses and token counts (Streamlit Markdown).
 
 Only our own labels and numbers go into a badge; any transcript string is escaped
-with :func:`~compactlens_inspector.safety.md_escape` first.
+with :func:`~compactlens_inspector.style.safety.md_escape` first.
 """
 
 from __future__ import annotations
 
-from compactlens_inspector.numbers import num
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.theme import DECISIONS
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.theme import DECISIONS
 
 KIND_BADGE = {
     "system": "gray",

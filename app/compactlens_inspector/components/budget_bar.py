@@ -9,10 +9,10 @@ from compactlens import CompactionResult
 from compactlens.viz import groups_kept
 from compactlens_inspector.components import badges
 from compactlens_inspector.components.metric_row import Card, metric_row
-from compactlens_inspector.config import LabConfig
-from compactlens_inspector.numbers import group_digits, num
-from compactlens_inspector.runs import RunOutcome
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.lab.config import LabConfig
+from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.style.safety import md_escape
 
 #: Wide enough for a value like "6,435,832" (the metric's font is large).
 CARD_WIDTH = 180

@@ -6,10 +6,10 @@ import streamlit as st
 
 from compactlens import CompactionResult, MessageIndex
 from compactlens.analysis import budget_breakdown
-from compactlens_inspector.config import LabConfig
-from compactlens_inspector.context_view import context_gauge, gauge_html
-from compactlens_inspector.numbers import num
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.lab.config import LabConfig
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.context import context_gauge, gauge_html
 
 
 def what_still_costs(result: CompactionResult, index: MessageIndex, top: int = 3) -> str:

@@ -10,9 +10,9 @@ import streamlit as st
 from compactlens import CompactionResult, MessageIndex
 from compactlens_inspector.components import badges
 from compactlens_inspector.components.messages import call_names, show_message
-from compactlens_inspector.numbers import num
-from compactlens_inspector.safety import clip, md_escape
-from compactlens_inspector.views import DecisionView, SummaryRange
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import clip, md_escape
+from compactlens_inspector.views.run import DecisionView, SummaryRange
 
 #: Characters of each text shown in a row (a fold holds the rest).
 PREVIEW = 360

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens import TranscriptError
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.style.safety import md_escape
 
 
 def transcript_error(source: str, location: str, message: str) -> None:
@@ -22,7 +22,7 @@ def show_exception(exc: BaseException, *, what: str = "This view failed") -> Non
     if isinstance(exc, TranscriptError):
         transcript_error(exc.source, exc.location, exc.message)
         return
-    from compactlens_inspector.runs import redact
+    from compactlens_inspector.lab.runs import redact
 
     st.error(
         f"**{md_escape(what)}:** {md_escape(type(exc).__name__)}: {md_escape(redact(str(exc)))}",

@@ -4,7 +4,7 @@ Each message is a chat bubble with its role's icon and colour; text reads as pro
 reasoning is folded and dimmed, a tool call is a collapsible card (name, id, arguments)
 and a tool result is folded with its size. The messages of one group sit together in one
 bordered box under the group's badges. Every transcript string is shown inert: prose is
-escaped line by line (:func:`~compactlens_inspector.message_view.prose`), bodies of
+escaped line by line (:func:`~compactlens_inspector.views.message.prose`), bodies of
 calls and results are code blocks, and no HTML is ever written from transcript text.
 """
 
@@ -17,9 +17,9 @@ import streamlit as st
 from compactlens import Message, MessageIndex
 from compactlens.engine import GroupDecision
 from compactlens_inspector.components import badges
-from compactlens_inspector.message_view import Block, MessageCard, message_card, prose, size
-from compactlens_inspector.numbers import num
-from compactlens_inspector.safety import clip, md_escape, neutralize_markdown
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import clip, md_escape, neutralize_markdown
+from compactlens_inspector.views.message import Block, MessageCard, message_card, prose, size
 
 #: Text longer than this is cut, with a fold (a popover inside a fold) holding all of it.
 TEXT_LIMIT = 2500

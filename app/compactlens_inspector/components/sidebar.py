@@ -7,10 +7,10 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens_inspector import state
-from compactlens_inspector.config import PRESETS, TOKENIZERS, LabConfig, config_title
-from compactlens_inspector.loader import LoadedTranscript
-from compactlens_inspector.numbers import num
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.lab.config import PRESETS, TOKENIZERS, LabConfig, config_title
+from compactlens_inspector.serving.loader import LoadedTranscript
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
 
 #: Picker values of bundled samples not loaded yet (a loaded transcript's value is its hash).
 SAMPLE_PREFIX = "sample:"

@@ -20,7 +20,7 @@ from compactlens import Guards
 from compactlens.engine import DEFAULT_PROFILE, PROFILE_NAMES, PROVIDERS, profile_guards
 from compactlens_inspector import state
 from compactlens_inspector.components.summarizer_settings import summarizer_settings
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     AUTO_PROVIDER,
     CUSTOM,
     PRESETS,
@@ -39,7 +39,7 @@ from compactlens_inspector.config import (
     trigger_choice,
     trigger_dict,
 )
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.style.safety import md_escape
 
 PREFIX = "sb_"
 STAGE_PREFIX = "sb_stage"

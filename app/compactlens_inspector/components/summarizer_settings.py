@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens_inspector import state
-from compactlens_inspector.config import EXTRACTIVE_LABEL, SummarizerSettings
-from compactlens_inspector.hosting import OFFICIAL_BASE_URL, HostingPolicy
-from compactlens_inspector.numbers import num
+from compactlens_inspector.lab.config import EXTRACTIVE_LABEL, SummarizerSettings
+from compactlens_inspector.serving.hosting import OFFICIAL_BASE_URL, HostingPolicy
+from compactlens_inspector.style.numbers import num
 
 SUMMARIZER_LABELS = {"extractive": EXTRACTIVE_LABEL, "openai": "OpenAI-compatible endpoint"}
 

@@ -1,6 +1,6 @@
 """Tables whose integer columns carry thousands separators (``8,667``, not ``8667``).
 
-:func:`table` is ``st.dataframe`` with a :data:`~compactlens_inspector.numbers.INT_FORMAT`
+:func:`table` is ``st.dataframe`` with a :data:`~compactlens_inspector.style.numbers.INT_FORMAT`
 number column for every column that holds integers (booleans excepted); columns the
 caller configures keep the caller's settings. The values stay numbers, so sorting works.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from compactlens_inspector.numbers import INT_FORMAT
+from compactlens_inspector.style.numbers import INT_FORMAT
 
 
 def int_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -16,7 +16,15 @@ import compactlens.viz as figures
 from compactlens import MessageIndex
 from compactlens.analysis import AnalysisOverview, CompactionReport
 from compactlens_inspector import state
-from compactlens_inspector.analysis_view import (
+from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.tables import table
+from compactlens_inspector.lab.config import config_title
+from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.pages._common import header, need_transcript, page
+from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.analysis import (
     PRICE_COLUMNS,
     PRICES_NOTE,
     AnalysisSettings,
@@ -31,15 +39,7 @@ from compactlens_inspector.analysis_view import (
     source_text,
     turns_text,
 )
-from compactlens_inspector.components import budget_bar
-from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.components.tables import table
-from compactlens_inspector.config import config_title
-from compactlens_inspector.numbers import group_digits, num
-from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import RunOutcome
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.views import render_message
+from compactlens_inspector.views.run import render_message
 
 MAX_FACT_CHOICES = 500
 LAST_ROW = "an_last_row"

@@ -15,12 +15,12 @@ from compactlens.engine import StageEvent
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.config import LabConfig, apply_suggestion, lower_token_triggers
-from compactlens_inspector.numbers import group_digits, num
+from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_token_triggers
+from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import budget_parts, fix_config
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.wording import part_words
+from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.wording import part_words
 
 FIXES_REQUESTED = "cf_fixes_requested"
 

@@ -13,10 +13,10 @@ from compactlens_inspector.components import badges, budget_bar
 from compactlens_inspector.components.diff_view import side_by_side, text_diff
 from compactlens_inspector.components.metric_row import Card, metric_row
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.config import ACTIONS
-from compactlens_inspector.numbers import num
+from compactlens_inspector.lab.config import ACTIONS
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.views import decision_views, summary_ranges
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.views.run import decision_views, summary_ranges
 
 PAGE_SIZE = 30
 

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compactlens_inspector import exports, state
+from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.config import config_title
-from compactlens_inspector.numbers import num
+from compactlens_inspector.exports import files
+from compactlens_inspector.exports.snippet import FRAMEWORKS, framework_snippet
+from compactlens_inspector.lab.config import config_title
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.snippet import FRAMEWORKS, framework_snippet
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
 
 PREVIEW_LINES = 40
 
@@ -49,17 +50,17 @@ def render() -> None:
     r = outcome.result
     settings = state.summarizer_settings()
     tok = state.tokenizer()
-    stem = exports.stem(current.name)
+    stem = files.stem(current.name)
     st.markdown(
         f"**{md_escape(current.name)}** · {md_escape(config_title(config))} · "
         f"{num(r.tokens_before)} → {num(r.tokens_after)} tokens ({r.status})"
     )
-    transcript = exports.compacted_transcript(current, outcome)
-    events = exports.events_jsonl(outcome)
-    config_json = exports.config_json(config, tokenizer=tok, summarizer=settings)
+    transcript = files.compacted_transcript(current, outcome)
+    events = files.events_jsonl(outcome)
+    config_json = files.config_json(config, tokenizer=tok, summarizer=settings)
     framework = _framework()
     if framework == "plain":
-        snippet = exports.snippet(
+        snippet = files.snippet(
             config, tokenizer=tok, summarizer=settings, transcript_name=current.name
         )
     else:
@@ -67,7 +68,7 @@ def render() -> None:
     analysis_settings = state.analysis_settings()
     analysis = state.analysis(outcome, analysis_settings)
     analysis_doc = (
-        exports.analysis_json(analysis, analysis_settings) if analysis is not None else None
+        files.analysis_json(analysis, analysis_settings) if analysis is not None else None
     )
     ext = ".jsonl" if current.jsonl else ".json"
     cols = [*st.columns(3), *st.columns(3)]  # two rows: files for code, then for people
@@ -121,7 +122,7 @@ def render() -> None:
     )
     cols[5].download_button(
         "HTML report",
-        lambda: exports.report_html(
+        lambda: files.report_html(
             current,
             ix,
             outcome,

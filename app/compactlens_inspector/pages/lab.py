@@ -17,12 +17,12 @@ from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.config import LabConfig, config_title
-from compactlens_inspector.numbers import group_digits, num
+from compactlens_inspector.lab.config import LabConfig, config_title
+from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import RunOutcome
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.views import DECISION_MAP_BARS
+from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.run import DECISION_MAP_BARS
 
 
 def _usage(outcome: RunOutcome) -> None:

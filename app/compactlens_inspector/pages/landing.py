@@ -11,11 +11,11 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.metric_row import Card, metric_row
 from compactlens_inspector.components.sidebar import source_and_tokenizer
-from compactlens_inspector.config import preset
-from compactlens_inspector.numbers import INT_FORMAT, num, short
+from compactlens_inspector.lab.config import preset
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.views import DECISION_MAP_BARS
+from compactlens_inspector.style.numbers import INT_FORMAT, num, short
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.run import DECISION_MAP_BARS
 
 DONE = "landing_done"
 

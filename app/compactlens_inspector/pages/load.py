@@ -11,10 +11,10 @@ from compactlens_inspector import state
 from compactlens_inspector.components.error_box import transcript_error
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.loader import max_upload_bytes
-from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, page
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.serving.loader import max_upload_bytes
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
 
 UPLOADED = "cl_uploaded_ids"
 #: True when the last load attempt (upload, sample, paste) loaded at least one file.

@@ -11,12 +11,13 @@ from compactlens_inspector import state
 from compactlens_inspector.components.messages import show_text
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.config import LabConfig
-from compactlens_inspector.config_url import encode_config
-from compactlens_inspector.loader import LoadedTranscript
-from compactlens_inspector.numbers import num
+from compactlens_inspector.lab.config import LabConfig
+from compactlens_inspector.lab.config_url import encode_config
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.postmortem_view import (
+from compactlens_inspector.serving.loader import LoadedTranscript
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.postmortem import (
     choice_label,
     message_rows,
     recall_text,
@@ -25,7 +26,6 @@ from compactlens_inspector.postmortem_view import (
     timeline_figure,
     timeline_rows,
 )
-from compactlens_inspector.safety import md_escape
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -9,12 +9,13 @@ from compactlens_inspector import state
 from compactlens_inspector.components import badges
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.config import LabConfig
-from compactlens_inspector.numbers import group_digits, num, share
+from compactlens_inspector.lab.config import LabConfig
+from compactlens_inspector.lab.presets import preset
 from compactlens_inspector.pages._common import header, page
-from compactlens_inspector.presets import preset
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.story_view import (
+from compactlens_inspector.style.numbers import group_digits, num, share
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.theme import DECISIONS, ROLES
+from compactlens_inspector.views.story import (
     CANNOT_FIT_SAMPLE,
     STEPS,
     STORY_SAMPLE,
@@ -22,7 +23,6 @@ from compactlens_inspector.story_view import (
     StrategyRun,
     step_number,
 )
-from compactlens_inspector.theme import DECISIONS, ROLES
 
 QP_STEP = "step"
 PICK = "story_pick"

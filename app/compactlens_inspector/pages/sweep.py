@@ -11,7 +11,7 @@ from compactlens_inspector import state
 from compactlens_inspector.components.analysis_summary import LIVE_ANALYSIS_MAX_MESSAGES
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.config import (
+from compactlens_inspector.lab.config import (
     PRESETS,
     config_title,
     get_path,
@@ -19,10 +19,10 @@ from compactlens_inspector.config import (
     sweepable_parameters,
     with_value,
 )
-from compactlens_inspector.numbers import num, share
+from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.runs import RunOutcome
-from compactlens_inspector.views import sweep_point, sweep_values
+from compactlens_inspector.style.numbers import num, share
+from compactlens_inspector.views.run import sweep_point, sweep_values
 
 CURRENT = "current"
 

@@ -16,11 +16,11 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.numbers import num
+from compactlens_inspector.lab.replay import replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.recorded_view import RecordedEntry, recorded_entries
-from compactlens_inspector.replay import replay_timeline
-from compactlens_inspector.safety import md_escape
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.recorded import RecordedEntry, recorded_entries
 
 MAX_AFFECTED = 20
 LAST_CLICK = "timeline_last_click"

@@ -14,9 +14,9 @@ from compactlens_inspector import state
 from compactlens_inspector.components.messages import show_groups
 from compactlens_inspector.components.metric_row import Card, metric_row
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.numbers import num
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.views import GroupFilter, filter_groups, tool_names
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.views.run import GroupFilter, filter_groups, tool_names
 
 PAGE_SIZES = (25, 50, 100)
 #: Groups shown at first: each message is a bubble of several elements (tool calls and

@@ -14,7 +14,7 @@ Streamlit secrets; see ``docs/deploy.md``):
 
 URLs are compared after :func:`normalize_base_url`, and the normalised URL is the one
 the client is given, so what was checked is what is called. No Streamlit here: the
-session state and the widgets live in ``state.py`` and ``components/summarizer_settings.py``.
+session state and the widgets live in ``state`` and ``components/summarizer_settings.py``.
 """
 
 from __future__ import annotations

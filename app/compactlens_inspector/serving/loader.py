@@ -19,7 +19,7 @@ from compactlens import Message, Transcript, TranscriptError, dump_transcript, l
 DEFAULT_MAX_UPLOAD_MB = 50
 MAX_UPLOAD_ENV = "COMPACTLENS_MAX_UPLOAD_MB"
 SAMPLES_ENV = "COMPACTLENS_SAMPLES"
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def content_hash(data: bytes) -> str:
@@ -46,7 +46,7 @@ def max_upload_bytes() -> int:
     """Our own upload limit in bytes (``COMPACTLENS_MAX_UPLOAD_MB``, default 50 MB).
 
     A value that cannot be read means the default here (``make serve`` refuses to start
-    with it: :mod:`compactlens_inspector.preflight`)."""
+    with it: :mod:`compactlens_inspector.serving.preflight`)."""
     try:
         mb = upload_limit_mb(os.environ)
     except ValueError:

@@ -13,13 +13,13 @@ from typing import Any
 
 from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport
-from compactlens_inspector.analysis_view import AnalysisSettings
-from compactlens_inspector.analysis_view import analysis_json as _analysis_json
-from compactlens_inspector.config import LabConfig, SummarizerSettings
-from compactlens_inspector.loader import LoadedTranscript
-from compactlens_inspector.report import build_report
-from compactlens_inspector.runs import RunOutcome
-from compactlens_inspector.snippet import config_to_snippet, safe_base_url
+from compactlens_inspector.exports.report import build_report
+from compactlens_inspector.exports.snippet import config_to_snippet, safe_base_url
+from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
+from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.serving.loader import LoadedTranscript
+from compactlens_inspector.views.analysis import AnalysisSettings
+from compactlens_inspector.views.analysis import analysis_json as _analysis_json
 
 
 def stem(name: str) -> str:

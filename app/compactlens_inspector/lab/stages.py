@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from compactlens import Trigger
-from compactlens_inspector.numbers import group_digits
+from compactlens_inspector.style.numbers import group_digits
 
 
 @dataclass(frozen=True, slots=True)

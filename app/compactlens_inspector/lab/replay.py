@@ -21,9 +21,9 @@ from compactlens import (
 )
 from compactlens.engine import GroupKind, StageEvent, always, index_counter, memo_tokenizer
 from compactlens.viz import TimelineEvent
-from compactlens_inspector.config import LabConfig
-from compactlens_inspector.numbers import num
-from compactlens_inspector.runs import run_config
+from compactlens_inspector.lab.config import LabConfig
+from compactlens_inspector.lab.runs import run_config
+from compactlens_inspector.style.numbers import num
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,10 +27,10 @@ from compactlens.analysis import (
     prices_for,
 )
 from compactlens.engine import always, memo_tokenizer
-from compactlens_inspector.config import LabConfig
-from compactlens_inspector.numbers import num, share
-from compactlens_inspector.runs import RunOutcome
-from compactlens_inspector.views import render_message
+from compactlens_inspector.lab.config import LabConfig
+from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.style.numbers import num, share
+from compactlens_inspector.views.run import render_message
 
 #: The columns of the editable price table, in order (USD per million tokens).
 PRICE_COLUMNS: tuple[str, ...] = ("input", "cached_input", "cache_write", "output")

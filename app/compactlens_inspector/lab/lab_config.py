@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from compactlens import Guards, Trigger
 from compactlens.engine import get_profile, profile_guards
-from compactlens_inspector.stages import STAGE_TYPES, clean_stage, token_limit, trigger_tokens
+from compactlens_inspector.lab.stages import STAGE_TYPES, clean_stage, token_limit, trigger_tokens
 
 Mode = Literal["pipeline", "compact"]
 

@@ -11,7 +11,7 @@ from compactlens import CompactionResult, Message, MessageIndex
 from compactlens.engine import GroupDecision
 from compactlens.model import SUMMARY_PREFIX, message_text
 from compactlens.viz import SweepPoint, groups_kept
-from compactlens_inspector.runs import RunOutcome
+from compactlens_inspector.lab.runs import RunOutcome
 
 #: Bars of a decision map the app draws, at most (neighbouring groups are stacked above
 #: it): about one bar per 2-3 pixels of the chart, and plotly redraws every bar on each

@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from compactlens_inspector.lab_config import CompactSettings, LabConfig
-from compactlens_inspector.stages import default_stage, trigger_dict
+from compactlens_inspector.lab.lab_config import CompactSettings, LabConfig
+from compactlens_inspector.lab.stages import default_stage, trigger_dict
 
 
 def nice_budget(total_tokens: int, fraction: float = 0.5) -> int:

@@ -24,7 +24,7 @@ from compactlens.analysis import (
     reference_pipeline,
 )
 from compactlens.model import make_tokenizer
-from compactlens_inspector.config import LabConfig, sized
+from compactlens_inspector.lab.config import LabConfig, sized
 
 LAB_LABEL = "lab configuration"
 #: Characters of a message shown in the history table.

@@ -17,7 +17,11 @@ import compactlens.viz as figures
 from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport, unique_protections
 from compactlens.viz import timeline_events
-from compactlens_inspector.analysis_view import (
+from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
+from compactlens_inspector.lab.runs import RunOutcome, budget_parts
+from compactlens_inspector.serving.loader import LoadedTranscript
+from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.views.analysis import (
     AnalysisSettings,
     latest_request,
     lost_fact_rows,
@@ -26,11 +30,7 @@ from compactlens_inspector.analysis_view import (
     share,
     turns_text,
 )
-from compactlens_inspector.config import LabConfig, SummarizerSettings, config_title
-from compactlens_inspector.loader import LoadedTranscript
-from compactlens_inspector.numbers import group_digits, num
-from compactlens_inspector.runs import RunOutcome, budget_parts
-from compactlens_inspector.views import (
+from compactlens_inspector.views.run import (
     decision_views,
     render_message,
     summary_ranges,

@@ -7,7 +7,7 @@ and says so. That keeps a running server safe, but an operator who typed
 same settings the same way (environment first, then Streamlit secrets where the app
 reads them too) and refuses to start the server, naming each setting it cannot read.
 
-Usage: ``python -m compactlens_inspector.preflight`` (exit 0: fine, 2: a setting is
+Usage: ``python -m compactlens_inspector.serving.preflight`` (exit 0: fine, 2: a setting is
 wrong; each problem on its own line of stderr). No Streamlit beyond reading its secrets.
 """
 
@@ -18,9 +18,9 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from compactlens_inspector.hosting import SETTINGS, policy_from_settings
-from compactlens_inspector.loader import upload_limit_mb
-from compactlens_inspector.shared_cache import cache_budget_mb
+from compactlens_inspector.serving.hosting import SETTINGS, policy_from_settings
+from compactlens_inspector.serving.loader import upload_limit_mb
+from compactlens_inspector.serving.shared_cache import cache_budget_mb
 
 
 def settings_problems(env: Mapping[str, str], secrets: Mapping[str, Any]) -> list[str]:

@@ -10,9 +10,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from compactlens_inspector.lab_config import LabConfig
-from compactlens_inspector.stages import STAGE_TYPES
-from compactlens_inspector.wording import param_words
+from compactlens_inspector.lab.lab_config import LabConfig
+from compactlens_inspector.lab.stages import STAGE_TYPES
+from compactlens_inspector.style.wording import param_words
 
 
 def sweepable_parameters(config: LabConfig) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pprint
 import textwrap
 
-from compactlens_inspector.config import LabConfig, SummarizerSettings, safe_base_url
+from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, safe_base_url
 
 
 def _tokenizer_code(tokenizer: str) -> tuple[str, str]:
@@ -130,7 +130,7 @@ def config_to_snippet(
 
 
 def _doc_line(config: LabConfig) -> str:
-    from compactlens_inspector.config import config_title
+    from compactlens_inspector.lab.config import config_title
 
     return config_title(config).replace('"""', "'''")
 

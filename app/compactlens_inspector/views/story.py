@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, MessageIndex
-from compactlens_inspector.analysis_view import AnalysisSettings, run_analysis
-from compactlens_inspector.config import LabConfig, SummarizerSettings, default_stage
-from compactlens_inspector.presets import nice_budget, preset
-from compactlens_inspector.runs import find_fixes, make_summarizer, run_config
+from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, default_stage
+from compactlens_inspector.lab.presets import nice_budget, preset
+from compactlens_inspector.lab.runs import find_fixes, make_summarizer, run_config
+from compactlens_inspector.views.analysis import AnalysisSettings, run_analysis
 
 #: The transcripts the story walks through (bundled samples, by file stem).
 STORY_SAMPLE = "coding_agent"

@@ -7,10 +7,10 @@ snippet and the HTML report. No Streamlit here.
 
 This module is the one to import from. It defines the app-wide constants, the summarizer
 settings, titles and suggested fixes, and re-exports the rest: stage types and triggers
-(:mod:`~compactlens_inspector.stages`), :class:`LabConfig`
-(:mod:`~compactlens_inspector.lab_config`), presets (:mod:`~compactlens_inspector.presets`),
-URL encoding (:mod:`~compactlens_inspector.config_url`) and sweep paths
-(:mod:`~compactlens_inspector.sweep_paths`).
+(:mod:`~compactlens_inspector.lab.stages`), :class:`LabConfig`
+(:mod:`~compactlens_inspector.lab.lab_config`), presets (:mod:`~compactlens_inspector.lab.presets`),
+URL encoding (:mod:`~compactlens_inspector.lab.config_url`) and sweep paths
+(:mod:`~compactlens_inspector.lab.sweep_paths`).
 """
 
 from __future__ import annotations
@@ -21,17 +21,22 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from compactlens_inspector.config_url import decode_config, encode_config
-from compactlens_inspector.lab_config import (
+from compactlens_inspector.lab.config_url import decode_config, encode_config
+from compactlens_inspector.lab.lab_config import (
     AUTO_PROVIDER,
     CompactSettings,
     LabConfig,
     Mode,
     parse_pins,
 )
-from compactlens_inspector.numbers import num
-from compactlens_inspector.presets import COMPACT_PRESET_KEEP, PRESETS, nice_budget, preset, sized
-from compactlens_inspector.stages import (
+from compactlens_inspector.lab.presets import (
+    COMPACT_PRESET_KEEP,
+    PRESETS,
+    nice_budget,
+    preset,
+    sized,
+)
+from compactlens_inspector.lab.stages import (
     CUSTOM,
     STAGE_TYPES,
     TARGET_CHOICES,
@@ -47,7 +52,8 @@ from compactlens_inspector.stages import (
     trigger_dict,
     trigger_tokens,
 )
-from compactlens_inspector.sweep_paths import get_path, sweepable_parameters, with_value
+from compactlens_inspector.lab.sweep_paths import get_path, sweepable_parameters, with_value
+from compactlens_inspector.style.numbers import num
 
 #: What a group or decision may be; the figures colour them consistently.
 ACTIONS = ("kept", "excluded", "collapsed", "summarized", "inserted")

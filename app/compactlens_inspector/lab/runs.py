@@ -3,7 +3,7 @@
 An index is built once per (transcript, tokenizer) and a configuration is planned over
 it: engine strategies through :func:`compactlens.run_strategy`, compact mode through
 :func:`compactlens.compact.compact_over_index`. The pages read the result through
-:mod:`compactlens_inspector.views`. No Streamlit here.
+:mod:`compactlens_inspector.views.run`. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from compactlens.analysis import (
 from compactlens.compact import compact_over_index
 from compactlens.model import gc_paused, make_tokenizer
 from compactlens.summarizers import SummaryRequest, SummaryResponse, Usage, is_offline
-from compactlens_inspector.config import LabConfig, SummarizerSettings
-from compactlens_inspector.hosting import (
+from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
+from compactlens_inspector.serving.hosting import (
     Access,
     LimitedSummarizer,
     RefusingSummarizer,
@@ -77,9 +77,9 @@ def make_summarizer(
 
     The extractive summarizer is offline and deterministic. The OpenAI-compatible one
     is built with the key given here (never stored in settings, never shown). With an
-    ``access`` (see :func:`~compactlens_inspector.hosting.resolve_access`) its endpoint
-    and key are the ones the hosting policy decided (a refused access sends nothing), and
-    nothing else is read from the environment unless the key is the server's;
+    ``access`` (see :func:`~compactlens_inspector.serving.hosting.resolve_access`) its
+    endpoint and key are the ones the hosting policy decided (a refused access sends
+    nothing), and nothing else is read from the environment unless the key is the server's;
     with a ``limiter`` every request that is not answered from the cache passes it.
     """
     from compactlens.summarizers import CachingSummarizer

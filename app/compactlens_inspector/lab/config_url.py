@@ -6,7 +6,7 @@ import base64
 import json
 import zlib
 
-from compactlens_inspector.lab_config import LabConfig
+from compactlens_inspector.lab.lab_config import LabConfig
 
 
 def encode_config(config: LabConfig) -> str:

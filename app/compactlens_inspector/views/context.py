@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from html import escape
 
 from compactlens import CompactionResult, MessageIndex
-from compactlens_inspector.numbers import num, share
-from compactlens_inspector.theme import DECISIONS, GAUGE_COLORS
+from compactlens_inspector.style.numbers import num, share
+from compactlens_inspector.style.theme import DECISIONS, GAUGE_COLORS
 
 #: Gauge segment of each group kind (a collapsed tool result is still tool content).
 KIND_SEGMENT = {

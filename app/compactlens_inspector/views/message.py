@@ -26,9 +26,9 @@ from compactlens.model import (
     ToolCallPart,
     ToolResultPart,
 )
-from compactlens_inspector.numbers import num
-from compactlens_inspector.safety import md_escape
-from compactlens_inspector.theme import ROLE_ICONS, role_badge
+from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.theme import ROLE_ICONS, role_badge
 
 BlockKind = Literal["text", "reasoning", "tool_call", "tool_result", "note"]
 

@@ -1,0 +1,192 @@
+"""This session's results: the run of a configuration over the active transcript, its
+analysis, its fixes and its replay.
+
+Each is a cached product (:mod:`~compactlens_inspector.state.products`) under a key made of
+the session's choices (:mod:`~compactlens_inspector.state.inputs`) and of whose API key
+pays (:mod:`~compactlens_inspector.state.endpoints`), so two sessions with the same
+choices share one computation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import streamlit as st
+
+from compactlens import MessageIndex
+from compactlens.analysis import AnalysisOverview, CompactionReport, FactReport, FixSearch
+from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
+from compactlens_inspector.lab.replay import ReplayStep
+from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.state.endpoints import access, limiter, summarizer_cache_key
+from compactlens_inspector.state.inputs import (
+    analysis_settings,
+    grouping,
+    index,
+    lab,
+    loaded,
+    summarizer_settings,
+    tokenizer,
+)
+from compactlens_inspector.state.keys import LIMIT_NOTICE, NONCE
+from compactlens_inspector.state.products import (
+    Limited,
+    analysis_part,
+    cached_index,
+    fact_cache,
+    fix_search,
+    planned_run,
+    replayed,
+)
+from compactlens_inspector.views.analysis import AnalysisSettings, run_facts, run_overview
+
+
+def replay(steps: int) -> list[ReplayStep]:
+    """The lab configuration replayed turn by turn (extractive summarizer), cached."""
+    current = loaded()
+    ix = index()
+    if current is None or ix is None:
+        return []
+    cfg = lab()
+    return replayed(current.content_hash, tokenizer(), cfg.key(), steps, ix, cfg)
+
+
+def _analysis_run(
+    outcome: RunOutcome | None,
+) -> tuple[tuple[Any, ...], MessageIndex, RunOutcome] | None:
+    """The key of a run's analysis (content hash, counter, configuration, summarizer,
+    nonce), its index and the run (default: the lab's); None without a result."""
+    current = loaded()
+    if current is None:
+        return None
+    out = outcome or run()
+    if out is None or out.result is None:
+        return None
+    name = tokenizer()
+    key = (
+        current.content_hash,
+        name,
+        out.config.key(),
+        summarizer_cache_key(summarizer_settings(), access()),
+        nonce(),
+    )
+    return key, cached_index(current.content_hash, name, grouping(), current), out
+
+
+def analysis_overview(
+    outcome: RunOutcome | None = None, settings: AnalysisSettings | None = None
+) -> AnalysisOverview | None:
+    """The quick part of the (cached) analysis of ``outcome`` (default: the lab's run):
+    tokens, prompt cache, re-trigger and protocol, without fact survival."""
+    found = _analysis_run(outcome)
+    if found is None:
+        return None
+    key, index, out = found
+    chosen = settings or analysis_settings()
+    return cast(
+        "AnalysisOverview | None",
+        analysis_part(
+            ("overview", *key, chosen.key()),
+            lambda: run_overview(index, out, chosen),
+            index,
+            out,
+        ),
+    )
+
+
+def analysis_facts(outcome: RunOutcome | None = None) -> FactReport | None:
+    """Fact survival of ``outcome`` (default: the lab's run), cached; the slow part of the
+    analysis, independent of its settings."""
+    found = _analysis_run(outcome)
+    if found is None:
+        return None
+    key, index, out = found
+    digest = key[0]
+    return cast(
+        "FactReport | None",
+        analysis_part(
+            ("facts", *key), lambda: run_facts(index, out, fact_cache(digest)), index, out
+        ),
+    )
+
+
+def analysis(
+    outcome: RunOutcome | None = None, settings: AnalysisSettings | None = None
+) -> CompactionReport | None:
+    """The (cached) analysis of ``outcome`` (default: the lab's run) over the active
+    transcript: :func:`analysis_overview` completed with :func:`analysis_facts`, each once
+    per (content hash, counter, configuration, summarizer[, settings])."""
+    overview = analysis_overview(outcome, settings)
+    facts = analysis_facts(outcome) if overview is not None else None
+    return overview.with_facts(facts) if overview is not None and facts is not None else None
+
+
+def nonce() -> int:
+    return int(st.session_state.get(NONCE, 0))
+
+
+def bump_nonce() -> None:
+    """Force the next run to be planned again (for example after a failed model call)."""
+    st.session_state[NONCE] = nonce() + 1
+
+
+def run(
+    config: LabConfig | None = None,
+    *,
+    tok: str | None = None,
+    explain: bool = False,
+    settings: SummarizerSettings | None = None,
+) -> RunOutcome | None:
+    """The (cached) run of ``config`` (default: the lab's) over the active transcript.
+
+    ``explain`` asks for the full cannot-fit explanation (re-run suggestions); it is a
+    separate cached run, so the live preview never pays for it.
+    """
+    current = loaded()
+    if current is None:
+        return None
+    name = tok or tokenizer()
+    cfg = config or lab()
+    ix = cached_index(current.content_hash, name, cfg.grouping, current)
+    summ = settings or summarizer_settings()
+    acc = access(summ)
+    try:
+        return planned_run(
+            current.content_hash,
+            name,
+            cfg.key(),
+            summarizer_cache_key(summ, acc),
+            nonce(),
+            explain,
+            current.format,
+            ix,
+            cfg,
+            summ,
+            acc,
+            limiter() if acc is not None and not acc.problem else None,
+        )
+    except Limited as limited:
+        st.session_state[LIMIT_NOTICE] = limiter().last_refusal
+        return limited.outcome
+
+
+def summary_notice() -> str:
+    """Why summaries were not asked for in this rerun (a refused endpoint or a limit), or ""."""
+    acc = access()
+    if acc is not None and acc.problem:
+        return acc.problem
+    value = st.session_state.pop(LIMIT_NOTICE, "")
+    return value if isinstance(value, str) else ""
+
+
+def fixes(*, include_destructive: bool = False) -> FixSearch | None:
+    """The ranked fixes of the lab's run over the active transcript (cached; no model call:
+    summaries are replayed)."""
+    current = loaded()
+    outcome = run()
+    ix = index()
+    if current is None or outcome is None or ix is None:
+        return None
+    summ = summarizer_cache_key(summarizer_settings(), access())
+    key = (current.content_hash, tokenizer(), lab().key(), summ, nonce())
+    return fix_search(key, include_destructive, ix, outcome)
