@@ -88,6 +88,7 @@ from compactlens.analysis.corpus_workers import (
     worker_init,
 )
 from compactlens.model.display import card_html, card_text
+from compactlens.model.errors import ConfigError
 from compactlens.model.validation import check_int
 
 
@@ -179,13 +180,13 @@ def run_corpus_report(
     if not root.is_dir():
         raise FileNotFoundError(f"not a directory: {root}")
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
     cfg = CorpusConfig.load(config)
     cfg_dict = cfg.to_dict()
     n_jobs = _default_jobs() if jobs is None else check_int("jobs", jobs)
     out_path = Path(output) if output is not None else None
     if out_path is not None and out_path.suffix.lower() not in OUTPUT_SUFFIXES:
-        raise ValueError(f"unknown output type {out_path.suffix!r}; use one of {OUTPUT_SUFFIXES}")
+        raise ConfigError(f"unknown output type {out_path.suffix!r}; use one of {OUTPUT_SUFFIXES}")
 
     kept: dict[str, CorpusRow] = {}
     if out_path is not None and resume:

@@ -13,6 +13,7 @@ from typing import Any
 
 from compactlens.analysis.cache import ModelPrices, prices_for
 from compactlens.analysis.protocol import PROVIDERS
+from compactlens.model.errors import ConfigError
 from compactlens.model.tokens import make_tokenizer
 from compactlens.model.validation import check_int
 
@@ -44,20 +45,20 @@ class CorpusConfig:
 
     def __post_init__(self) -> None:
         if (self.strategy is None) == (self.compact is None):
-            raise ValueError("a corpus config needs exactly one of 'strategy' or 'compact'")
+            raise ConfigError("a corpus config needs exactly one of 'strategy' or 'compact'")
         if self.compact is not None:
             unknown = set(self.compact) - _COMPACT_KEYS
             if unknown:
-                raise ValueError(f"compact: unknown keys {sorted(unknown)}")
+                raise ConfigError(f"compact: unknown keys {sorted(unknown)}")
             if "target_tokens" not in self.compact:
-                raise ValueError("compact: 'target_tokens' is required")
+                raise ConfigError("compact: 'target_tokens' is required")
             for key in ("target_tokens", "keep_last_messages", "trigger_tokens"):
                 if key in self.compact:
                     check_int(f"compact.{key}", self.compact[key])
         if self.analysis is not None:
             unknown = set(self.analysis) - _ANALYSIS_KEYS
             if unknown:
-                raise ValueError(f"analysis: unknown keys {sorted(unknown)}")
+                raise ConfigError(f"analysis: unknown keys {sorted(unknown)}")
         # Fail now, not once per file.
         self.build_strategy()
         self.analysis_kwargs()
@@ -66,10 +67,10 @@ class CorpusConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CorpusConfig:
         if not isinstance(data, Mapping):
-            raise ValueError(f"a corpus config must be an object, got {type(data).__name__}")
+            raise ConfigError(f"a corpus config must be an object, got {type(data).__name__}")
         unknown = set(data) - _CONFIG_KEYS
         if unknown:
-            raise ValueError(f"config: unknown keys {sorted(unknown)}")
+            raise ConfigError(f"config: unknown keys {sorted(unknown)}")
         return cls(
             strategy=data.get("strategy"),
             compact=data.get("compact"),
@@ -92,17 +93,17 @@ class CorpusConfig:
         try:
             data = json.loads(path.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
-            raise ValueError(f"{path}: no such configuration file") from None
+            raise ConfigError(f"{path}: no such configuration file") from None
         except OSError as exc:
-            raise ValueError(f"{path}: cannot read the configuration: {exc.strerror}") from None
+            raise ConfigError(f"{path}: cannot read the configuration: {exc.strerror}") from None
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: byte {exc.start}: not UTF-8 text") from None
+            raise ConfigError(f"{path}: byte {exc.start}: not UTF-8 text") from None
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc})") from None
+            raise ConfigError(f"{path}: not valid JSON ({exc})") from None
         try:
             return cls.from_dict(data)
         except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+            raise ConfigError(f"{path}: {exc}") from None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tokenizer": self.tokenizer}
@@ -142,12 +143,12 @@ class CorpusConfig:
             prices_for(prices)
             out["prices"] = prices
         elif prices is not None:
-            raise ValueError("analysis.prices must be a model name or a price object")
+            raise ConfigError("analysis.prices must be a model name or a price object")
         providers = a.get("providers")
         if providers is not None:
             bad = [p for p in providers if p not in PROVIDERS]
             if bad:
-                raise ValueError(f"analysis.providers: unknown {bad}; expected {PROVIDERS}")
+                raise ConfigError(f"analysis.providers: unknown {bad}; expected {PROVIDERS}")
             out["providers"] = tuple(providers)
         return out
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from compactlens.analysis.corpus_rows import COLUMN_TYPES, COLUMNS, CorpusRow
+from compactlens.model.errors import ConfigError, UsageError
 
 OUTPUT_SUFFIXES = (".csv", ".parquet", ".html", ".htm", ".jsonl")
 _HTML_DATA_ID = "compactlens-rows"
@@ -88,7 +89,7 @@ def _pyarrow() -> Any:
         pyarrow = importlib.import_module("pyarrow")
         importlib.import_module("pyarrow.parquet")
     except ImportError:
-        raise RuntimeError(
+        raise UsageError(
             "writing or reading Parquet needs pyarrow: pip install pyarrow "
             "(or write .csv / .html instead)"
         ) from None
@@ -225,7 +226,7 @@ def write_rows(rows: Sequence[CorpusRow], path: Path, *, config: Any = None) -> 
     elif suffix == ".jsonl":
         write_jsonl(rows, path)
     else:
-        raise ValueError(f"unknown output type {suffix!r}; use one of {OUTPUT_SUFFIXES}")
+        raise ConfigError(f"unknown output type {suffix!r}; use one of {OUTPUT_SUFFIXES}")
 
 
 def read_rows(path: Path, on_problem: Callable[[str], None] | None = None) -> list[CorpusRow]:
@@ -233,8 +234,8 @@ def read_rows(path: Path, on_problem: Callable[[str], None] | None = None) -> li
 
     A row that is not valid (a partial last row, the wrong number of fields, an unknown
     status, a value of the wrong type) is left out and described to ``on_problem``
-    (naming the file and line), so its file is processed again. ValueError naming the
-    file when it cannot be read at all (not UTF-8, not a compactlens output).
+    (naming the file and line), so its file is processed again. ConfigError (a ValueError)
+    naming the file when it cannot be read at all (not UTF-8, not a compactlens output).
     """
     if not path.exists():
         return []
@@ -242,7 +243,7 @@ def read_rows(path: Path, on_problem: Callable[[str], None] | None = None) -> li
     try:
         rows = _read_rows(path, problems)
     except UnicodeDecodeError as exc:
-        raise ValueError(
+        raise ConfigError(
             f"{path}: cannot resume from it: not UTF-8 text (byte {exc.start}); "
             "move it away or pass --no-resume"
         ) from None
@@ -261,7 +262,7 @@ def _read_rows(path: Path, problems: list[str]) -> list[CorpusRow]:
         try:
             records = pa.parquet.read_table(path).to_pylist()
         except Exception as exc:  # pyarrow raises its own error types
-            raise ValueError(
+            raise ConfigError(
                 f"{path}: cannot resume from it: not a Parquet table ({exc})"
             ) from None
         return _valid_rows(path, [(f"row {i + 1}", r) for i, r in enumerate(records)], problems)
@@ -271,17 +272,17 @@ def _read_rows(path: Path, problems: list[str]) -> list[CorpusRow]:
         start = text.find(marker)
         end = text.find("</script>", start)
         if start < 0 or end < 0:
-            raise ValueError(f"{path}: no embedded rows; it was not written by compactlens")
+            raise ConfigError(f"{path}: no embedded rows; it was not written by compactlens")
         try:
             records = json.loads(text[start + len(marker) : end])
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: the embedded rows are not valid JSON ({exc})") from None
+            raise ConfigError(f"{path}: the embedded rows are not valid JSON ({exc})") from None
         if not isinstance(records, list):
-            raise ValueError(f"{path}: the embedded rows are not a JSON list")
+            raise ConfigError(f"{path}: the embedded rows are not a JSON list")
         return _valid_rows(path, [(f"row {i + 1}", r) for i, r in enumerate(records)], problems)
     if suffix == ".jsonl":
         return _read_jsonl(path, problems)
-    raise ValueError(f"unknown output type {suffix!r}; use one of {OUTPUT_SUFFIXES}")
+    raise ConfigError(f"unknown output type {suffix!r}; use one of {OUTPUT_SUFFIXES}")
 
 
 def _valid_rows(
@@ -324,11 +325,11 @@ def _read_csv(path: Path, problems: list[str]) -> list[CorpusRow]:
         header = next(reader, None)
         records = [(reader.line_num, cells) for cells in reader]
     except csv.Error as exc:
-        raise ValueError(f"{path}: line {reader.line_num}: not CSV ({exc})") from None
+        raise ConfigError(f"{path}: line {reader.line_num}: not CSV ({exc})") from None
     if header is None:
         return []
     if "file" not in header or "status" not in header:
-        raise ValueError(f"{path}: line 1: not a compactlens report (no file/status columns)")
+        raise ConfigError(f"{path}: line 1: not a compactlens report (no file/status columns)")
     if records and not text.endswith(("\n", "\r")):
         line, _ = records.pop()  # written up to a kill: its last field may be cut short
         problems.append(

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from compactlens.analysis.report import CompactionReport
+from compactlens.model.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +52,9 @@ class CorpusRow:
     def from_dict(cls, data: Mapping[str, Any]) -> CorpusRow:
         """Rebuild a row, converting the strings a CSV file holds back to their types.
 
-        ValueError naming the column when a value does not fit its type, when ``file``
-        is missing or ``status`` is not one of :data:`ROW_STATUSES`.
+        :class:`~compactlens.model.errors.ConfigError` (a ``ValueError``) naming the column
+        when a value does not fit its type, when ``file`` is missing or ``status`` is not one
+        of :data:`ROW_STATUSES`.
         """
         values: dict[str, Any] = {}
         for f in fields(cls):
@@ -61,11 +63,11 @@ class CorpusRow:
                 values[f.name] = _coerce(raw, COLUMN_TYPES[f.name])
             except (TypeError, ValueError):
                 kind = COLUMN_TYPES[f.name].__name__
-                raise ValueError(f"column {f.name!r}: {str(raw)[:40]!r} is not {kind}") from None
+                raise ConfigError(f"column {f.name!r}: {str(raw)[:40]!r} is not {kind}") from None
         if not values["file"]:
-            raise ValueError("the row has no 'file'")
+            raise ConfigError("the row has no 'file'")
         if values["status"] not in ROW_STATUSES:
-            raise ValueError(
+            raise ConfigError(
                 f"column 'status': {str(values['status'])[:40]!r} is not one of {ROW_STATUSES}"
             )
         return cls(**values)

@@ -21,6 +21,7 @@ from compactlens.analysis.corpus_config import CorpusConfig, _summarizer
 from compactlens.analysis.corpus_rows import CorpusRow, failed_row, row_from_report
 from compactlens.analysis.report import analyze
 from compactlens.formats.caller import from_caller
+from compactlens.model.errors import UsageError
 from compactlens.model.messages import Message
 from compactlens.model.tokens import Tokenizer, make_tokenizer
 from compactlens.transcript import load_transcript
@@ -248,7 +249,7 @@ def _run_ray(
         try:
             ray = importlib.import_module("ray")
         except ImportError:
-            raise RuntimeError(
+            raise UsageError(
                 "engine='ray' needs Ray: pip install 'compactlens[ray]' (or pip install ray)"
             ) from None
         started = False

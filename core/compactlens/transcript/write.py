@@ -28,6 +28,7 @@ from compactlens.formats.base import (
     WireFormat,
 )
 from compactlens.formats.regroup import own_results_as_text, regroup
+from compactlens.model.errors import InputTypeError
 from compactlens.model.messages import Message, ToolCallPart, ToolResultPart
 from compactlens.transcript.container import PathKey, _system_message
 
@@ -226,7 +227,7 @@ def _set_path(node: Any, path: Sequence[PathKey], value: Any) -> Any:
         items = list(node)
         items[key] = _set_path(node[key], path[1:], value)
         return items
-    raise TypeError(f"bad container path {path!r}")
+    raise InputTypeError(f"bad container path {path!r}")
 
 
 def _system_document_value(
