@@ -17,7 +17,7 @@ import os
 import re
 import zipfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from compactlens.formats import claude_code as claude_code_format
@@ -110,17 +110,23 @@ def _decode(data: bytes, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str
         ) from None
 
 
-def _read(src: Any, source: str | None, max_bytes: int) -> tuple[str, str | None, Any]:
-    """(source name, text or None, parsed value when ``src`` is already JSON)."""
+def _as_path(src: Any) -> Path | None:
+    """``src`` as a file path: a path object, or a short one-line string that is not JSON
+    text; None for any other input (bytes, JSON text, a parsed value)."""
     if (
         isinstance(src, str)
         and src.lstrip()[:1] not in ("{", "[")
         and "\n" not in src
         and len(src) < 4096
     ):
-        src = Path(src)
-    if isinstance(src, os.PathLike):
-        path = Path(src)
+        return Path(src)
+    return Path(src) if isinstance(src, os.PathLike) else None
+
+
+def _read(src: Any, source: str | None, max_bytes: int) -> tuple[str, str | None, Any]:
+    """(source name, text or None, parsed value when ``src`` is already JSON)."""
+    path = _as_path(src)
+    if path is not None:
         name = source or str(path)
         try:
             size = path.stat().st_size
@@ -338,6 +344,12 @@ def _compactions_of(path: Path) -> tuple[RecordedCompaction, ...]:
     return load_transcript(path).compactions
 
 
+def _in_log_dir(log_dir: str | os.PathLike[str] | None, name: str) -> Path | None:
+    """``log_dir`` joined with the last part of the label ``name`` (None without a
+    ``log_dir``): the label chooses no folder."""
+    return Path(log_dir) / PurePath(name).name if log_dir is not None else None
+
+
 @gc_paused()
 def load_transcript(
     src: str | os.PathLike[str] | bytes | Sequence[Any] | Mapping[str, Any],
@@ -347,12 +359,17 @@ def load_transcript(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_depth: int = DEFAULT_MAX_DEPTH,
     max_string: int = DEFAULT_MAX_STRING,
+    log_dir: str | os.PathLike[str] | None = None,
 ) -> Transcript:
     """Read a transcript from a path, bytes, JSON text or a parsed JSON value.
 
     ``format`` forces a wire format (see ``compactlens.formats.FORMATS``);
     otherwise it is detected and :attr:`Transcript.detection` says which one was
-    chosen and why. ``source`` names the input in errors. Raises
+    chosen and why. ``source`` names the input in errors: it is display text, never
+    opened. Only a path, or for other input an explicit ``log_dir`` (the folder the log
+    was read from, chosen by a local caller, never by uploaded input), lets a Claude Code
+    compaction sub-agent log (``agent-acompact-*``) read the parent session file next to
+    it for the history it replaced: input given in memory never causes a file read. Raises
     :class:`~compactlens.model.errors.TranscriptError` (a ``ValueError``) on any bad
     input: invalid JSON or JSON lines (with line and column), an unknown role or
     part type (with its path), wrong types, a file over ``max_bytes``, binary
@@ -360,7 +377,8 @@ def load_transcript(
     ``max_string`` characters.
     """
     fmt = get_format(format) if format is not None else None
-    name, text, value = _read(src, source, max_bytes)
+    path = _as_path(src)
+    name, text, value = _read(src if path is None else path, source, max_bytes)
     if text is not None:
         doc, line_numbers = _parse_text(text, name, max_depth)
     else:
@@ -390,7 +408,9 @@ def load_transcript(
         ) from exc
     messages = split.messages if system is None else [system, *split.messages]
     if fmt.name == claude_code_format.NAME and not recorded:
-        recorded = _subagent_compaction(messages, name, _compactions_of)
+        log_path = path if path is not None else _in_log_dir(log_dir, name)
+        log_name = log_path.name if log_path is not None else name
+        recorded = _subagent_compaction(messages, log_name, log_path, _compactions_of)
     if container.kind == "jsonl" or split.passthrough:
         container = dataclasses.replace(container, passthrough=tuple(split.passthrough))
     return Transcript(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from compactlens.formats import atif as atif_format
@@ -88,16 +88,19 @@ def _parent_session(path: Path) -> Path:
 
 def _subagent_compaction(
     messages: Sequence[Message],
-    source: str,
+    name: str,
+    log_path: Path | None,
     load_compactions: Callable[[Path], tuple[RecordedCompaction, ...]],
 ) -> tuple[RecordedCompaction, ...]:
     """A Claude Code compaction sub-agent's log: its last answer is the summary; the
     history it summarized is the messages before its last prompt, else the compaction of
     the parent session file (next to it) that carries the same summary.
 
-    ``load_compactions`` reads the compactions a transcript file records."""
-    path = Path(source)
-    if not path.name.startswith(ACOMPACT_PREFIX) or len(messages) < 2:
+    ``name`` is the log's file name (only its last part is read: a label given with
+    uploaded input is display text, never a path). ``log_path`` is where a local caller
+    read the log from, or None for input given in memory: only with it is the parent
+    session file looked up, and read with ``load_compactions``."""
+    if not PurePath(name).name.startswith(ACOMPACT_PREFIX) or len(messages) < 2:
         return ()
     summary = messages[-1].text.strip() if messages[-1].role == "assistant" else ""
     prompt = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
@@ -105,8 +108,8 @@ def _subagent_compaction(
         return ()
     replaced: tuple[Message, ...] | None = tuple(messages[:prompt]) or None
     note = "the sub-agent's own copy of the history"
-    parent = _parent_session(path)
-    if replaced is None and parent.is_file():
+    parent = _parent_session(log_path) if log_path is not None else None
+    if replaced is None and parent is not None and parent.is_file():
         try:
             found = load_compactions(parent)
         except TranscriptError:
@@ -115,7 +118,12 @@ def _subagent_compaction(
         if match is not None:
             replaced = match.replaced
             note = f"history recovered from the parent session file {parent.name}"
-    if replaced is None:
+    if replaced is None and parent is None:
+        note = (
+            "the replaced history is not in this file (a parent session file is looked up "
+            "only for a log read from a path)"
+        )
+    elif replaced is None:
         note = "the replaced history is neither in this file nor in a parent session file"
     return (
         RecordedCompaction(
