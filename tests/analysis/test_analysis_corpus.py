@@ -14,6 +14,7 @@ from compactlens.analysis import CorpusConfig, CorpusRow, read_rows, run_corpus_
 from compactlens.analysis.corpus import COLUMNS, render_html
 from compactlens.cli.report import main as report_main
 from compactlens.formats import from_caller
+from compactlens.model.errors import ConfigError
 
 STRATEGY_CONFIG: dict[str, Any] = {
     "strategy": {
@@ -225,6 +226,21 @@ def test_bad_arguments_are_rejected(samples_dir: Path, tmp_path: Path) -> None:
         run_corpus_report(samples_dir, COMPACT_CONFIG, engine="dask")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="jobs"):
         run_corpus_report(samples_dir, COMPACT_CONFIG, jobs=0)
+
+
+def test_corpus_errors_are_compactlens_errors(samples_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="exactly one"):
+        CorpusConfig.from_dict({})
+    with pytest.raises(ConfigError, match="engine"):
+        run_corpus_report(samples_dir, COMPACT_CONFIG, engine="dask")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="output type"):
+        write_rows([], tmp_path / "rows.xlsx")
+    with pytest.raises(ConfigError, match="status"):
+        CorpusRow.from_dict({"file": "a.json", "status": "exploded"})
+    broken = tmp_path / "rows.html"
+    broken.write_text("<html></html>", encoding="utf-8")
+    with pytest.raises(ConfigError, match="no embedded rows"):
+        read_rows(broken)
 
 
 def test_cli_writes_a_table_and_reports_failures(

@@ -302,7 +302,7 @@ _PLAIN_WORD = re.compile(r"(?<![\w.-])[A-Za-z0-9](?:[\w-]*[A-Za-z0-9])?(?![\w-]|
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab1²٣٤-_. /:Z9#é…\n", max_size=60))
 def test_the_identifier_lookahead_finds_exactly_the_words_the_check_accepts(text: str) -> None:
-    from compactlens.analysis.facts import _TOKEN, _is_identifier
+    from compactlens.analysis.fact_patterns import _TOKEN, _is_identifier
 
     def accepted(pattern: re.Pattern[str]) -> list[tuple[int, int]]:
         return [m.span() for m in pattern.finditer(text) if _is_identifier(m.group(0))]
@@ -391,7 +391,7 @@ _PIECES = (
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 def test_the_extractor_gates_never_hide_a_fact(text: str) -> None:
-    from compactlens.analysis.facts import _RULES, _structured
+    from compactlens.analysis.fact_rules import _RULES, _structured
 
     # Every pattern over the text (no gate) finds the same facts as the gated run.
     assert _structured(text) == _structured(text, _RULES)

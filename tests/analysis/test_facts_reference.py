@@ -18,20 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactlens.analysis.corpus import load_messages
-from compactlens.analysis.facts import (
-    _PATHS,
-    _TOKEN,
-    Fact,
+from compactlens.analysis.fact_patterns import _PATHS, _TOKEN, _is_hex_id, _is_path
+from compactlens.analysis.fact_rules import (
     _ascii_classes_of,
     _identifier_words,
-    _is_hex_id,
-    _is_path,
     _quoted,
     _relative_paths,
     _structured,
-    extract_facts,
-    message_facts,
 )
+from compactlens.analysis.facts import Fact, extract_facts, message_facts
 from compactlens.model import Message
 from compactlens.model.messages import (
     ApprovalRequestPart,

@@ -78,3 +78,28 @@ def test_bad_config_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     path = str(FIXTURES / "codex_rollout.jsonl")
     assert main(["postmortem", path, "--config", str(config)]) == 2
     assert "c.json" in capsys.readouterr().err
+
+
+def test_a_subagent_log_given_by_path_recovers_its_history(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = tmp_path / "7c1e.jsonl"
+    parent.write_text((FIXTURES / "claude_code_compacted.jsonl").read_text())
+    first = load_transcript(parent).compactions[0]
+    assert first.summary is not None and first.replaced
+    summary = first.summary.split("Summary:", 1)[1].strip()
+    sub = tmp_path / "7c1e" / "subagents" / "agent-acompact-01.jsonl"
+    sub.parent.mkdir(parents=True)
+    events = [
+        {"type": "user", "sessionId": "s", "message": {"role": "user", "content": "Summarize."}},
+        {
+            "type": "assistant",
+            "sessionId": "s",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": summary}]},
+        },
+    ]
+    sub.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert main(["postmortem", str(sub), "--json"]) == 0
+    (c,) = json.loads(capsys.readouterr().out)["compactions"]
+    assert "parent session file 7c1e.jsonl" in c["note"]
+    assert c["agent"] is not None

@@ -350,6 +350,61 @@ def test_compaction_subagent_log_without_a_parent_keeps_its_own_copy(tmp_path: A
     assert c.replaced is None and "neither in this file" in c.note
 
 
+def _session_with_subagent(tmp_path: Any) -> tuple[Any, Any]:
+    """A parent session file and its compaction sub-agent's log (no history of its own):
+    (the parent's first compaction, the log's path)."""
+    parent = tmp_path / "7c1e.jsonl"
+    parent.write_text((FIXTURES / "claude_code_compacted.jsonl").read_text())
+    first = load_transcript(parent).compactions[0]
+    assert first.summary is not None and first.replaced
+    sub = tmp_path / "7c1e" / "subagents" / "agent-acompact-01.jsonl"
+    _subagent_log(sub, first.summary.split("Summary:", 1)[1].strip())
+    return first, sub
+
+
+def test_an_uploaded_subagent_log_never_reads_the_parent_session_from_disk(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 27, High 1: an upload's file name chose a file on the server to read
+    first, sub = _session_with_subagent(tmp_path)
+    assert load_transcript(sub).compactions[0].replaced == first.replaced  # the file leaks
+    data = sub.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    labels = [str(sub), "7c1e/subagents/agent-acompact-01.jsonl", "agent-acompact-01.jsonl"]
+    for label in labels:
+        for src in (data, data.decode(), load_transcript(sub).to_document()[0]):
+            t = load_transcript(src, source=label)
+            (c,) = t.compactions
+            assert t.source == label
+            assert c.source == "claude_code.compaction_subagent" and c.summary
+            assert c.replaced is None, label
+            assert "7c1e.jsonl" not in c.note and "only for a log read from a path" in c.note
+
+
+def test_an_explicit_log_dir_finds_the_parent_session_and_the_label_chooses_no_folder(
+    tmp_path: Any,
+) -> None:
+    first, sub = _session_with_subagent(tmp_path)
+    data = sub.read_bytes()
+    found = load_transcript(data, source="agent-acompact-01.jsonl", log_dir=sub.parent)
+    assert found.compactions[0].replaced == first.replaced
+    elsewhere = tmp_path / "other" / "subagents"
+    elsewhere.mkdir(parents=True)
+    (c,) = load_transcript(data, source=str(sub), log_dir=elsewhere).compactions
+    assert c.replaced is None and "neither in this file" in c.note
+    (c,) = load_transcript(data, source="<upload>", log_dir=sub.parent).compactions or (None,)
+    assert c is None  # not named like a compaction sub-agent's log
+
+
+def test_a_subagent_log_read_from_a_path_names_it_by_the_path_not_the_label(
+    tmp_path: Any,
+) -> None:
+    first, sub = _session_with_subagent(tmp_path)
+    (c,) = load_transcript(sub, source="upload.jsonl").compactions
+    assert c.replaced == first.replaced
+    assert load_transcript(str(sub)).compactions[0].replaced == first.replaced
+
+
 def test_inspect_eval_zip_reads_its_first_sample(tmp_path: Any) -> None:
     import zipfile
 

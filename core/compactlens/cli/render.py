@@ -1,0 +1,211 @@
+"""The command line's text output: the groups table of ``inspect``, the report of a
+``compact`` run and the ranked fixes of ``--explain``, plus the JSON shapes of groups and
+totals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from compactlens.analysis.fixes import FixSearch
+from compactlens.engine.index import MessageGroup, MessageIndex
+from compactlens.engine.result import CompactionResult
+from compactlens.transcript import (
+    Transcript,
+)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
+    """Plain-text columns: right-aligned where ``right`` says, two spaces apart."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        out = [
+            c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(cells)
+        ]
+        return "  ".join(out).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def message_range(indices: Sequence[int]) -> str:
+    """``3`` / ``3-5`` for contiguous indices, ``3-4,7`` when the group has gaps."""
+    runs: list[str] = []
+    start = prev = indices[0]
+    for k in (*indices[1:], None):
+        if k is not None and k == prev + 1:
+            prev = k
+            continue
+        runs.append(str(start) if start == prev else f"{start}-{prev}")
+        if k is not None:
+            start = prev = k
+    return ",".join(runs)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _group_row(g: MessageGroup) -> list[str]:
+    return [
+        str(g.id),
+        g.kind.value,
+        "-" if g.turn is None else str(g.turn),
+        message_range(g.indices),
+        f"{g.tokens:,}",
+        ",".join(sorted(g.flags)),
+        _clip(", ".join(g.tool_names), 60),
+    ]
+
+
+def group_dict(g: MessageGroup) -> dict[str, Any]:
+    return {
+        "id": g.id,
+        "kind": g.kind.value,
+        "turn": g.turn,
+        "messages": list(g.indices),
+        "tokens": g.tokens,
+        "bytes": g.bytes,
+        "flags": sorted(g.flags),
+        "tool_names": list(g.tool_names),
+        "call_ids": list(g.call_ids),
+    }
+
+
+def totals_dict(index: MessageIndex) -> dict[str, int]:
+    return {
+        "messages": index.total_messages,
+        "groups": index.total_groups,
+        "non_system_groups": index.non_system_groups,
+        "turns": index.total_turns,
+        "tokens": index.total_tokens,
+        "system_tokens": index.system_tokens,
+        "tool_calls": len(index.links),
+        "pairing_problems": len(index.problems),
+    }
+
+
+def tokenizer_note(name: str) -> str:
+    """``estimate`` says what it is and how to count exactly; other names as they are."""
+    if name == "estimate":
+        return "estimate, ceil(characters / 4); --tokenizer o200k_base counts exactly"
+    return name
+
+
+def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> str:
+    tokenizer = tokenizer_note(index.tokenizer_name)
+    lines = [
+        f"{path}  (format: {transcript.format}, tokenizer: {tokenizer})",
+        f"detected: {transcript.detection}",
+        "",
+    ]
+    headers = ("group", "kind", "turn", "messages", "tokens", "flags", "tools")
+    lines += _table(headers, [_group_row(g) for g in index.groups], right={0, 2, 4})
+    lines.append("")
+    if index.problems:
+        lines.append(f"Pairing problems ({len(index.problems)}):")
+        rows = [[p.kind, str(p.message_index), p.call_id, p.detail] for p in index.problems]
+        lines += ["  " + row for row in _table(("kind", "message", "call id", "detail"), rows, {1})]
+    else:
+        lines.append("Pairing problems: none")
+    t = totals_dict(index)
+    lines.append("")
+    lines.append(
+        f"Totals: {t['messages']:,} messages, {t['groups']:,} groups, {t['turns']:,} turns, "
+        f"{t['tool_calls']:,} tool calls, {t['tokens']:,} tokens "
+        f"({t['system_tokens']:,} in system messages)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def render_result(
+    path: str, result: CompactionResult, output: str | None, *, fixes_follow: bool = False
+) -> str:
+    """The report of a run; with ``fixes_follow`` (``--explain``) the single-change
+    suggestions are left out: the ranked fixes printed after it replace them."""
+    lines = [
+        f"{path}: {result.strategy} (tokenizer: {tokenizer_note(result.tokenizer)})",
+        f"status: {result.status}",
+    ]
+    if result.reason:
+        lines.append(f"reason: {result.reason}")
+    lines.append(
+        f"tokens: {result.tokens_before:,} -> {result.tokens_after:,} "
+        f"(saved {result.tokens_saved:,})"
+    )
+    lines.append(f"messages: {result.messages_before:,} -> {result.messages_after:,}")
+    counts: dict[str, int] = {}
+    for d in result.decisions:
+        counts[d.action] = counts.get(d.action, 0) + 1
+    order = ("kept", "excluded", "collapsed", "summarized", "inserted")
+    lines.append("groups: " + ", ".join(f"{counts.get(a, 0)} {a}" for a in order))
+    if result.events:
+        lines.append("")
+        lines.append("stages:")
+        rows = []
+        for e in result.events:
+            values = ", ".join(f"{k}={v:,}" for k, v in e.trigger_values.items())
+            rows.append(
+                [
+                    str(e.stage),
+                    "  " * e.depth + e.strategy,
+                    e.event,
+                    e.trigger + (f" ({values})" if values else ""),
+                    e.target,
+                    f"{e.tokens_before:,} -> {e.tokens_after:,}",
+                    f"{e.messages_before:,} -> {e.messages_after:,}",
+                    f"{e.duration_ms:.1f} ms",
+                ]
+            )
+        headers = ("#", "strategy", "event", "trigger", "target", "tokens", "messages", "time")
+        lines += ["  " + row for row in _table(headers, rows, {0, 5, 6, 7})]
+    ex = result.explanation
+    lines.append("")
+    lines.append(f"explanation: {ex.summary}")
+    if result.status == "cannot-fit":
+        for item in ex.protected:
+            detail = f" - {item.detail}" if item.detail else ""
+            lines.append(
+                f"  protected ({item.why}): {item.tokens:,} tokens in "
+                f"{len(item.group_ids)} groups{detail}"
+            )
+        if ex.target_tokens is not None:
+            lines.append(f"  target: {ex.target_tokens:,} tokens")
+        if ex.smallest_target is not None:
+            lines.append(f"  smallest reachable: {ex.smallest_target:,} tokens")
+        if ex.suggestions and not fixes_follow:
+            lines.append("suggestions:")
+            lines += [f"  - {s.change}" for s in ex.suggestions]
+    if result.problems:
+        lines.append(f"pairing problems in the result: {len(result.problems)}")
+        lines += [f"  {p.kind} at message {p.message_index}: {p.detail}" for p in result.problems]
+    if output is not None:
+        note = (
+            " (best effort: it does not meet the target)" if result.status == "cannot-fit" else ""
+        )
+        where = "stdout" if output == "-" else output
+        lines.append(f"wrote {result.messages_after:,} messages to {where}{note}")
+    return "\n".join(lines) + "\n"
+
+
+def render_fixes(found: FixSearch) -> str:
+    """The ranked fixes of ``--explain``, each with its cost and how to reproduce it."""
+    lines = ["", f"fixes ({found.tried} changes re-run, {found.duration_ms:,.0f} ms):"]
+    if not found.fixes:
+        lines.append(f"  none: {found.none_reason}")
+    for n, fix in enumerate(found.fixes, 1):
+        label = " [DESTRUCTIVE]" if fix.destructive else ""
+        lines.append(f"  {n}.{label} {fix.summary}")
+        lines.append(f"     costs: {fix.costs()}")
+        lines += [f"     warning: {w}" for w in fix.warnings]
+        lines.append(f"     config: {json.dumps(fix.config, separators=(',', ':'))}")
+    if found.hidden_destructive:
+        lines.append(
+            f"  ({found.hidden_destructive} destructive changes not shown: "
+            "--include-destructive lists them)"
+        )
+    return "\n".join(lines) + "\n"
