@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from compactlens.engine.index import GroupKind, MessageIndex
 from compactlens.engine.triggers import Trigger
+from compactlens.model.errors import ConfigError
 from compactlens.model.validation import check_int
 
 GrowthSource = Literal["transcript", "given", "none"]
@@ -180,9 +181,9 @@ def estimate_retrigger(
     if context_window is not None:
         check_int("context_window", context_window)
     if not 0 < max_fraction <= 1:
-        raise ValueError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
+        raise ConfigError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
     if horizon < 0:
-        raise ValueError("horizon must be >= 0")
+        raise ConfigError("horizon must be >= 0")
     until: int | None = None
     firing: str | None = None
     if triggers:

@@ -16,6 +16,7 @@ from compactlens.engine.strategies.summarization import SummarizationStrategy
 from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
 from compactlens.engine.strategies.truncation import TruncationStrategy
 from compactlens.engine.triggers import Trigger
+from compactlens.model.errors import ConfigError
 from compactlens.summarizers.base import Summarizer
 
 STRATEGY_TYPES = (
@@ -44,7 +45,7 @@ def _trigger(value: Any, where: str) -> Trigger | None:
     try:
         return Trigger.from_dict(value)
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def with_profile(strategy: Strategy, profile: str | None) -> Strategy:
@@ -87,12 +88,12 @@ def strategy_from_config(
     the strategy and of its stages (see :func:`with_profile`).
     """
     if not isinstance(config, Mapping):
-        raise ValueError(f"{where}: expected an object, got {type(config).__name__}")
+        raise ConfigError(f"{where}: expected an object, got {type(config).__name__}")
     if "profile" in config:
         try:
             own = check_profile(config["profile"])
         except ValueError as exc:
-            raise ValueError(f"{where}.{exc}") from None
+            raise ConfigError(f"{where}.{exc}") from None
         config = {k: v for k, v in config.items() if k != "profile"}
         built = strategy_from_config(config, summarizer=summarizer, where=where)
         return with_profile(built, own)
@@ -101,7 +102,7 @@ def strategy_from_config(
         return with_profile(built, profile)
     kind = config.get("type")
     if kind not in STRATEGY_TYPES:
-        raise ValueError(
+        raise ConfigError(
             f"{where}.type: unknown strategy {kind!r}; expected one of {STRATEGY_TYPES}"
         )
     params = {k: v for k, v in config.items() if k != "type"}
@@ -111,7 +112,7 @@ def strategy_from_config(
     if kind in ("pipeline", "token_budget"):
         children_cfg = params.pop("strategies", [])
         if not isinstance(children_cfg, list):
-            raise ValueError(f"{where}.strategies: expected a list")
+            raise ConfigError(f"{where}.strategies: expected a list")
         children = [
             strategy_from_config(c, summarizer=summarizer, where=f"{where}.strategies[{i}]")
             for i, c in enumerate(children_cfg)
@@ -119,13 +120,13 @@ def strategy_from_config(
         if kind == "pipeline":
             unknown = set(params) - {"target", "label"}
             if unknown:
-                raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+                raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
             return PipelineStrategy(*children, **params)
         cls: Any = TokenBudgetComposedStrategy
         params["strategies"] = tuple(children)
     elif kind == "summarization":
         if summarizer is None:
-            raise ValueError(f"{where}: a summarization stage needs a summarizer")
+            raise ConfigError(f"{where}: a summarization stage needs a summarizer")
         params.pop("summarizer", None)
         params["summarizer"] = summarizer
         cls = SummarizationStrategy
@@ -134,9 +135,9 @@ def strategy_from_config(
     fields = set(getattr(cls, "__dataclass_fields__", {}))
     unknown = set(params) - fields
     if unknown:
-        raise ValueError(f"{where}: unknown keys {sorted(unknown)} for {kind}")
+        raise ConfigError(f"{where}: unknown keys {sorted(unknown)} for {kind}")
     try:
         strategy: Strategy = cls(**params)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
     return strategy
