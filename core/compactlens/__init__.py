@@ -21,6 +21,7 @@ from __future__ import annotations
 from compactlens.analysis import analyze
 from compactlens.compact import (
     CancelToken,
+    CompactionCancelled,
     CompactResult,
     acompact,
     compact,
@@ -55,14 +56,22 @@ from compactlens.model import (
     CharEstimator,
     CompactlensError,
     ConfigError,
+    DataError,
+    EncodingUnavailableError,
     InputTypeError,
     Message,
+    MissingDependencyError,
     TiktokenTokenizer,
     Tokenizer,
     TranscriptError,
     UsageError,
 )
-from compactlens.session import CompactionSession, JsonFileCheckpointStore, SQLiteCheckpointStore
+from compactlens.session import (
+    CheckpointCorruptError,
+    CompactionSession,
+    JsonFileCheckpointStore,
+    SQLiteCheckpointStore,
+)
 from compactlens.summarizers import ExtractiveSummarizer, OpenAISummarizer, Summarizer
 from compactlens.transcript import Transcript, dump_transcript, load_transcript
 
@@ -71,18 +80,23 @@ __version__ = "0.1.0"
 __all__ = [
     "CancelToken",
     "CharEstimator",
+    "CheckpointCorruptError",
     "ClampStrategy",
     "CompactResult",
+    "CompactionCancelled",
     "CompactionResult",
     "CompactionSession",
     "CompactlensError",
     "ConfigError",
+    "DataError",
+    "EncodingUnavailableError",
     "ExtractiveSummarizer",
     "Guards",
     "InputTypeError",
     "JsonFileCheckpointStore",
     "Message",
     "MessageIndex",
+    "MissingDependencyError",
     "OpenAISummarizer",
     "PipelineStrategy",
     "SQLiteCheckpointStore",

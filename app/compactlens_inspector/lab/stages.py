@@ -1,5 +1,8 @@
 """The stage types the strategy builder offers, their parameters, and trigger helpers.
 
+The stage types are read from the library's strategy registry, where each strategy's
+label, explanation and parameters are declared once.
+
 Stages and triggers are plain dicts in the shape
 :func:`compactlens.engine.strategies.config.strategy_from_config` and
 ``Trigger.to_dict()`` use. No Streamlit here.
@@ -9,23 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from compactlens import Trigger
+from compactlens.engine import StrategyParam, builder_strategies
 from compactlens_inspector.style.numbers import group_digits
 
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One editable parameter of a stage."""
-
-    name: str
-    label: str
-    kind: Literal["int", "optional_int", "bool", "choice", "text"]
-    default: Any
-    minimum: int = 0
-    choices: tuple[str, ...] = ()
-    help: str = ""
+#: One editable parameter of a stage: the strategy registry's own type.
+Param = StrategyParam
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,141 +33,11 @@ class StageType:
     has_trigger: bool = True
 
 
-_MIN_PRESERVED = "minimum_preserved"
-
+#: The builder's stage types, in its menu's order: labels, parameters, defaults and bounds
+#: all come from the library's strategy registry (compactlens.engine.STRATEGY_REGISTRY).
 STAGE_TYPES: dict[str, StageType] = {
-    "tool_result_collapse": StageType(
-        "tool_result_collapse",
-        "Tool-result collapse",
-        "Replace older tool calls and their results by one short line each.",
-        (
-            Param(
-                "keep_last_tool_call_groups",
-                "Keep last tool-call groups verbatim",
-                "int",
-                1,
-                help="The newest tool-call groups that are never collapsed.",
-            ),
-            Param(
-                _MIN_PRESERVED,
-                "Minimum preserved groups",
-                "int",
-                2,
-                help="The newest non-system groups that are never touched.",
-            ),
-            Param(
-                "formatter",
-                "Collapsed line",
-                "choice",
-                "results",
-                choices=("results", "names"),
-                help="'results' keeps a short text of each result, 'names' only tool names.",
-            ),
-        ),
-    ),
-    "selective_tool_calls": StageType(
-        "selective_tool_calls",
-        "Selective tool-call removal",
-        "Remove older tool-call groups entirely (call and results together).",
-        (
-            Param("keep_last_tool_call_groups", "Keep last tool-call groups", "int", 1),
-            Param(_MIN_PRESERVED, "Minimum preserved groups", "int", 0),
-        ),
-    ),
-    "summarization": StageType(
-        "summarization",
-        "Summarization",
-        "Replace older groups by one summary message (extractive offline by default).",
-        (
-            Param(
-                _MIN_PRESERVED,
-                "Minimum preserved groups",
-                "int",
-                4,
-                help="The newest non-system groups that are never summarized.",
-            ),
-            Param(
-                "max_input_tokens",
-                "Max input tokens",
-                "int",
-                8000,
-                minimum=1,
-                help="The summarizer's input is capped at this many tokens, oldest groups first.",
-            ),
-            Param("max_summary_tokens", "Max summary tokens", "int", 2048, minimum=1),
-        ),
-    ),
-    "sliding_window": StageType(
-        "sliding_window",
-        "Sliding window",
-        "Drop whole user turns, oldest first.",
-        (
-            Param(
-                _MIN_PRESERVED,
-                "Minimum preserved turns",
-                "int",
-                1,
-                help="The newest turns that are never dropped.",
-            ),
-            Param(
-                "keep_last_turns",
-                "Keep last N turns (instead of a trigger)",
-                "optional_int",
-                None,
-                minimum=1,
-            ),
-            Param("preserve_system", "Preserve system messages", "bool", True),
-        ),
-    ),
-    "truncation": StageType(
-        "truncation",
-        "Truncation",
-        "Drop the oldest groups one at a time until the target holds.",
-        (
-            Param(
-                _MIN_PRESERVED,
-                "Minimum preserved groups",
-                "int",
-                32,
-                help="The newest non-system groups that are never dropped.",
-            ),
-            Param("preserve_system", "Preserve system messages", "bool", True),
-            Param("preserve_first_user_group", "Preserve the first user message", "bool", False),
-        ),
-    ),
-    "clamp": StageType(
-        "clamp",
-        "Clamp oversized content",
-        "Cut every text or tool output above a token limit to its head and tail.",
-        (
-            Param(
-                "max_tokens",
-                "Limit per text or tool output (tokens)",
-                "int",
-                2000,
-                minimum=1,
-                help="Longer content keeps its head and tail, with a marker of what was cut.",
-            ),
-            Param(
-                _MIN_PRESERVED,
-                "Minimum preserved groups",
-                "int",
-                0,
-                help="The newest non-system groups that are never clamped (with a trigger).",
-            ),
-        ),
-    ),
-    "token_budget": StageType(
-        "token_budget",
-        "Token-budget fallback",
-        "If still over the budget, drop the oldest groups (system kept unless allowed).",
-        (
-            Param("token_budget", "Token budget", "int", 8000, minimum=1),
-            Param(_MIN_PRESERVED, "Minimum preserved groups", "int", 1, minimum=1),
-            Param("drop_system_if_needed", "Drop system messages if needed", "bool", False),
-        ),
-        has_trigger=False,
-    ),
+    info.name: StageType(info.name, info.label, info.description, info.params, info.takes_trigger)
+    for info in builder_strategies()
 }
 
 # -- triggers ---------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from compactlens.model.errors import ConfigError
 from compactlens.model.messages import Message
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
 from compactlens.model.validation import check_int
@@ -63,9 +64,9 @@ class ModelPrices:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+                raise ConfigError(f"{name} must be a non-negative number, got {value!r}")
             if not math.isfinite(value):
-                raise ValueError(f"{name} must be finite, got {value!r}")
+                raise ConfigError(f"{name} must be finite, got {value!r}")
 
     @property
     def write(self) -> float:
@@ -85,7 +86,7 @@ class ModelPrices:
         """Rebuild from :meth:`to_dict` output (``cache_write`` and ``output`` optional)."""
         unknown = set(data) - {"input", "cached_input", "cache_write", "output"}
         if unknown:
-            raise ValueError(f"unknown price keys {sorted(unknown)}")
+            raise ConfigError(f"unknown price keys {sorted(unknown)}")
         try:
             return cls(
                 input=data["input"],
@@ -94,7 +95,7 @@ class ModelPrices:
                 output=data.get("output", 0.0),
             )
         except KeyError as exc:
-            raise ValueError(f"missing price key {exc.args[0]!r}") from None
+            raise ConfigError(f"missing price key {exc.args[0]!r}") from None
 
 
 #: List prices (USD per million tokens, standard tier, prompts under 200k tokens) of
@@ -147,7 +148,7 @@ def prices_for(model: str, table: Mapping[str, ModelPrices] = DEFAULT_PRICES) ->
         return table[model]
     best = max((name for name in table if model.startswith(name)), key=len, default=None)
     if best is None:
-        raise ValueError(f"no prices for model {model!r}; known models: {sorted(table)}")
+        raise ConfigError(f"no prices for model {model!r}; known models: {sorted(table)}")
     return table[best]
 
 
@@ -253,9 +254,9 @@ def estimate_cost(
         growth_tokens=growth_tokens,
     )
     if prefix_tokens > min(original_tokens, compacted_tokens):
-        raise ValueError("prefix_tokens cannot exceed the original or the compacted tokens")
+        raise ConfigError("prefix_tokens cannot exceed the original or the compacted tokens")
     if compaction_cost < 0:
-        raise ValueError("compaction_cost must be >= 0")
+        raise ConfigError("compaction_cost must be >= 0")
     m = 1_000_000.0
     read, write, g = prices.cached_input, prices.write, growth_tokens
     without: list[float] = []
@@ -358,11 +359,11 @@ def cache_impact(
     if original_counts is None:
         original_counts = count_messages(original, tok)
     if len(original_counts) != len(original):
-        raise ValueError("original_counts must have one count per original message")
+        raise ConfigError("original_counts must have one count per original message")
     if compacted_counts is None:
         tail = count_messages(compacted[prefix:], tok)
     elif len(compacted_counts) != len(compacted):
-        raise ValueError("compacted_counts must have one count per compacted message")
+        raise ConfigError("compacted_counts must have one count per compacted message")
     else:
         tail = list(compacted_counts[prefix:])
     prefix_tokens = sum(original_counts[:prefix])

@@ -51,6 +51,7 @@ from compactlens.engine.result import CompactionResult
 from compactlens.engine.triggers import Trigger, tokens_exceed
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.display import card_html, card_text
+from compactlens.model.errors import ConfigError, InputTypeError
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import Message
 from compactlens.model.tokens import ENCODINGS, Tokenizer, make_tokenizer
@@ -243,7 +244,7 @@ def _adapt(result: Any, caller: CallerMessages) -> _Outcome:
             default_trigger=None,
         )
     if not hasattr(result, "messages"):
-        raise TypeError(
+        raise InputTypeError(
             f"expected a CompactionResult, a CompactResult or an object with messages, "
             f"got {type(result).__name__}"
         )
@@ -302,7 +303,7 @@ def _triggers(value: Any, fallback: Trigger | None, tokenizer_given: bool) -> tu
     out: list[Trigger] = []
     for item in value:
         if not isinstance(item, Trigger):
-            raise TypeError(f"triggers must be Trigger objects, got {type(item).__name__}")
+            raise InputTypeError(f"triggers must be Trigger objects, got {type(item).__name__}")
         out.append(item)
     return tuple(out)
 
@@ -314,7 +315,7 @@ def _growth(value: Any, index: MessageIndex) -> Growth:
     if isinstance(value, Growth):
         return value
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ValueError(f"growth_per_turn must be a number of tokens >= 0, got {value!r}")
+        raise ConfigError(f"growth_per_turn must be a number of tokens >= 0, got {value!r}")
     return Growth(
         tokens=float(value),
         messages=measured.messages,

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from compactlens.engine.index import GroupKind, MessageIndex
+from compactlens.engine.strategies.registry import strategy_info
 from compactlens.engine.triggers import Trigger
+from compactlens.model.errors import ConfigError
 from compactlens.model.validation import check_int
 
 GrowthSource = Literal["transcript", "given", "none"]
@@ -180,9 +182,9 @@ def estimate_retrigger(
     if context_window is not None:
         check_int("context_window", context_window)
     if not 0 < max_fraction <= 1:
-        raise ValueError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
+        raise ConfigError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
     if horizon < 0:
-        raise ValueError("horizon must be >= 0")
+        raise ConfigError("horizon must be >= 0")
     until: int | None = None
     firing: str | None = None
     if triggers:
@@ -229,24 +231,17 @@ def estimate_retrigger(
 
 
 def _walk(config: Mapping[str, Any], tokenizer_given: bool) -> Iterable[Trigger]:
+    """An explicit ``trigger``, then what the type's shorthand keywords stand for (from the
+    strategy registry), then, for a composite, its stages' triggers."""
     kind = config.get("type")
     trigger = config.get("trigger")
     if isinstance(trigger, Mapping):
         yield Trigger.from_dict(dict(trigger))
-    if kind == "truncation" and config.get("max_n") is not None and trigger is None:
-        metric = "tokens" if tokenizer_given else "messages"
-        yield Trigger("exceed", metric, int(config["max_n"]))
-    if kind == "sliding_window":
-        if config.get("keep_last_turns") is not None:
-            yield Trigger("exceed", "turns", int(config["keep_last_turns"]))
-        if config.get("keep_last_groups") is not None:
-            yield Trigger("exceed", "groups", int(config["keep_last_groups"]))
-    if kind == "summarization" and config.get("target_count") is not None:
-        limit = int(config["target_count"]) + int(config.get("threshold") or 0)
-        yield Trigger("exceed", "messages", limit)
-    if kind == "token_budget" and config.get("token_budget") is not None:
-        yield Trigger("exceed", "tokens", int(config["token_budget"]))
-    if kind in ("pipeline", "token_budget"):
+    info = strategy_info(kind) if isinstance(kind, str) else None
+    if info is None:
+        return
+    yield from info.shorthand_triggers(config, tokenizer_given)
+    if info.composite:
         for child in config.get("strategies") or ():
             if isinstance(child, Mapping):
                 yield from _walk(child, tokenizer_given)

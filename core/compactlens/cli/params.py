@@ -16,20 +16,14 @@ from compactlens.engine import triggers as _triggers
 from compactlens.engine.guards import Guards
 from compactlens.engine.profiles import profile_guards
 from compactlens.engine.strategies.base import Strategy
-from compactlens.engine.strategies.config import (
-    strategy_from_config,
-)
+from compactlens.engine.strategies.config import strategy_from_config
+from compactlens.engine.strategies.registry import simple_strategy_names
 from compactlens.engine.triggers import Trigger
 from compactlens.summarizers.extractive import ExtractiveSummarizer
 
-#: Strategy names that can be built from ``--strategy`` and ``--param`` alone.
-SIMPLE_STRATEGIES = (
-    "truncation",
-    "sliding_window",
-    "tool_result_collapse",
-    "selective_tool_calls",
-    "summarization",
-)
+#: Strategy names that can be built from ``--strategy`` and ``--param`` alone (from the
+#: strategy registry: every type that is not a composition).
+SIMPLE_STRATEGIES = simple_strategy_names()
 #: ``--param trigger=NAME:N`` shorthands (and ``NAME`` alone for those without a number).
 TRIGGER_SHORTHANDS: Mapping[str, Any] = {
     "tokens_exceed": _triggers.tokens_exceed,

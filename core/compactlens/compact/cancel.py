@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Protocol, runtime_checkable
 
-from compactlens.model.errors import CompactlensError
+from compactlens.model.errors import CompactlensError, InputTypeError
 
 
 class CompactionCancelled(CompactlensError):
@@ -74,7 +74,7 @@ class CancelToken:
 def check_cancel_signal(cancel: Any) -> None:
     """Raise TypeError unless ``cancel`` is None or has a callable ``is_set``."""
     if cancel is not None and not callable(getattr(cancel, "is_set", None)):
-        raise TypeError(
+        raise InputTypeError(
             f"cancel must have an is_set() method (CancelToken, threading.Event, asyncio.Event), "
             f"got {type(cancel).__name__}"
         )

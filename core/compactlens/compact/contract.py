@@ -46,7 +46,7 @@ from compactlens.compact.result import CannotFitReason, CompactResult
 from compactlens.engine.result import TokenCounts
 from compactlens.engine.telemetry import emit_compact_result
 from compactlens.formats.caller import CallerMessages, from_caller
-from compactlens.model.errors import TranscriptError
+from compactlens.model.errors import ConfigError, InputTypeError, TranscriptError
 from compactlens.model.messages import (
     ROLES,
     SUMMARY_PREFIX,
@@ -106,10 +106,10 @@ def wire_json_length(messages: Sequence[Any]) -> int:
             try:
                 json.dumps(m, allow_nan=False)
             except (TypeError, ValueError):
-                raise TypeError(
+                raise InputTypeError(
                     f"messages[{i}] is not JSON ({exc}); pass count_tokens= to count it"
                 ) from None
-        raise TypeError(f"messages are not JSON ({exc})") from None
+        raise InputTypeError(f"messages are not JSON ({exc})") from None
     return utf16_length(text) + 5 * len(_LONE_SURROGATE.findall(text))
 
 
@@ -148,7 +148,7 @@ def _wire_estimate(canonical: Sequence[Message], wire: Sequence[Any]) -> int:
     for i, m in enumerate(canonical):
         if m.has_media or m.has_opaque:
             what = "media" if m.has_media else "opaque provider content"
-            raise TypeError(
+            raise InputTypeError(
                 f"messages[{i}] holds {what}, which the default estimate cannot count; "
                 "pass count_tokens= (a function that counts a message list)"
             )
@@ -198,7 +198,7 @@ def summary_message(summary: str) -> Message:
 
 def _check_count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"count_tokens must return a non-negative integer, got {value!r}")
+        raise ConfigError(f"count_tokens must return a non-negative integer, got {value!r}")
     return value
 
 
@@ -227,7 +227,7 @@ def build_candidate(
 ) -> list[Message]:
     """Leading system messages + summary + re-inserted latest user message + ``messages[end:]``."""
     if analysis.end is None:
-        raise ValueError("the analysis has no replaced range")
+        raise ConfigError("the analysis has no replaced range")
     out = list(messages[: analysis.start])
     out.append(summary_message(summary))
     latest = analysis.latest_user_index
@@ -290,13 +290,13 @@ def _prepare(
     target = check_int("target_tokens", target_tokens)
     keep = check_int("keep_last_messages", keep_last_messages)
     if instructions is not None and not isinstance(instructions, str):
-        raise TypeError(f"instructions must be a string, got {type(instructions).__name__}")
+        raise InputTypeError(f"instructions must be a string, got {type(instructions).__name__}")
     if not callable(getattr(summarizer, "summarize", None)):
-        raise TypeError(
+        raise InputTypeError(
             f"summarizer must have a summarize(request) method, got {type(summarizer).__name__}"
         )
     if count_tokens is not None and not callable(count_tokens):
-        raise TypeError(f"count_tokens must be callable, got {type(count_tokens).__name__}")
+        raise InputTypeError(f"count_tokens must be callable, got {type(count_tokens).__name__}")
     check_cancel_signal(cancel)
     caller = from_caller(messages, format=format)
     msgs = caller.messages
@@ -344,7 +344,9 @@ def _prepare(
 
 def _finish(plan: _Plan, response: Any) -> CompactResult:
     if not isinstance(response, SummaryResponse):
-        raise TypeError(f"summarizer returned {type(response).__name__}, expected SummaryResponse")
+        raise InputTypeError(
+            f"summarizer returned {type(response).__name__}, expected SummaryResponse"
+        )
     reinserted = plan.analysis.latest_user_index if plan.analysis.reinsert_latest_user else None
     common: dict[str, Any] = {
         "usage": response.usage,

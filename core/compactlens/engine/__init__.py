@@ -51,6 +51,15 @@ from compactlens.engine.strategies.base import RunContext, StageOutcome, Strateg
 from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.engine.strategies.config import STRATEGY_TYPES, strategy_from_config, with_profile
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
+from compactlens.engine.strategies.registry import (
+    STRATEGY_REGISTRY,
+    StrategyInfo,
+    StrategyParam,
+    builder_strategies,
+    simple_strategy_names,
+    strategy_info,
+    strategy_type_names,
+)
 from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
 from compactlens.engine.strategies.sliding_window import SlidingWindowStrategy
 from compactlens.engine.strategies.summarization import SummarizationStrategy
@@ -89,6 +98,7 @@ __all__ = [
     "NO_GUARDS",
     "PROFILE_NAMES",
     "PROVIDERS",
+    "STRATEGY_REGISTRY",
     "STRATEGY_TYPES",
     "Action",
     "ClampStrategy",
@@ -116,6 +126,8 @@ __all__ = [
     "StageOutcome",
     "Status",
     "Strategy",
+    "StrategyInfo",
+    "StrategyParam",
     "Suggestion",
     "SummarizationStrategy",
     "TokenBudgetComposedStrategy",
@@ -130,6 +142,7 @@ __all__ = [
     "any_of",
     "apply_compaction",
     "apply_compaction_async",
+    "builder_strategies",
     "cache_likely_cold",
     "describe_trigger",
     "format_tool_names",
@@ -148,7 +161,10 @@ __all__ = [
     "provider_for_format",
     "provider_problems",
     "run_strategy",
+    "simple_strategy_names",
     "strategy_from_config",
+    "strategy_info",
+    "strategy_type_names",
     "tokens_at_most",
     "tokens_below",
     "tokens_exceed",

@@ -26,6 +26,7 @@ from typing import Any
 
 from compactlens.engine.index import GroupKind, MessageIndex
 from compactlens.engine.providers import Provider, check_provider, provider_for_format
+from compactlens.model.errors import ConfigError
 from compactlens.model.messages import ApprovalResponsePart, Message, TextPart
 
 PINNED = "pinned"
@@ -48,21 +49,21 @@ def latest_request_index(messages: Sequence[Message]) -> int | None:
 
 def _names(value: object, name: str) -> frozenset[str]:
     if isinstance(value, str) or not isinstance(value, Iterable):
-        raise ValueError(f"{name} must be a list of tool names, got {value!r}")
+        raise ConfigError(f"{name} must be a list of tool names, got {value!r}")
     out = frozenset(value)
     bad = [v for v in out if not isinstance(v, str) or not v]
     if bad:
-        raise ValueError(f"{name} must hold non-empty tool names, got {bad[0]!r}")
+        raise ConfigError(f"{name} must hold non-empty tool names, got {bad[0]!r}")
     return out
 
 
 def _pins(value: object) -> frozenset[int]:
     if isinstance(value, str) or not isinstance(value, Iterable):
-        raise ValueError(f"pins must be a list of message indices, got {value!r}")
+        raise ConfigError(f"pins must be a list of message indices, got {value!r}")
     out = frozenset(value)
     bad = [v for v in out if isinstance(v, bool) or not isinstance(v, int) or v < 0]
     if bad:
-        raise ValueError(f"pins must hold message indices >= 0, got {bad[0]!r}")
+        raise ConfigError(f"pins must hold message indices >= 0, got {bad[0]!r}")
     return out
 
 
@@ -80,7 +81,7 @@ class Guards:
         if self.provider is not None:
             check_provider(self.provider)
         if not isinstance(self.keep_latest_request, bool):
-            raise ValueError(
+            raise ConfigError(
                 f"keep_latest_request must be true or false, got {self.keep_latest_request!r}"
             )
         object.__setattr__(self, "pins", _pins(self.pins))
@@ -88,7 +89,7 @@ class Guards:
         object.__setattr__(self, "prunable_tools", _names(self.prunable_tools, "prunable_tools"))
         both = self.keep_tools & self.prunable_tools
         if both:
-            raise ValueError(f"tool {sorted(both)[0]!r} is in both keep_tools and prunable_tools")
+            raise ConfigError(f"tool {sorted(both)[0]!r} is in both keep_tools and prunable_tools")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,11 +104,11 @@ class Guards:
     def from_dict(cls, data: Mapping[str, Any]) -> Guards:
         """Read :meth:`to_dict` output (every key optional); unknown keys are an error."""
         if not isinstance(data, Mapping):
-            raise ValueError(f"guards must be an object, got {type(data).__name__}")
+            raise ConfigError(f"guards must be an object, got {type(data).__name__}")
         known = {"provider", "keep_latest_request", "pins", "keep_tools", "prunable_tools"}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"guards: unknown key {unknown[0]!r}; expected {sorted(known)}")
+            raise ConfigError(f"guards: unknown key {unknown[0]!r}; expected {sorted(known)}")
         return cls(**dict(data))
 
     def for_format(self, format_name: str | None) -> Guards:
@@ -147,7 +148,7 @@ def resolve_guards(index: MessageIndex, guards: Guards | None) -> Locks:
     n = index.total_messages
     for i in sorted(guards.pins):
         if i >= n:
-            raise ValueError(f"pins: message {i} does not exist (the transcript has {n})")
+            raise ConfigError(f"pins: message {i} does not exist (the transcript has {n})")
         locked[index.group_of[i]] = PINNED
     if guards.keep_latest_request:
         latest = latest_request_index(index.messages)

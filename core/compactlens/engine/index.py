@@ -15,6 +15,7 @@ from compactlens.engine.line_memo import LineMemo
 from compactlens.formats._common import parts_and_blocks
 from compactlens.formats.caller import from_caller
 from compactlens.model.display import card_html, card_text
+from compactlens.model.errors import InputTypeError
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import (
     ApprovalRequestPart,
@@ -757,7 +758,7 @@ class MessageIndex:
         msgs = tuple(messages)
         for i, m in enumerate(msgs):
             if not isinstance(m, Message):
-                raise TypeError(f"messages[{i}] is {type(m).__name__}, not a Message")
+                raise InputTypeError(f"messages[{i}] is {type(m).__name__}, not a Message")
         scan = _scan(msgs, grouping)
         if type(tok) is CharEstimator:  # lengths and sizes in one pass
             lengths, sizes = _sizes(msgs)

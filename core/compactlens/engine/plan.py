@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from compactlens.engine.guards import NO_LOCKS, Locks
 from compactlens.engine.index import GroupKind, MessageIndex
+from compactlens.model.errors import ConfigError
 from compactlens.model.messages import Message
 
 
@@ -156,7 +157,7 @@ class Plan:
     def exclude(self, gid: int, strategy: str, reason: str, *, action: str = "excluded") -> bool:
         """Exclude an included group (O(1)); False (nothing done) when it is locked."""
         if not self.included(gid):
-            raise ValueError(f"group {gid} is already {self.action[gid]}")
+            raise ConfigError(f"group {gid} is already {self.action[gid]}")
         if gid in self.locks.locked:
             return False
         self._remove_counts(gid)
@@ -170,7 +171,7 @@ class Plan:
     def restore(self, gid: int, strategy: str, reason: str) -> None:
         """Put an excluded group back, verbatim (O(1)). Summarized groups cannot come back."""
         if self.action[gid] != "excluded":
-            raise ValueError(f"group {gid} is {self.action[gid]}, not excluded")
+            raise ConfigError(f"group {gid} is {self.action[gid]}, not excluded")
         group = self.index.groups[gid]
         self._tokens += group.tokens
         self._messages += group.message_count
@@ -198,9 +199,9 @@ class Plan:
         calls and results, cut content): the group keeps its structure, so it can still be
         collapsed later. False when the group is locked or must stay verbatim."""
         if len(messages) != self.index.groups[gid].message_count:
-            raise ValueError(f"group {gid}: a clamp replaces its messages one for one")
+            raise ConfigError(f"group {gid}: a clamp replaces its messages one for one")
         if not self.untouched(gid):
-            raise ValueError(f"group {gid} is {self.action[gid]}, not kept")
+            raise ConfigError(f"group {gid} is {self.action[gid]}, not kept")
         if not self._replace(gid, messages, tokens, strategy, reason):
             return False
         self.clamped.add(gid)
@@ -210,7 +211,7 @@ class Plan:
         self, gid: int, messages: tuple[Message, ...], tokens: int, strategy: str, reason: str
     ) -> bool:
         if not (self.untouched(gid) or gid in self.clamped):
-            raise ValueError(f"group {gid} is {self.action[gid]}, not kept")
+            raise ConfigError(f"group {gid} is {self.action[gid]}, not kept")
         if gid in self.locks.locked or gid in self.locks.verbatim:
             return False
         group = self.index.groups[gid]

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeAlias
 
 from compactlens.engine.guards import Guards
 from compactlens.engine.index import Grouping
+from compactlens.model.errors import ConfigError
 from compactlens.model.tokens import CharEstimator, Tokenizer
 
 ProfileName: TypeAlias = Literal["compactlens", "maf", "deepagents"]
@@ -116,7 +117,7 @@ _PROFILES: dict[str, Profile] = {
 def check_profile(name: object) -> ProfileName:
     """``name`` if it is a profile name, else ``ValueError`` listing the names."""
     if not isinstance(name, str) or name not in _PROFILES:
-        raise ValueError(f"profile: unknown profile {name!r}; expected one of {PROFILE_NAMES}")
+        raise ConfigError(f"profile: unknown profile {name!r}; expected one of {PROFILE_NAMES}")
     return _PROFILES[name].name
 
 

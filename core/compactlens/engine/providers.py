@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, get_args
 
 from compactlens.engine.index import PairingProblem, validate_pairing
+from compactlens.model.errors import ConfigError
 from compactlens.model.messages import Message, TextPart
 
 Provider: TypeAlias = Literal["any", "openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -47,7 +48,7 @@ _FORMAT_PROVIDER: dict[str, Provider] = {
 def check_provider(value: object) -> Provider:
     """``value`` as a :data:`Provider`, or a ``ValueError`` naming the choices."""
     if value not in PROVIDERS:
-        raise ValueError(f"unknown provider {value!r}; expected one of {', '.join(PROVIDERS)}")
+        raise ConfigError(f"unknown provider {value!r}; expected one of {', '.join(PROVIDERS)}")
     return value
 
 

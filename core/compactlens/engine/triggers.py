@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from compactlens.model.errors import ConfigError
 from compactlens.model.validation import check_int
 
 
@@ -90,7 +91,7 @@ class Trigger:
             return any(c(m) for c in self.children)
         if op == "not":
             return not self.children[0](m)
-        raise ValueError(f"unknown trigger op {op!r}")
+        raise ConfigError(f"unknown trigger op {op!r}")
 
     def negate(self) -> Trigger:
         """The logical negation, simplified where it has a direct form."""
@@ -163,12 +164,12 @@ class Trigger:
     def from_dict(cls, data: Any) -> Trigger:
         """Rebuild a trigger from :meth:`to_dict` output (validating thresholds)."""
         if not isinstance(data, dict) or "op" not in data:
-            raise ValueError(f"a trigger must be an object with 'op', got {data!r}")
+            raise ConfigError(f"a trigger must be an object with 'op', got {data!r}")
         op = data["op"]
         if op in ("exceed", "below", "at_most", "at_least"):
             metric = data.get("metric")
             if metric not in _METRICS:
-                raise ValueError(f"unknown trigger metric {metric!r}; expected one of {_METRICS}")
+                raise ConfigError(f"unknown trigger metric {metric!r}; expected one of {_METRICS}")
             return cls(op, metric, _threshold(data.get("n"), metric))
         if op in ("has_tool_calls", "always", "never"):
             return cls(op)
@@ -178,12 +179,12 @@ class Trigger:
         if op in ("all", "any", "not"):
             raw = data.get("children", [])
             if not isinstance(raw, list | tuple):
-                raise ValueError(f"'{op}' children must be a list of triggers, got {raw!r}")
+                raise ConfigError(f"'{op}' children must be a list of triggers, got {raw!r}")
             children = tuple(cls.from_dict(c) for c in raw)
             if op == "not" and len(children) != 1:
-                raise ValueError("a 'not' trigger needs exactly one child")
+                raise ConfigError("a 'not' trigger needs exactly one child")
             return cls(op, children=children)
-        raise ValueError(f"unknown trigger op {op!r}")
+        raise ConfigError(f"unknown trigger op {op!r}")
 
 
 ALWAYS = Trigger("always")

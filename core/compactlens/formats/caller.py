@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from compactlens.formats import OPENAI_CHAT, get_format
 from compactlens.formats.base import WireFormat
-from compactlens.model.errors import TranscriptError
+from compactlens.model.errors import InputTypeError, TranscriptError
 from compactlens.model.messages import Message
 
 
@@ -48,7 +48,7 @@ def from_caller(
 ) -> CallerMessages:
     """Read a list of wire dicts (default: OpenAI Chat Completions) or of :class:`Message`."""
     if isinstance(items, str | bytes) or not isinstance(items, Sequence):
-        raise TypeError(
+        raise InputTypeError(
             f"expected a list of messages, got {type(items).__name__}; "
             "use load_transcript() for files and raw JSON"
         )

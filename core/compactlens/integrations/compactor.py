@@ -26,6 +26,7 @@ from compactlens.engine.telemetry import history_changed
 from compactlens.formats.caller import from_caller
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.recording import Recorder
+from compactlens.model.errors import ConfigError
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
 from compactlens.summarizers.base import Summarizer
 
@@ -77,7 +78,7 @@ class Compactor:
 
     def __post_init__(self) -> None:
         if (self.strategy is None) == (self.one_shot is None):
-            raise ValueError("a Compactor needs exactly one of strategy= or one_shot=")
+            raise ConfigError("a Compactor needs exactly one of strategy= or one_shot=")
 
     @classmethod
     def from_config(

@@ -17,7 +17,9 @@ from compactlens.model.display import (
 from compactlens.model.errors import (
     CompactlensError,
     ConfigError,
+    DataError,
     InputTypeError,
+    MissingDependencyError,
     TranscriptError,
     UsageError,
 )
@@ -72,10 +74,12 @@ __all__ = [
     "CharEstimator",
     "CompactlensError",
     "ConfigError",
+    "DataError",
     "EncodingUnavailableError",
     "InputTypeError",
     "MediaPart",
     "Message",
+    "MissingDependencyError",
     "OpaquePart",
     "Part",
     "ReasoningPart",

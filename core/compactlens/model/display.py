@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from compactlens.model.errors import MissingDependencyError
+
 #: One colour per group decision (figures and cards).
 DECISION_COLORS: dict[str, str] = {
     "kept": "#8DA0B6",
@@ -177,6 +179,8 @@ def data_frame(
     try:
         import pandas as pd  # type: ignore[import-untyped]
     except ModuleNotFoundError as exc:
-        raise ImportError("to_pandas() needs pandas: pip install 'compactlens[notebook]'") from exc
+        raise MissingDependencyError(
+            "to_pandas() needs pandas: pip install 'compactlens[notebook]'"
+        ) from exc
     frame = pd.DataFrame(list(rows), columns=list(columns))
     return frame.astype(dict.fromkeys(integers, "Int64"))

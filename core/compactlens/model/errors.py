@@ -2,7 +2,8 @@
 :class:`CompactlensError`, so ``except CompactlensError`` catches anything the library
 raised. Each error also keeps the built-in base callers already catch (``ValueError`` for
 bad input and configuration, ``TypeError`` for an argument of the wrong kind,
-``RuntimeError`` for a missing resource or a misuse at run time).
+``RuntimeError`` for a missing resource or a misuse at run time, ``ImportError`` for a
+missing optional dependency).
 
 Errors about input name where the bad input is: the source, the location and what is wrong.
 """
@@ -15,9 +16,10 @@ class CompactlensError(Exception):
 
 
 class ConfigError(CompactlensError, ValueError):
-    """A configuration or parameter value is invalid: a strategy, trigger, guard, profile,
-    limit or other setting. The message names the setting (for example
-    ``strategy.strategies[1].keep_last``) and what is wrong."""
+    """A configuration, parameter or argument value is invalid: a strategy, trigger, guard,
+    profile, limit or other setting, or an argument a call cannot take as it is (a group
+    that is no longer kept, a count a tokenizer returned). The message names the setting
+    (for example ``strategy.strategies[1].keep_last``) and what is wrong."""
 
 
 class InputTypeError(CompactlensError, TypeError):
@@ -28,6 +30,16 @@ class InputTypeError(CompactlensError, TypeError):
 class UsageError(CompactlensError, RuntimeError):
     """A call that cannot be made in the current state (for example a session used after it
     was closed) or that needs something that is not available."""
+
+
+class DataError(CompactlensError, ValueError):
+    """Data handed back to the library to rebuild a value is malformed: a checkpoint record,
+    a canonical message or part dict. The message says which field is wrong."""
+
+
+class MissingDependencyError(CompactlensError, ImportError):
+    """An optional dependency a feature needs is not installed; the message names the
+    ``pip install`` extra that brings it."""
 
 
 class TranscriptError(CompactlensError, ValueError):
@@ -46,4 +58,12 @@ class TranscriptError(CompactlensError, ValueError):
         super().__init__(where + message)
 
 
-__all__ = ["CompactlensError", "ConfigError", "InputTypeError", "TranscriptError", "UsageError"]
+__all__ = [
+    "CompactlensError",
+    "ConfigError",
+    "DataError",
+    "InputTypeError",
+    "MissingDependencyError",
+    "TranscriptError",
+    "UsageError",
+]

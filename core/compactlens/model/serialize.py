@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from compactlens.model.errors import DataError, InputTypeError
 from compactlens.model.messages import (
     ROLES,
     ApprovalRequestPart,
@@ -66,7 +67,7 @@ def part_to_dict(part: Part) -> dict[str, Any]:
             "opaque_type": part.type,
             "text": part.text,
         }
-    raise TypeError(f"unknown part type {type(part).__name__}")
+    raise InputTypeError(f"unknown part type {type(part).__name__}")
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def part_from_dict(data: Mapping[str, Any]) -> Part:
         return OpaquePart(
             str(data["provider"]), str(data["opaque_type"]), str(data.get("text", ""))
         )
-    raise ValueError(f"unknown part type {kind!r}")
+    raise DataError(f"unknown part type {kind!r}")
 
 
 def message_from_dict(
@@ -115,10 +116,10 @@ def message_from_dict(
     """Inverse of :func:`message_to_dict` (``wire`` and ``wire_format`` may be given back)."""
     role = data.get("role")
     if role not in ROLES:
-        raise ValueError(f"unknown role {role!r}")
+        raise DataError(f"unknown role {role!r}")
     content = data.get("content", [])
     if not isinstance(content, list):
-        raise ValueError("content must be a list of parts")
+        raise DataError("content must be a list of parts")
     name = data.get("name")
     return Message(
         role=role,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from compactlens.model.errors import CompactlensError
+from compactlens.model.errors import CompactlensError, ConfigError, InputTypeError
 from compactlens.model.messages import Message, ToolCallPart, message_text, part_text
 from compactlens.model.serialize import messages_to_json
 
@@ -45,7 +45,7 @@ class CharEstimator:
 
     def __post_init__(self) -> None:
         if not self.chars_per_token > 0:
-            raise ValueError("chars_per_token must be positive")
+            raise ConfigError("chars_per_token must be positive")
 
     def count_tokens(self, text: str) -> int:
         if not text:
@@ -141,7 +141,7 @@ def encoding_for(encoding_or_model: str) -> str:
             best = prefix
     if best:
         return MODEL_PREFIXES[best]
-    raise ValueError(
+    raise ConfigError(
         f"unknown encoding or model {encoding_or_model!r}; "
         f"use one of {sorted(ENCODINGS)} or a model name such as 'gpt-4o'"
     )
@@ -391,7 +391,7 @@ def count_messages(messages: Sequence[Message], tokenizer: Tokenizer) -> list[in
     result: list[int] = []
     for i, c in enumerate(counts):
         if not isinstance(c, int) or isinstance(c, bool) or c < 0:
-            raise ValueError(f"tokenizer returned {c!r} for message {i}; expected an int >= 0")
+            raise ConfigError(f"tokenizer returned {c!r} for message {i}; expected an int >= 0")
         result.append(c + overhead)
     return result
 
@@ -416,7 +416,7 @@ def estimate_message_tokens(messages: Sequence[Message]) -> int:
     for i, m in enumerate(messages):
         if m.has_media or m.has_opaque:
             what = "media" if m.has_media else "opaque provider content"
-            raise TypeError(
+            raise InputTypeError(
                 f"messages[{i}] holds {what}, which the default estimate cannot count; "
                 "pass count_tokens= (a function that counts a message list)"
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compactlens.model.errors import ConfigError
+
 
 def check_int(name: str, value: object, *, minimum: int = 1) -> int:
     """``value`` if it is an int (not a bool) of at least ``minimum``, else ``ValueError``.
@@ -11,7 +13,7 @@ def check_int(name: str, value: object, *, minimum: int = 1) -> int:
     """
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         wanted = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {wanted}, got {value!r}")
+        raise ConfigError(f"{name} must be {wanted}, got {value!r}")
     return value
 
 

@@ -21,6 +21,7 @@ from compactlens.engine import (
 )
 from compactlens.engine.profiles import profile_tokenizer
 from compactlens.model import Message, Tokenizer
+from compactlens.model.errors import ConfigError
 from compactlens.summarizers import ExtractiveSummarizer, Summarizer
 
 #: The provider choice that follows the transcript's format.
@@ -76,7 +77,7 @@ class TuneSettings:
         """These settings with parameter ``name`` of stage ``stage`` set to ``value``."""
         stages = [dict(s) for s in self.stages()]
         if not 0 <= stage < len(stages) or name in STRUCTURE_KEYS:
-            raise ValueError(f"stage {stage} has no editable parameter {name!r}")
+            raise ConfigError(f"stage {stage} has no editable parameter {name!r}")
         stages[stage][name] = value
         unset = self.unset - {(stage, name)}
         if "strategies" in self.config:
@@ -186,7 +187,7 @@ def settings_for(
     config = strategy.to_dict()
     trigger = first_trigger_tokens(config) or budget
     if trigger is None:
-        raise ValueError("give a budget: the strategy has no tokens trigger")
+        raise ConfigError("give a budget: the strategy has no tokens trigger")
     return TuneSettings(
         config=config,
         trigger_tokens=trigger,
@@ -230,5 +231,5 @@ class Workbench:
         provider = next((p for p in PROVIDERS if p == settings.provider), None)
         if provider is None:
             choices = ", ".join(PROVIDER_CHOICES)
-            raise ValueError(f"provider: {settings.provider!r} is not one of {choices}")
+            raise ConfigError(f"provider: {settings.provider!r} is not one of {choices}")
         return replace(guards, provider=provider)

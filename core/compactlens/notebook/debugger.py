@@ -22,6 +22,7 @@ from compactlens.engine import (
 )
 from compactlens.engine.display import explanation_card, result_card
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
+from compactlens.model.errors import ConfigError
 from compactlens.notebook.widgets import load_widgets, show
 from compactlens.transcript import Transcript
 
@@ -64,7 +65,7 @@ class Debugger:
         """Run fix number ``rank`` (0 is the best; default: the one selected) and show it."""
         chosen = self.choice.value if rank is None else rank
         if not self.fixes:
-            raise ValueError(self.search.none_reason or "no fix was found")
+            raise ConfigError(self.search.none_reason or "no fix was found")
         fix = self.fixes[chosen]
         self.applied = run_strategy(self.index, fix.strategy, guards=fix.guards)
         self.applied_fix = fix

@@ -18,6 +18,7 @@ from typing import Any
 from compactlens.engine import CompactionResult, Strategy, run_strategy
 from compactlens.engine.display import result_card
 from compactlens.model import Message, Tokenizer, card_html
+from compactlens.model.errors import ConfigError
 from compactlens.notebook.config import (
     PROFILE_CHOICES,
     PROVIDER_CHOICES,
@@ -140,7 +141,7 @@ class Tuner:
         from compactlens.notebook.debugger import Debugger
 
         if self.result is None:
-            raise ValueError("the current settings do not run: " + (self.error or ""))
+            raise ConfigError("the current settings do not run: " + (self.error or ""))
         return Debugger(
             self.result,
             index=self.bench.index(self.settings.profile),

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from compactlens.model.errors import MissingDependencyError
+
 
 def load_widgets() -> Any:
     """The ``ipywidgets`` module, or an ImportError naming the extra to install."""
     try:
         import ipywidgets  # type: ignore[import-untyped]
     except ModuleNotFoundError as exc:
-        raise ImportError(
+        raise MissingDependencyError(
             "compactlens.notebook needs ipywidgets: pip install 'compactlens[notebook]'"
         ) from exc
     return ipywidgets

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from compactlens.formats.caller import from_caller
-from compactlens.model.errors import CompactlensError
+from compactlens.model.errors import CompactlensError, ConfigError, DataError, InputTypeError
 from compactlens.model.messages import Message
 from compactlens.model.serialize import message_from_dict, message_to_dict
 
@@ -102,7 +102,7 @@ def _check_wire(items: list[Any], fmt: str) -> None:
         from_caller(items, format=fmt)
     except Exception as exc:
         where = getattr(exc, "location", "") or type(exc).__name__
-        raise ValueError(f"the replacement does not read as {fmt} (at {where})") from None
+        raise DataError(f"the replacement does not read as {fmt} (at {where})") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +135,7 @@ class Checkpoint:
             items: list[Any] = []
             for m in self.replacement:
                 if not isinstance(m, Message):
-                    raise TypeError("a 'messages' checkpoint must hold Message objects")
+                    raise InputTypeError("a 'messages' checkpoint must hold Message objects")
                 wire = m.wire
                 try:
                     json.dumps(wire)
@@ -169,16 +169,16 @@ class Checkpoint:
         type, a ``wire`` replacement that does not read as its format, or (when ``key`` is
         given) a record stored for another key."""
         if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+            raise DataError(f"expected a JSON object, got {type(data).__name__}")
         if data.get("version") != CHECKPOINT_VERSION:
-            raise ValueError(
+            raise DataError(
                 f"version {data.get('version')!r}, expected {CHECKPOINT_VERSION} "
                 "(not a compactlens checkpoint, or an older one)"
             )
         if data.get(_CHECKSUM) != content_digest(data):
-            raise ValueError("content_sha256 does not match the content (edited or damaged)")
+            raise DataError("content_sha256 does not match the content (edited or damaged)")
         if key is not None and data.get("key") != key:
-            raise ValueError(f"stored for key {data.get('key')!r}")
+            raise DataError(f"stored for key {data.get('key')!r}")
         return cls._from_checked(data)
 
     @classmethod
@@ -189,15 +189,15 @@ class Checkpoint:
         digest = data.get("prefix_sha256")
         fmt = data.get("wire_format")
         if kind not in ("messages", "wire") or not isinstance(items, list):
-            raise ValueError("'kind' or 'replacement' is missing or of the wrong type")
+            raise DataError("'kind' or 'replacement' is missing or of the wrong type")
         if isinstance(length, bool) or not isinstance(length, int) or length < 0:
-            raise ValueError("'prefix_length' is not a non-negative integer")
+            raise DataError("'prefix_length' is not a non-negative integer")
         if not isinstance(digest, str) or not isinstance(fmt, str):
-            raise ValueError("'prefix_sha256' or 'wire_format' is not a string")
+            raise DataError("'prefix_sha256' or 'wire_format' is not a string")
         for name in ("tokens_before", "tokens_after"):
             value = data.get(name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise ValueError(f"{name!r} is not an integer")
+                raise DataError(f"{name!r} is not an integer")
         replacement: tuple[Any, ...]
         if kind == "messages":
             try:
@@ -208,7 +208,7 @@ class Checkpoint:
                     for item in items
                 )
             except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"a replacement message is malformed ({exc})") from None
+                raise DataError(f"a replacement message is malformed ({exc})") from None
         else:
             _check_wire(items, fmt)
             replacement = tuple(items)
@@ -262,7 +262,7 @@ class InMemoryCheckpointStore:
 
 def _check_policy(on_corrupt: str) -> OnCorrupt:
     if on_corrupt not in ON_CORRUPT:
-        raise ValueError(f"on_corrupt must be one of {ON_CORRUPT}, got {on_corrupt!r}")
+        raise ConfigError(f"on_corrupt must be one of {ON_CORRUPT}, got {on_corrupt!r}")
     return on_corrupt
 
 
@@ -449,7 +449,7 @@ class SQLiteCheckpointStore:
         try:
             text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
             if not isinstance(text, str):
-                raise ValueError(f"the row holds a {type(raw).__name__}, not JSON text")
+                raise DataError(f"the row holds a {type(raw).__name__}, not JSON text")
             return Checkpoint.from_json(json.loads(text), key=key)
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             reason = _reason(exc, raw if isinstance(raw, bytes | str) else "?")

@@ -57,6 +57,7 @@ from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.telemetry import emit_session_outcome
 from compactlens.engine.triggers import Trigger
 from compactlens.formats.caller import CallerMessages, from_caller
+from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.model.messages import Message
 from compactlens.model.tokens import Tokenizer
 from compactlens.model.validation import check_int
@@ -277,21 +278,27 @@ class CompactionSession:
         self.target_tokens = check_int("target_tokens", target_tokens)
         self.keep_last_messages = check_int("keep_last_messages", keep_last_messages)
         if instructions is not None and not isinstance(instructions, str):
-            raise TypeError(f"instructions must be a string, got {type(instructions).__name__}")
+            raise InputTypeError(
+                f"instructions must be a string, got {type(instructions).__name__}"
+            )
         if strategy is None and not callable(getattr(summarizer, "summarize", None)):
-            raise TypeError("a summarizer (with summarize()) is required unless strategy is given")
+            raise InputTypeError(
+                "a summarizer (with summarize()) is required unless strategy is given"
+            )
         if strategy is not None and not (isinstance(strategy, Strategy) or callable(strategy)):
-            raise TypeError("strategy must be an engine strategy or a function target -> strategy")
+            raise InputTypeError(
+                "strategy must be an engine strategy or a function target -> strategy"
+            )
         triggers = tuple(triggers)
         for i, trigger in enumerate(triggers):
             if not callable(trigger):
-                raise TypeError(f"triggers[{i}] is not callable")
+                raise InputTypeError(f"triggers[{i}] is not callable")
         if cache_retention_ms is not None:
             check_int("cache_retention_ms", cache_retention_ms)
         if on_error not in ("raise", "return"):
-            raise ValueError("on_error must be 'raise' or 'return'")
+            raise ConfigError("on_error must be 'raise' or 'return'")
         if not isinstance(key, str) or not key:
-            raise ValueError("key must be a non-empty string")
+            raise ConfigError("key must be a non-empty string")
         self.triggers: tuple[SessionTrigger, ...] = triggers
         self.summarizer = summarizer
         self.instructions = instructions
@@ -368,9 +375,9 @@ class CompactionSession:
         counter the measured count is not used at all).
         """
         if isinstance(input_tokens, bool) or not isinstance(input_tokens, int) or input_tokens < 0:
-            raise ValueError(f"input_tokens must be a non-negative integer, got {input_tokens!r}")
+            raise ConfigError(f"input_tokens must be a non-negative integer, got {input_tokens!r}")
         if self._sent is None:
-            raise RuntimeError("record_usage() needs a request prepared with prepare() first")
+            raise UsageError("record_usage() needs a request prepared with prepare() first")
         if self.count_tokens is not None:
             self._baseline = None
             return
@@ -470,7 +477,7 @@ class CompactionSession:
         if cache_age_ms is not None and (
             isinstance(cache_age_ms, bool) or not isinstance(cache_age_ms, int | float)
         ):
-            raise ValueError(f"cache_age_ms must be a number or None, got {cache_age_ms!r}")
+            raise ConfigError(f"cache_age_ms must be a number or None, got {cache_age_ms!r}")
         eid = self._new_id()
         original = tuple(history)
         caller = from_caller(original, format=self.format)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from compactlens.model.errors import InputTypeError
 from compactlens.model.messages import Message
 from compactlens.model.serialize import (
     messages_to_json,
@@ -167,7 +168,7 @@ async def summarize_async(summarizer: Summarizer, request: SummaryRequest) -> Su
     if native is not None and callable(native):
         result = await native(request)
         if not isinstance(result, SummaryResponse):
-            raise TypeError(
+            raise InputTypeError(
                 f"asummarize() returned {type(result).__name__}, expected SummaryResponse"
             )
         return result
@@ -186,7 +187,7 @@ def build_summary_request(
 ) -> SummaryRequest:
     """The standard request of rule 6: the prompt, the messages and their canonical JSON."""
     if instructions is not None and not isinstance(instructions, str):
-        raise TypeError(f"instructions must be a string, got {type(instructions).__name__}")
+        raise InputTypeError(f"instructions must be a string, got {type(instructions).__name__}")
     check_int("max_output_tokens", max_output_tokens)
     msgs = tuple(messages)
     return SummaryRequest(

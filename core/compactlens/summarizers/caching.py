@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import MutableMapping
 from typing import Any
 
+from compactlens.model.errors import InputTypeError
 from compactlens.summarizers.base import (
     FINISH_STOP,
     Summarizer,
@@ -32,7 +33,7 @@ class CachingSummarizer:
         cache: MutableMapping[str, SummaryResponse] | None = None,
     ) -> None:
         if not callable(getattr(inner, "summarize", None)):
-            raise TypeError(f"inner must be a summarizer, got {type(inner).__name__}")
+            raise InputTypeError(f"inner must be a summarizer, got {type(inner).__name__}")
         self.inner = inner
         self.cache: MutableMapping[str, SummaryResponse] = {} if cache is None else cache
         self.hits = 0

@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from compactlens.model.errors import ConfigError
 from compactlens.summarizers.base import SummaryRequest, SummaryResponse, Usage
 
 DEFAULT_TIMEOUT = 120.0
@@ -153,11 +154,11 @@ class OpenAISummarizer:
         environment: bool = True,
     ) -> None:
         if not isinstance(model, str) or not model:
-            raise ValueError("model must be a non-empty string")
+            raise ConfigError("model must be a non-empty string")
         if not timeout > 0:
-            raise ValueError("timeout must be positive")
+            raise ConfigError("timeout must be positive")
         if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
-            raise ValueError("max_tokens_param must be 'max_tokens' or 'max_completion_tokens'")
+            raise ConfigError("max_tokens_param must be 'max_tokens' or 'max_completion_tokens'")
         self.model = model
         self.base_url = base_url
         self.timeout = float(timeout)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from compactlens.model.errors import MissingDependencyError
 from compactlens.viz._style import (
     ACTIONS,
     DECISION_COLORS,
@@ -90,7 +91,7 @@ def __getattr__(name: str) -> Any:
         loaded = importlib.import_module(f"compactlens.viz.{module}")
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] == "plotly":
-            raise ImportError(
+            raise MissingDependencyError(
                 f"compactlens.viz.{name} draws with plotly: pip install 'compactlens[viz]'"
             ) from exc
         raise

@@ -9,6 +9,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from compactlens.engine import CompactionResult, MessageIndex
+from compactlens.model.errors import ConfigError
 from compactlens.viz._style import (
     KIND_COLORS,
     KIND_LABELS,
@@ -173,7 +174,7 @@ def composition(index: MessageIndex) -> go.Figure:
 def estimate_vs_exact(estimate: MessageIndex, exact: MessageIndex) -> go.Figure:
     """Per-message estimated vs exact token counts, with the y = x line."""
     if estimate.total_messages != exact.total_messages:
-        raise ValueError("both indexes must be built over the same messages")
+        raise ConfigError("both indexes must be built over the same messages")
     xs = list(exact.message_tokens)
     ys = list(estimate.message_tokens)
     roles = [m.role for m in exact.messages]

@@ -29,6 +29,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.model.errors import ConfigError
 from compactlens.model.messages import Message, Part, TextPart, ToolResultPart
 
 #: The share of the kept characters that comes from the head (the rest is the tail).
@@ -78,10 +79,10 @@ class ClampStrategy:
         check_count(self.max_tokens, "max_tokens", minimum=1)
         check_count(self.minimum_preserved, "minimum_preserved")
         if not isinstance(self.per_tool, Mapping):
-            raise ValueError(f"per_tool must map tool names to limits, got {self.per_tool!r}")
+            raise ConfigError(f"per_tool must map tool names to limits, got {self.per_tool!r}")
         for name, limit in self.per_tool.items():
             if not isinstance(name, str) or not name:
-                raise ValueError(f"per_tool: tool names must be non-empty strings, got {name!r}")
+                raise ConfigError(f"per_tool: tool names must be non-empty strings, got {name!r}")
             check_count(limit, f"per_tool[{name!r}]", minimum=1)
         object.__setattr__(self, "per_tool", dict(self.per_tool))
 

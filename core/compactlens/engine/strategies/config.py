@@ -8,34 +8,14 @@ from typing import Any, cast
 
 from compactlens.engine.profiles import check_profile, get_profile
 from compactlens.engine.strategies.base import Strategy
-from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
-from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
-from compactlens.engine.strategies.sliding_window import SlidingWindowStrategy
-from compactlens.engine.strategies.summarization import SummarizationStrategy
-from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
-from compactlens.engine.strategies.truncation import TruncationStrategy
+from compactlens.engine.strategies.registry import strategy_info, strategy_type_names
 from compactlens.engine.triggers import Trigger
+from compactlens.model.errors import ConfigError
 from compactlens.summarizers.base import Summarizer
 
-STRATEGY_TYPES = (
-    "clamp",
-    "truncation",
-    "sliding_window",
-    "tool_result_collapse",
-    "selective_tool_calls",
-    "summarization",
-    "pipeline",
-    "token_budget",
-)
-
-_SIMPLE: dict[str, Any] = {
-    "clamp": ClampStrategy,
-    "truncation": TruncationStrategy,
-    "sliding_window": SlidingWindowStrategy,
-    "tool_result_collapse": ToolResultCompactionStrategy,
-    "selective_tool_calls": SelectiveToolCallCompactionStrategy,
-}
+#: Every config ``type``, in the registry's order.
+STRATEGY_TYPES = strategy_type_names()
 
 
 def _trigger(value: Any, where: str) -> Trigger | None:
@@ -44,7 +24,7 @@ def _trigger(value: Any, where: str) -> Trigger | None:
     try:
         return Trigger.from_dict(value)
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def with_profile(strategy: Strategy, profile: str | None) -> Strategy:
@@ -87,12 +67,12 @@ def strategy_from_config(
     the strategy and of its stages (see :func:`with_profile`).
     """
     if not isinstance(config, Mapping):
-        raise ValueError(f"{where}: expected an object, got {type(config).__name__}")
+        raise ConfigError(f"{where}: expected an object, got {type(config).__name__}")
     if "profile" in config:
         try:
             own = check_profile(config["profile"])
         except ValueError as exc:
-            raise ValueError(f"{where}.{exc}") from None
+            raise ConfigError(f"{where}.{exc}") from None
         config = {k: v for k, v in config.items() if k != "profile"}
         built = strategy_from_config(config, summarizer=summarizer, where=where)
         return with_profile(built, own)
@@ -100,43 +80,41 @@ def strategy_from_config(
         built = strategy_from_config(config, summarizer=summarizer, where=where)
         return with_profile(built, profile)
     kind = config.get("type")
-    if kind not in STRATEGY_TYPES:
-        raise ValueError(
+    info = strategy_info(kind) if isinstance(kind, str) else None
+    if info is None:
+        raise ConfigError(
             f"{where}.type: unknown strategy {kind!r}; expected one of {STRATEGY_TYPES}"
         )
     params = {k: v for k, v in config.items() if k != "type"}
     for key in ("trigger", "target"):
         if key in params:
             params[key] = _trigger(params[key], f"{where}.{key}")
-    if kind in ("pipeline", "token_budget"):
+    if info.composite:
         children_cfg = params.pop("strategies", [])
         if not isinstance(children_cfg, list):
-            raise ValueError(f"{where}.strategies: expected a list")
+            raise ConfigError(f"{where}.strategies: expected a list")
         children = [
             strategy_from_config(c, summarizer=summarizer, where=f"{where}.strategies[{i}]")
             for i, c in enumerate(children_cfg)
         ]
-        if kind == "pipeline":
+        if info.cls is PipelineStrategy:
             unknown = set(params) - {"target", "label"}
             if unknown:
-                raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+                raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
             return PipelineStrategy(*children, **params)
-        cls: Any = TokenBudgetComposedStrategy
         params["strategies"] = tuple(children)
-    elif kind == "summarization":
+    elif info.needs_summarizer:
         if summarizer is None:
-            raise ValueError(f"{where}: a summarization stage needs a summarizer")
+            raise ConfigError(f"{where}: a {kind} stage needs a summarizer")
         params.pop("summarizer", None)
         params["summarizer"] = summarizer
-        cls = SummarizationStrategy
-    else:
-        cls = _SIMPLE[kind]
+    cls: Any = info.cls
     fields = set(getattr(cls, "__dataclass_fields__", {}))
     unknown = set(params) - fields
     if unknown:
-        raise ValueError(f"{where}: unknown keys {sorted(unknown)} for {kind}")
+        raise ConfigError(f"{where}: unknown keys {sorted(unknown)} for {kind}")
     try:
         strategy: Strategy = cls(**params)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
     return strategy

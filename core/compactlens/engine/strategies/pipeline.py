@@ -21,6 +21,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger, tokens_at_most, tokens_exceed
+from compactlens.model.errors import ConfigError
 
 
 def _run_children(
@@ -76,7 +77,7 @@ class PipelineStrategy:
         if len(strategies) == 1 and isinstance(strategies[0], list | tuple):
             strategies = tuple(strategies[0])
         if not strategies:
-            raise ValueError("a pipeline needs at least one strategy")
+            raise ConfigError("a pipeline needs at least one strategy")
         object.__setattr__(self, "strategies", tuple(strategies))
         object.__setattr__(self, "target", target)
         object.__setattr__(self, "label", label)

@@ -23,6 +23,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger, turns_exceed
+from compactlens.model.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,7 @@ class SlidingWindowStrategy:
         check_count(self.minimum_preserved, "minimum_preserved")
         given = [x is not None for x in (self.trigger, self.keep_last_turns, self.keep_last_groups)]
         if sum(given) != 1:
-            raise ValueError(
+            raise ConfigError(
                 "SlidingWindowStrategy needs exactly one of trigger, keep_last_turns "
                 "or keep_last_groups"
             )

@@ -22,6 +22,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.model.errors import ConfigError, InputTypeError
 from compactlens.model.messages import SUMMARY_PREFIX, Message, TextPart
 from compactlens.model.whitespace import summary_text
 from compactlens.summarizers.base import (
@@ -74,11 +75,11 @@ class SummarizationStrategy:
             if self.threshold is not None:
                 check_count(self.threshold, "threshold")
             if self.trigger is not None:
-                raise ValueError("give either trigger/target or target_count/threshold")
+                raise ConfigError("give either trigger/target or target_count/threshold")
         elif self.trigger is None:
-            raise ValueError("SummarizationStrategy needs a trigger (or target_count)")
+            raise ConfigError("SummarizationStrategy needs a trigger (or target_count)")
         if self.instructions is not None and not isinstance(self.instructions, str):
-            raise TypeError("instructions must be a string")
+            raise InputTypeError("instructions must be a string")
 
     @property
     def name(self) -> str:

@@ -29,6 +29,7 @@ from compactlens.engine.strategies.base import (
 from compactlens.engine.triggers import Trigger
 from compactlens.engine.wire_index import wire_tool_results
 from compactlens.formats._common import parts_and_blocks
+from compactlens.model.errors import ConfigError, InputTypeError
 from compactlens.model.messages import (
     Message,
     OpaquePart,
@@ -292,7 +293,7 @@ class ToolResultCompactionStrategy:
         if self.profile is not None:
             check_profile(self.profile)
         if isinstance(self.formatter, str) and self.formatter not in FORMATTERS:
-            raise ValueError(f"formatter must be one of {sorted(FORMATTERS)} or a callable")
+            raise ConfigError(f"formatter must be one of {sorted(FORMATTERS)} or a callable")
 
     @property
     def name(self) -> str:
@@ -317,7 +318,7 @@ class ToolResultCompactionStrategy:
         def checked(messages: Sequence[Message]) -> str:
             text = custom(messages)
             if not isinstance(text, str):
-                raise TypeError("a tool-group formatter must return a string")
+                raise InputTypeError("a tool-group formatter must return a string")
             return text
 
         return checked

@@ -24,6 +24,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.model.errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +56,13 @@ class TruncationStrategy:
             check_count(self.minimum_preserved, "minimum_preserved")
         if self.max_n is not None or self.compact_to is not None:
             if self.trigger is not None:
-                raise ValueError("give either trigger/target or max_n/compact_to, not both")
+                raise ConfigError("give either trigger/target or max_n/compact_to, not both")
             max_n = check_count(self.max_n, "max_n", minimum=1)
             compact_to = check_count(self.compact_to, "compact_to", minimum=1)
             if compact_to > max_n:
-                raise ValueError("compact_to must be less than or equal to max_n")
+                raise ConfigError("compact_to must be less than or equal to max_n")
         elif self.trigger is None:
-            raise ValueError("TruncationStrategy needs a trigger (or max_n and compact_to)")
+            raise ConfigError("TruncationStrategy needs a trigger (or max_n and compact_to)")
 
     @property
     def name(self) -> str:
