@@ -19,12 +19,12 @@ from apptest_helpers import no_exceptions, plain, texts
 from test_hosting import SERVER_KEY, _lab
 from test_security_summarizer import _chat_server_module
 
-from compactlens import CharEstimator
+from compactlens import CharEstimator, TiktokenTokenizer
 from compactlens.model import Message, TextPart
-from compactlens.model.tokens import TiktokenTokenizer
 from compactlens.summarizers import FakeSummarizer, SummaryRequest, build_summary_request
 from compactlens_inspector.serving.hosting import (
     DEFAULT_MODELS,
+    SETTINGS,
     HostingConfigError,
     LimitedSummarizer,
     ServerBudget,
@@ -33,6 +33,7 @@ from compactlens_inspector.serving.hosting import (
     TokenCounter,
     policy_from_settings,
 )
+from compactlens_inspector.serving.preflight import settings_problems
 from compactlens_inspector.state.endpoints import _server_budget
 
 
@@ -137,6 +138,19 @@ def test_server_limits_are_settings() -> None:
         policy_from_settings({"COMPACTLENS_SERVER_RPM": "0"})
     with pytest.raises(HostingConfigError, match=r"COMPACTLENS_SUMMARY_MAX_TOKENS .* more than"):
         policy_from_settings({"COMPACTLENS_SERVER_TPM": "1000"})
+    # make serve's preflight reads them the same way (environment, then secrets).
+    problems = settings_problems(
+        {"COMPACTLENS_SERVER_RPM": "lots"},
+        {"COMPACTLENS_SERVER_TPM": 0, "COMPACTLENS_ALLOWED_PRIVATE_HOSTS": ["no such host!"]},
+    )
+    assert len(problems) == 1 and "COMPACTLENS_SERVER_RPM" in problems[0]
+    assert "COMPACTLENS_SERVER_TPM" in settings_problems({}, {"COMPACTLENS_SERVER_TPM": 0})[0]
+    assert (
+        "COMPACTLENS_ALLOWED_PRIVATE_HOSTS"
+        in settings_problems({"COMPACTLENS_ALLOWED_PRIVATE_HOSTS": "no_such host!"}, {})[0]
+    )
+    assert {"COMPACTLENS_SERVER_RPM", "COMPACTLENS_SERVER_TPM"} <= set(SETTINGS)
+    assert "COMPACTLENS_ALLOWED_PRIVATE_HOSTS" in SETTINGS  # read from secrets too
 
 
 # -- models ----------------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ class TokenCounter:
         with self._lock:
             if self._tokenizer is None and not self._failed:
                 try:
-                    from compactlens.model.tokens import TiktokenTokenizer
+                    from compactlens import TiktokenTokenizer
 
                     self._tokenizer = TiktokenTokenizer("o200k_base")
                 except Exception:  # no encoding installed: bytes, which over-count
