@@ -159,7 +159,7 @@ class GuardedTransport(httpx.HTTPTransport):
     def __init__(self, allowed: PrivateHosts) -> None:
         super().__init__(trust_env=False)
         # httpx builds its pool without a way to pass a network backend: replace it by
-        # the same pool on the guarded backend (tests/app/test_egress.py checks it holds).
+        # the same pool on the guarded backend (tests/app/test_hosting_egress.py checks it holds).
         self._pool = httpcore.ConnectionPool(
             ssl_context=httpx.create_ssl_context(trust_env=False),
             network_backend=GuardedBackend(allowed),
