@@ -56,3 +56,14 @@ def app() -> Callable[..., AppTest]:
         return at
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _fresh_server_budget() -> Iterator[None]:
+    """The server's budget for paid calls lives as long as the process (here: the whole
+    test run); each test starts with an unused one."""
+    from compactlens_inspector.state.endpoints import _server_budget
+
+    _server_budget.clear()
+    yield
+    _server_budget.clear()

@@ -2,7 +2,9 @@
 client) against Chat Completions servers on 127.0.0.1 that record the headers they get.
 
 The server's key is in the environment in every test; one server is the operator's
-allowed endpoint, the other a visitor's.
+allowed endpoint, the other a visitor's. Visitors' endpoints are off by default and
+never reach a loopback address unless the operator lists it (issue 27, finding 8): the
+tests that use one turn them on and list 127.0.0.1 (:func:`_visitor_endpoints_on`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 from apptest_helpers import go, no_exceptions, plain, texts
-from test_security_summarizer import _chat_server_module
+from test_security_summarizer import _chat_server_module, set_base_url
 
 from compactlens_inspector.lab.config import LabConfig, default_stage, encode_config
 
@@ -29,10 +31,16 @@ def servers() -> Iterator[tuple[Any, Any]]:
         yield allowed, other
 
 
+def _visitor_endpoints_on(monkeypatch: Any) -> None:
+    """What an operator sets to let visitors name endpoints on this machine."""
+    monkeypatch.setenv("COMPACTLENS_VISITOR_ENDPOINTS", "on")
+    monkeypatch.setenv("COMPACTLENS_ALLOWED_PRIVATE_HOSTS", "127.0.0.1")
+
+
 def _lab(app: Any, base_url: str, model: str = "test-model") -> Any:
     at = go(app(cfg=encode_config(CONFIG)).run(), "lab")
     at.radio(key="sb_summarizer").set_value("openai").run()
-    at.text_input(key="sb_base_url").set_value(base_url)
+    set_base_url(at, base_url)
     at.text_input(key="sb_model").set_value(model).run()
     no_exceptions(at)
     return at
@@ -54,6 +62,7 @@ def _keys_sent(server: Any) -> set[str]:
 def test_another_endpoint_never_gets_the_server_key(app, servers, monkeypatch) -> None:
     allowed, other = servers
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    _visitor_endpoints_on(monkeypatch)
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", allowed.base_url)
     at = _lab(app, other.base_url)
     assert other.requests == [] and allowed.requests == []
@@ -80,6 +89,7 @@ def test_another_endpoint_never_gets_the_server_key(app, servers, monkeypatch) -
 def test_an_allowed_endpoint_gets_the_server_key_in_any_spelling(app, servers, monkeypatch):
     allowed, other = servers
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    monkeypatch.setenv("COMPACTLENS_MODELS", "test-model")
     spelled = allowed.base_url.replace("http://", "HTTP://") + "/"
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", f"{spelled}, https://api.openai.com/v1")
     at = _lab(app, allowed.base_url)
@@ -91,6 +101,7 @@ def test_an_allowed_endpoint_gets_the_server_key_in_any_spelling(app, servers, m
 def test_userinfo_tricks_reach_no_endpoint(app, servers, monkeypatch) -> None:
     allowed, other = servers
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    _visitor_endpoints_on(monkeypatch)
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", allowed.base_url)
     trick = f"http://127.0.0.1:{allowed.port}@127.0.0.1:{other.port}/v1"
     at = _lab(app, trick)
@@ -101,6 +112,7 @@ def test_userinfo_tricks_reach_no_endpoint(app, servers, monkeypatch) -> None:
 def test_a_visitor_key_run_is_not_shared_with_other_sessions(app, servers, monkeypatch) -> None:
     _, other = servers
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    _visitor_endpoints_on(monkeypatch)
     first = _lab(app, other.base_url, model="shared-model")
     first.text_input(key="sb_api_key").set_value(VISITOR_KEY).run()
     assert len(other.requests) == 1
@@ -115,6 +127,7 @@ def test_a_visitor_key_run_is_not_shared_with_other_sessions(app, servers, monke
 def test_the_session_limit_stops_new_calls_but_not_the_cache(app, servers, monkeypatch) -> None:
     allowed, _ = servers
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    monkeypatch.setenv("COMPACTLENS_MODELS", "model-a model-b")
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", allowed.base_url)
     monkeypatch.setenv("COMPACTLENS_SUMMARY_RPM", "1")
     at = _lab(app, allowed.base_url, model="model-a")
@@ -130,8 +143,9 @@ def test_the_session_limit_stops_new_calls_but_not_the_cache(app, servers, monke
     assert "compacted" in plain(texts(at)) or "cannot-fit" in plain(texts(at))
 
 
-def test_the_policy_and_key_can_come_from_streamlit_secrets(app, servers) -> None:
+def test_the_policy_and_key_can_come_from_streamlit_secrets(app, servers, monkeypatch) -> None:
     allowed, other = servers
+    _visitor_endpoints_on(monkeypatch)
     at = app(cfg=encode_config(CONFIG))
     at.secrets["OPENAI_API_KEY"] = SERVER_KEY
     at.secrets["COMPACTLENS_ALLOWED_BASE_URLS"] = [allowed.base_url]
@@ -150,7 +164,12 @@ def test_a_bad_operator_setting_is_named_and_locks_the_key(app, servers, monkeyp
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", allowed.base_url)
     monkeypatch.setenv("COMPACTLENS_SUMMARY_RPM", "none")
-    at = _lab(app, allowed.base_url)
+    _visitor_endpoints_on(monkeypatch)  # a locked policy ignores this too
+    at = go(app(cfg=encode_config(CONFIG)).run(), "lab")
+    at.radio(key="sb_summarizer").set_value("openai").run()
+    no_exceptions(at)
+    # Locked: no base URL to type, and the allowed endpoint is not among the choices.
+    assert allowed.base_url not in at.selectbox(key="sb_base_url").options
     assert allowed.requests == []
     body = plain(texts(at))
     assert "COMPACTLENS_SUMMARY_RPM must be a whole number" in body
@@ -197,6 +216,8 @@ def test_operator_openai_settings_never_reach_a_visitor_endpoint(app, servers, m
     allowed endpoint, called with the server's key, still gets them."""
     allowed, other = servers
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    monkeypatch.setenv("COMPACTLENS_MODELS", "test-model")
+    _visitor_endpoints_on(monkeypatch)
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", allowed.base_url)
     for name, value in OPERATOR_SETTINGS.items():
         monkeypatch.setenv(name, value)

@@ -3,6 +3,8 @@ key goes to which endpoint, and the per-session limits (with an injected clock).
 
 from __future__ import annotations
 
+import ipaddress
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from compactlens.summarizers import (
     SummaryRequest,
     build_summary_request,
 )
+from compactlens_inspector.serving.egress import PrivateHosts
 from compactlens_inspector.serving.hosting import (
     NO_KEY,
     OFFICIAL_BASE_URL,
@@ -76,6 +79,18 @@ def test_tricky_urls_are_refused(url: str) -> None:
     assert not HostingPolicy().allows(url)
 
 
+def _numeric_not_dotted_quad(host: str) -> bool:
+    """A host whose last label is a number (``2130706433``, ``127.1``, ``0x7f``) is an
+    IPv4 address in some spelling: only the dotted-quad one is accepted."""
+    last = host.rsplit(".", 1)[-1]
+    if not (last.isdigit() or last.startswith("0x")):
+        return False
+    try:
+        return str(ipaddress.IPv4Address(host)) != host
+    except ValueError:
+        return True
+
+
 _LABEL = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?", fullmatch=True)
 
 
@@ -93,7 +108,7 @@ def test_normalising_is_idempotent_and_never_keeps_userinfo(
     host = ".".join(labels)
     url = f"{scheme}://{userinfo}{host}{f':{port}' if port else ''}/{'/'.join(path)}"
     url += "/" if slash else ""
-    if userinfo:
+    if userinfo or _numeric_not_dotted_quad(host):
         with pytest.raises(EndpointError):
             normalize_base_url(url)
         return
@@ -138,7 +153,12 @@ def test_a_bad_setting_is_named(name: str, value: str) -> None:
 
 
 def test_the_server_key_goes_only_to_allowed_endpoints() -> None:
-    policy = HostingPolicy(allowed_base_urls=("http://127.0.0.1:9000/v1",), models=("m",))
+    policy = HostingPolicy(
+        allowed_base_urls=("http://127.0.0.1:9000/v1",),
+        models=("m",),
+        visitor_endpoints=True,  # the default is off (issue 27, finding 8)
+        private_hosts=PrivateHosts.parse(["127.0.0.1"]),  # these tests' servers are local
+    )
 
     def decide(url: str, model: str = "m", visitor: str | None = None) -> tuple[str, str, bool]:
         acc = resolve_access(policy, url, model, server_key=SERVER_KEY, visitor_key=visitor)
@@ -198,11 +218,11 @@ def test_requests_per_minute_with_an_injected_clock() -> None:
 
 
 def test_token_cap_per_request() -> None:
-    limiter = SummaryLimiter(10, 1_000, clock=Clock())
+    limiter = SummaryLimiter(10, 5_000, clock=Clock())
     small, big = _request(1), _request(2, words=2_000)
-    assert limiter.request_tokens(small) <= 1_000 < limiter.request_tokens(big)
+    assert limiter.request_tokens(small) <= 5_000 < limiter.request_tokens(big)
     limiter.admit(small)
-    with pytest.raises(SummaryLimitReached, match="over the limit of 1,000 tokens per request"):
+    with pytest.raises(SummaryLimitReached, match="over the limit of 5,000 tokens per request"):
         limiter.admit(big)
     assert limiter.used() == 1  # a refused request is not counted as sent
 

@@ -51,10 +51,19 @@ def _choose_openai(at: Any) -> Any:
     return at
 
 
+def set_base_url(at: Any, base_url: str) -> None:
+    """Type ``base_url`` (visitors' endpoints on), or pick it from the operator's allowed
+    ones (off, the default); the caller runs the app."""
+    if any(w.key == "sb_base_url" for w in at.text_input):
+        at.text_input(key="sb_base_url").set_value(base_url)
+    else:
+        at.selectbox(key="sb_base_url").set_value(base_url)
+
+
 def _openai_lab(app: Any, server: Any, config: LabConfig) -> Any:
     at = go(app(cfg=encode_config(config)).run(), "lab")
     _choose_openai(at)
-    at.text_input(key="sb_base_url").set_value(server.base_url)
+    set_base_url(at, server.base_url)
     at.text_input(key="sb_model").set_value("test-model").run()
     return at
 
@@ -62,6 +71,7 @@ def _openai_lab(app: Any, server: Any, config: LabConfig) -> Any:
 def test_summaries_come_from_the_endpoint_with_usage(app, server, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", server.base_url)  # the operator's choice
+    monkeypatch.setenv("COMPACTLENS_MODELS", "test-model")  # the default list is OpenAI's
     config = LabConfig(stages=({**default_stage("summarization", 1500), "minimum_preserved": 3},))
     at = _openai_lab(app, server, config)
     no_exceptions(at)
@@ -84,6 +94,7 @@ def test_an_endpoint_error_is_a_failed_stage_without_the_key(app, server, monkey
     module = _chat_server_module()
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("COMPACTLENS_ALLOWED_BASE_URLS", server.base_url)
+    monkeypatch.setenv("COMPACTLENS_MODELS", "test-model")
     server.default = module.Reply(mode="http500")
     config = LabConfig(stages=(default_stage("summarization", 1500),))
     at = _openai_lab(app, server, config)

@@ -4,6 +4,8 @@
   port of 127.0.0.1, waited for through ``/_stcore/health``, stopped at the end. Its
   log goes to ``test-artifacts/e2e-streamlit.log``. The app's upload limit
   (``COMPACTLENS_MAX_UPLOAD_MB``) is set to 1 MB so it can be tested with small files.
+  Visitors' endpoints are turned on with 127.0.0.1 listed as a private host the server
+  may reach (both are off by default), since the tests' model servers run there.
 * ``browser`` (session): Chromium from ``COMPACTLENS_CHROMIUM`` (default
   ``/usr/bin/chromium``). A missing browser FAILS the tests with a clear message; set
   ``COMPACTLENS_SKIP_E2E=1`` to skip them instead.
@@ -66,7 +68,12 @@ def chromium_executable() -> str:
 def app_server(chromium_executable: str) -> Iterator[ServerHandle]:
     """The inspector on a free port of 127.0.0.1 for the whole session."""
     log = ARTIFACTS / "e2e-streamlit.log"
-    proc, base_url = start_server(log, COMPACTLENS_MAX_UPLOAD_MB=str(APP_UPLOAD_LIMIT_MB))
+    proc, base_url = start_server(
+        log,
+        COMPACTLENS_MAX_UPLOAD_MB=str(APP_UPLOAD_LIMIT_MB),
+        COMPACTLENS_VISITOR_ENDPOINTS="on",
+        COMPACTLENS_ALLOWED_PRIVATE_HOSTS="127.0.0.1",
+    )
     try:
         wait_healthy(base_url, proc, log, STARTUP_TIMEOUT_S)
         yield ServerHandle(base_url, log)

@@ -38,7 +38,10 @@ def _base_url(policy: HostingPolicy, current: str) -> str:
     base = st.text_input(
         "Base URL", key="sb_base_url", placeholder=f"{OFFICIAL_BASE_URL} (default)"
     )
-    st.caption(f"The server's API key is only sent to: {allowed}. Other endpoints need your key.")
+    st.caption(
+        f"The server's API key is only sent to: {allowed}. Other endpoints need your key, "
+        "and must be reachable at a public address."
+    )
     return base.strip()
 
 
@@ -74,11 +77,18 @@ def _status(policy: HostingPolicy, problem: str) -> None:
     if policy.models:
         st.caption("Models with the server's key: " + ", ".join(f"`{m}`" for m in policy.models))
     lim = state.limiter()
-    st.caption(
-        f"Limits: {num(lim.requests_per_minute)} summary requests a minute "
-        f"({num(lim.used())} used), {num(lim.max_request_tokens)} tokens per request. "
-        "Cached summaries are free."
+    line = (
+        f"Limits: {num(lim.requests_per_minute)} summary requests a minute in this session "
+        f"({num(lim.used())} used), {num(lim.max_request_tokens)} tokens per request"
     )
+    if lim.budget is not None:
+        calls, tokens = lim.budget.used()
+        line += (
+            f"; for the whole server {num(lim.budget.requests_per_minute)} requests and "
+            f"{num(lim.budget.tokens_per_minute)} tokens a minute ({num(calls)} and "
+            f"{num(tokens)} used)"
+        )
+    st.caption(line + ". Cached summaries are free.")
 
 
 def summarizer_settings() -> SummarizerSettings:

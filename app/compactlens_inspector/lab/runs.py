@@ -36,11 +36,13 @@ from compactlens.compact import compact_over_index
 from compactlens.model import gc_paused, make_tokenizer
 from compactlens.summarizers import SummaryRequest, SummaryResponse, Usage, is_offline
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
-from compactlens_inspector.serving.hosting import (
-    Access,
+from compactlens_inspector.serving.egress import guarded_http_client
+from compactlens_inspector.serving.hosting import Access
+from compactlens_inspector.serving.limits import (
     LimitedSummarizer,
     RefusingSummarizer,
     SummaryLimiter,
+    UniformFailures,
 )
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-*]{4,}|Bearer\s+[A-Za-z0-9._\-*]+)")
@@ -80,7 +82,9 @@ def make_summarizer(
     ``access`` (see :func:`~compactlens_inspector.serving.hosting.resolve_access`) its
     endpoint and key are the ones the hosting policy decided (a refused access sends
     nothing), and nothing else is read from the environment unless the key is the server's;
-    with a ``limiter`` every request that is not answered from the cache passes it.
+    an endpoint a visitor named is reached only through the address guard and its failures
+    all read alike. With a ``limiter`` every request that is not answered from the cache
+    passes it (and the server's budget it holds).
     """
     from compactlens.summarizers import CachingSummarizer
 
@@ -88,17 +92,7 @@ def make_summarizer(
     if settings.kind == "openai" and access is not None and access.problem:
         inner = RefusingSummarizer(access.problem)
     elif settings.kind == "openai":
-        from compactlens import OpenAISummarizer
-
-        inner = OpenAISummarizer(
-            settings.model or "gpt-4o-mini",
-            base_url=access.base_url if access else settings.base_url or None,
-            api_key=access.api_key if access else api_key or None,
-            timeout=60.0,
-            # The operator's other OPENAI_* settings (organization, project, custom
-            # headers) go only with the operator's own key to an endpoint they allowed.
-            environment=access is None or access.owner == "server",
-        )
+        inner = _openai(settings, api_key, access)
         if limiter is not None:
             inner = LimitedSummarizer(inner, limiter)
     else:
@@ -106,6 +100,26 @@ def make_summarizer(
 
         inner = ExtractiveSummarizer()
     return CachingSummarizer(inner, cache)
+
+
+def _openai(settings: SummarizerSettings, api_key: str | None, access: Access | None) -> Summarizer:
+    from compactlens import OpenAISummarizer
+
+    timeout = 60.0
+    guard = access.guard if access else None
+    summarizer = OpenAISummarizer(
+        settings.model or "gpt-4o-mini",
+        base_url=access.base_url if access else settings.base_url or None,
+        api_key=access.api_key if access else api_key or None,
+        timeout=timeout,
+        # The operator's other OPENAI_* settings (organization, project, custom
+        # headers) go only with the operator's own key to an endpoint they allowed.
+        environment=access is None or access.owner == "server",
+        http_client=guarded_http_client(guard, timeout) if guard is not None else None,
+    )
+    if guard is None or access is None:
+        return summarizer
+    return UniformFailures(summarizer, access.base_url)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,48 +5,81 @@ Streamlit secrets; see ``docs/deploy.md``):
 
 * ``COMPACTLENS_ALLOWED_BASE_URLS``: the base URLs the server's key may be sent to
   (comma or whitespace separated; default: the official OpenAI endpoint only);
-* ``COMPACTLENS_MODELS``: the models visitors may pick with the server's key (default: any);
-* ``COMPACTLENS_VISITOR_ENDPOINTS``: ``on`` (default) lets a visitor use any other
-  endpoint with their own key; ``off`` limits everyone to the allowed list;
+* ``COMPACTLENS_MODELS``: the models visitors may pick with the server's key (default:
+  :data:`DEFAULT_MODELS`, a few cheap ones; ``*`` allows any);
+* ``COMPACTLENS_VISITOR_ENDPOINTS``: ``off`` (default) limits everyone to the allowed
+  list; ``on`` lets a visitor name another endpoint, which the server then reaches only
+  at public addresses (:mod:`~compactlens_inspector.serving.egress`) unless the host is in
+* ``COMPACTLENS_ALLOWED_PRIVATE_HOSTS`` (host names, addresses or networks);
 * ``COMPACTLENS_SUMMARY_RPM`` / ``COMPACTLENS_SUMMARY_MAX_TOKENS``: per browser session, at
-  most this many summary requests a minute, and this many tokens per request (the
-  estimated input plus the output allowance).
+  most this many summary requests a minute, and this many tokens per request (input plus
+  the output allowance, counted conservatively: :class:`TokenCounter`);
+* ``COMPACTLENS_SERVER_RPM`` / ``COMPACTLENS_SERVER_TPM``: for the whole server process,
+  across every session, at most this many summary requests and tokens a minute
+  (:class:`ServerBudget`).
 
-URLs are compared after :func:`normalize_base_url`, and the normalised URL is the one
+The limits themselves live in :mod:`~compactlens_inspector.serving.limits` (re-exported
+here). URLs are compared after :func:`normalize_base_url`, and the normalised URL is the one
 the client is given, so what was checked is what is called. No Streamlit here: the
 session state and the widgets live in ``state`` and ``components/summarizer_settings.py``.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
-import threading
-import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from compactlens import CharEstimator, Summarizer
-from compactlens.summarizers import SummaryRequest, SummaryResponse, is_offline
+from compactlens_inspector.serving.egress import PrivateHosts, literal_address
+from compactlens_inspector.serving.limits import (
+    DEFAULT_MAX_REQUEST_TOKENS,
+    DEFAULT_REQUESTS_PER_MINUTE,
+    DEFAULT_SERVER_RPM,
+    DEFAULT_SERVER_TPM,
+    ENDPOINT_FAILED,
+    ENV_MAX_TOKENS,
+    ENV_RPM,
+    ENV_SERVER_RPM,
+    ENV_SERVER_TPM,
+    EndpointFailed,
+    LimitedSummarizer,
+    RefusingSummarizer,
+    ServerBudget,
+    SummaryLimiter,
+    SummaryLimitReached,
+    SummaryRefused,
+    TokenCounter,
+    UniformFailures,
+)
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_REQUESTS_PER_MINUTE = 10
-DEFAULT_MAX_REQUEST_TOKENS = 32_000
+#: The models the server's key may be used with unless the operator lists others.
+DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-5-mini", "gpt-5-nano")
 #: Sent to an endpoint that gets no key (local servers such as Ollama ignore it).
 NO_KEY = "not-needed"
 
 ENV_ALLOWED = "COMPACTLENS_ALLOWED_BASE_URLS"
 ENV_MODELS = "COMPACTLENS_MODELS"
 ENV_VISITOR = "COMPACTLENS_VISITOR_ENDPOINTS"
-ENV_RPM = "COMPACTLENS_SUMMARY_RPM"
-ENV_MAX_TOKENS = "COMPACTLENS_SUMMARY_MAX_TOKENS"
-SETTINGS = (ENV_ALLOWED, ENV_MODELS, ENV_VISITOR, ENV_RPM, ENV_MAX_TOKENS)
+ENV_PRIVATE = "COMPACTLENS_ALLOWED_PRIVATE_HOSTS"
+SETTINGS = (
+    ENV_ALLOWED,
+    ENV_MODELS,
+    ENV_VISITOR,
+    ENV_RPM,
+    ENV_MAX_TOKENS,
+    ENV_SERVER_RPM,
+    ENV_SERVER_TPM,
+    ENV_PRIVATE,
+)
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9\-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9\-]*[a-z0-9])?)*$")
 _BAD_CHARS = re.compile(r"[\s\\\x00-\x1f\x7f%]")
+_NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
 
 
 class EndpointError(ValueError):
@@ -55,14 +88,6 @@ class EndpointError(ValueError):
 
 class HostingConfigError(ValueError):
     """An operator setting that cannot be read; the message names the setting."""
-
-
-class SummaryRefused(RuntimeError):
-    """A summary request the policy does not send (the message says why)."""
-
-
-class SummaryLimitReached(SummaryRefused):
-    """A summary request refused by the session's limits (the message says which)."""
 
 
 # -- URLs ----------------------------------------------------------------------------------------
@@ -97,6 +122,8 @@ def normalize_base_url(url: str) -> str:
     host = (parts.hostname or "").rstrip(".")
     if not _HOST.match(host):
         raise EndpointError("a base URL needs a plain host name (ASCII letters, digits, - and .)")
+    if _NUMERIC_LABEL.match(host.rsplit(".", 1)[-1]) and not _dotted_quad(host):
+        raise EndpointError("a numeric host must be written as four decimal numbers (1.2.3.4)")
     segments = [s for s in parts.path.split("/") if s]
     if any(s in (".", "..") for s in segments):
         raise EndpointError("a base URL path may not contain . or .. segments")
@@ -105,18 +132,29 @@ def normalize_base_url(url: str) -> str:
     return f"{scheme}://{netloc}{path}"
 
 
+def _dotted_quad(host: str) -> bool:
+    try:
+        return str(ipaddress.IPv4Address(host)) == host
+    except ValueError:
+        return False
+
+
 # -- the operator's policy -----------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class HostingPolicy:
-    """What the operator allows. ``allowed_base_urls`` are normalised."""
+    """What the operator allows. ``allowed_base_urls`` are normalised; empty ``models``
+    means any model (``COMPACTLENS_MODELS=*``)."""
 
     allowed_base_urls: tuple[str, ...] = (OFFICIAL_BASE_URL,)
-    models: tuple[str, ...] = ()
-    visitor_endpoints: bool = True
+    models: tuple[str, ...] = DEFAULT_MODELS
+    visitor_endpoints: bool = False
     requests_per_minute: int = DEFAULT_REQUESTS_PER_MINUTE
     max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS
+    server_requests_per_minute: int = DEFAULT_SERVER_RPM
+    server_tokens_per_minute: int = DEFAULT_SERVER_TPM
+    private_hosts: PrivateHosts = field(default_factory=PrivateHosts)
 
     def allows(self, base_url: str) -> bool:
         """Whether the server's key may be sent to ``base_url`` (any spelling)."""
@@ -126,8 +164,9 @@ class HostingPolicy:
             return False
 
 
-#: The policy when the operator's settings cannot be read: the server's key goes nowhere.
-LOCKED_POLICY = HostingPolicy(allowed_base_urls=(), visitor_endpoints=True)
+#: The policy when the operator's settings cannot be read: the server's key goes nowhere
+#: and visitors name no endpoint.
+LOCKED_POLICY = HostingPolicy(allowed_base_urls=(), visitor_endpoints=False)
 
 
 def _items(value: Any) -> list[str]:
@@ -154,6 +193,27 @@ def _switch(name: str, value: Any) -> bool:
     raise HostingConfigError(f"{name} must be on or off, got {value!r}")
 
 
+def _base_urls(items: list[str]) -> tuple[str, ...]:
+    urls = []
+    for item in items:
+        try:
+            urls.append(normalize_base_url(item))
+        except EndpointError as exc:
+            raise HostingConfigError(f"{ENV_ALLOWED}: {item!r}: {exc}") from None
+    return tuple(dict.fromkeys(urls))
+
+
+def _models(items: list[str]) -> tuple[str, ...]:
+    return () if "*" in items else tuple(dict.fromkeys(items))
+
+
+def _private_hosts(items: list[str]) -> PrivateHosts:
+    try:
+        return PrivateHosts.parse(items)
+    except ValueError as exc:
+        raise HostingConfigError(f"{ENV_PRIVATE}: {exc}") from None
+
+
 def policy_from_settings(
     env: Mapping[str, str], secrets: Mapping[str, Any] | None = None
 ) -> HostingPolicy:
@@ -167,27 +227,31 @@ def policy_from_settings(
             return env[name]
         return (secrets or {}).get(name)
 
-    allowed: tuple[str, ...] = (OFFICIAL_BASE_URL,)
-    if get(ENV_ALLOWED) is not None:
-        urls = []
-        for item in _items(get(ENV_ALLOWED)):
-            try:
-                urls.append(normalize_base_url(item))
-            except EndpointError as exc:
-                raise HostingConfigError(f"{ENV_ALLOWED}: {item!r}: {exc}") from None
-        allowed = tuple(dict.fromkeys(urls))
-    models = tuple(_items(get(ENV_MODELS))) if get(ENV_MODELS) is not None else ()
+    def number(name: str, default: int) -> int:
+        value = get(name)
+        return default if value is None else _positive(name, value)
+
+    def listed(name: str, read: Callable[[list[str]], Any], default: Any) -> Any:
+        value = get(name)
+        return default if value is None else read(_items(value))
+
     visitor = get(ENV_VISITOR)
-    rpm, cap = get(ENV_RPM), get(ENV_MAX_TOKENS)
-    return HostingPolicy(
-        allowed_base_urls=allowed,
-        models=models,
-        visitor_endpoints=True if visitor is None else _switch(ENV_VISITOR, visitor),
-        requests_per_minute=DEFAULT_REQUESTS_PER_MINUTE if rpm is None else _positive(ENV_RPM, rpm),
-        max_request_tokens=(
-            DEFAULT_MAX_REQUEST_TOKENS if cap is None else _positive(ENV_MAX_TOKENS, cap)
-        ),
+    policy = HostingPolicy(
+        allowed_base_urls=listed(ENV_ALLOWED, _base_urls, (OFFICIAL_BASE_URL,)),
+        models=listed(ENV_MODELS, _models, DEFAULT_MODELS),
+        visitor_endpoints=False if visitor is None else _switch(ENV_VISITOR, visitor),
+        requests_per_minute=number(ENV_RPM, DEFAULT_REQUESTS_PER_MINUTE),
+        max_request_tokens=number(ENV_MAX_TOKENS, DEFAULT_MAX_REQUEST_TOKENS),
+        server_requests_per_minute=number(ENV_SERVER_RPM, DEFAULT_SERVER_RPM),
+        server_tokens_per_minute=number(ENV_SERVER_TPM, DEFAULT_SERVER_TPM),
+        private_hosts=listed(ENV_PRIVATE, _private_hosts, PrivateHosts()),
     )
+    if policy.max_request_tokens > policy.server_tokens_per_minute:
+        raise HostingConfigError(
+            f"{ENV_MAX_TOKENS} ({policy.max_request_tokens:,}) is more than {ENV_SERVER_TPM} "
+            f"({policy.server_tokens_per_minute:,}): no request that large could ever be sent"
+        )
+    return policy
 
 
 # -- which key goes where ------------------------------------------------------------------------
@@ -200,13 +264,16 @@ class Access:
     """The endpoint a summary request goes to and the key it carries (hidden from repr).
 
     ``owner`` says whose key it is; ``problem`` (when not empty) is why no request may
-    be sent at all, and then ``api_key`` is empty.
+    be sent at all, and then ``api_key`` is empty. ``guard`` is set for an endpoint a
+    visitor named (not one the operator allows): the server reaches it only at public
+    addresses or the private hosts listed, and its failures all read alike.
     """
 
     base_url: str
     owner: Owner
     api_key: str = field(default="", repr=False)
     problem: str = ""
+    guard: PrivateHosts | None = None
 
 
 def resolve_access(
@@ -222,7 +289,9 @@ def resolve_access(
     A visitor's own key goes with their request (to any endpoint the policy permits). The
     server's key goes only to an allowed endpoint, and only with an allowed model. Any
     other endpoint gets no key when the server has none (a local server), and is refused
-    while the server has one: the visitor must enter their own.
+    while the server has one: the visitor must enter their own. A visitor's endpoint
+    written as a non-public address is refused here (a host name is checked when the
+    server connects).
     """
     try:
         url = normalize_base_url(base_url)
@@ -231,14 +300,18 @@ def resolve_access(
     allowed = url in policy.allowed_base_urls
     if not allowed and not policy.visitor_endpoints:
         return Access(url, "none", problem=_only_allowed(policy))
+    guard = None if allowed else policy.private_hosts
+    if guard is not None and (problem := _private_literal(url, guard)):
+        return Access(url, "none", problem=problem)
     if visitor_key:
-        return Access(url, "visitor", api_key=visitor_key)
+        return Access(url, "visitor", api_key=visitor_key, guard=guard)
     if allowed and server_key:
         if policy.models and model not in policy.models:
+            listed = ", ".join(policy.models)
             return Access(
                 url,
                 "none",
-                problem=f"With the server's key the model is one of: {', '.join(policy.models)}.",
+                problem=f"With the server's key the model is one of: {listed} ({ENV_MODELS}).",
             )
         return Access(url, "server", api_key=server_key)
     if server_key:
@@ -248,7 +321,7 @@ def resolve_access(
             problem="The server's API key is only sent to the endpoints the operator allows. "
             "Enter your own API key for this endpoint, or choose an allowed one.",
         )
-    return Access(url, "none", api_key=NO_KEY)
+    return Access(url, "none", api_key=NO_KEY, guard=guard)
 
 
 def _only_allowed(policy: HostingPolicy) -> str:
@@ -256,124 +329,36 @@ def _only_allowed(policy: HostingPolicy) -> str:
     return f"This server only calls the endpoints its operator allows: {listed}."
 
 
-# -- limits --------------------------------------------------------------------------------------
-
-
-class SummaryLimiter:
-    """Per browser session: at most ``requests_per_minute`` requests in any 60 s, and at
-    most ``max_request_tokens`` per request (estimated input plus output allowance).
-
-    ``clock`` returns seconds (monotonic); tests inject their own. Thread-safe.
-    """
-
-    def __init__(
-        self,
-        requests_per_minute: int = DEFAULT_REQUESTS_PER_MINUTE,
-        max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        if requests_per_minute < 1 or max_request_tokens < 1:
-            raise ValueError("limits must be at least 1")
-        self.requests_per_minute = requests_per_minute
-        self.max_request_tokens = max_request_tokens
-        self._clock = clock
-        self._sent: deque[float] = deque()
-        self._lock = threading.Lock()
-        self.refusals = 0
-        self.last_refusal = ""
-
-    def request_tokens(self, request: SummaryRequest) -> int:
-        """The estimated size of ``request``: prompt and transcript, plus the output allowance."""
-        text = request.prompt + request.user_content
-        return CharEstimator().count_tokens(text) + request.max_output_tokens
-
-    def used(self) -> int:
-        """Requests sent in the last 60 s."""
-        with self._lock:
-            self._expire(self._clock())
-            return len(self._sent)
-
-    def _expire(self, now: float) -> None:
-        while self._sent and now - self._sent[0] >= 60.0:
-            self._sent.popleft()
-
-    def admit(self, request: SummaryRequest) -> None:
-        """Count ``request`` as sent, or raise :class:`SummaryLimitReached`."""
-        tokens = self.request_tokens(request)
-        with self._lock:
-            now = self._clock()
-            self._expire(now)
-            if tokens > self.max_request_tokens:
-                message = (
-                    f"Summary request refused: about {tokens:,} tokens, over the limit of "
-                    f"{self.max_request_tokens:,} tokens per request."
-                )
-            elif len(self._sent) >= self.requests_per_minute:
-                wait = max(1, round(60.0 - (now - self._sent[0])))
-                n = self.requests_per_minute
-                message = (
-                    f"Summary limit reached: at most {n} summary request{'s' if n != 1 else ''} "
-                    f"a minute in this session. Try again in {wait} s (cached summaries "
-                    "still answer)."
-                )
-            else:
-                self._sent.append(now)
-                return
-            self.refusals += 1
-            self.last_refusal = message
-        raise SummaryLimitReached(message)
-
-
-class RefusingSummarizer:
-    """Stands in for an endpoint the policy refuses: every request raises, nothing is sent."""
-
-    offline = False
-
-    def __init__(self, problem: str) -> None:
-        self.problem = problem
-
-    def summarize(self, request: SummaryRequest) -> SummaryResponse:
-        raise SummaryRefused(self.problem)
-
-
-class LimitedSummarizer:
-    """Wraps a (paid) summarizer: each request first passes the session's limiter.
-
-    Put it inside the caching summarizer, so answers from the cache are never counted.
-    """
-
-    def __init__(self, inner: Summarizer, limiter: SummaryLimiter) -> None:
-        self.inner = inner
-        self.limiter = limiter
-
-    @property
-    def offline(self) -> bool:
-        return is_offline(self.inner)
-
-    @property
-    def model(self) -> str | None:
-        value: Any = getattr(self.inner, "model", None)
-        return value if isinstance(value, str) else None
-
-    def summarize(self, request: SummaryRequest) -> SummaryResponse:
-        self.limiter.admit(request)
-        return self.inner.summarize(request)
+def _private_literal(url: str, guard: PrivateHosts) -> str:
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    address = literal_address(host)
+    if address is None or guard.allows(host, address):
+        return ""
+    return (
+        f"This server does not call private, loopback or link-local addresses such as "
+        f"{address} for visitors (the operator can list hosts in {ENV_PRIVATE})."
+    )
 
 
 __all__ = [
+    "DEFAULT_MODELS",
+    "ENDPOINT_FAILED",
     "LOCKED_POLICY",
     "NO_KEY",
     "OFFICIAL_BASE_URL",
     "Access",
     "EndpointError",
+    "EndpointFailed",
     "HostingConfigError",
     "HostingPolicy",
     "LimitedSummarizer",
     "RefusingSummarizer",
+    "ServerBudget",
     "SummaryLimitReached",
     "SummaryLimiter",
     "SummaryRefused",
+    "TokenCounter",
+    "UniformFailures",
     "normalize_base_url",
     "policy_from_settings",
     "resolve_access",

@@ -1,5 +1,6 @@
 """Which endpoint gets which API key: the server's key, the visitor's own key, the
-operator's hosting policy and this session's limiter.
+operator's hosting policy, this session's limiter and the server's budget (one per
+process, shared by every session, kept by ``st.cache_resource``).
 
 The API key is read at use, never stored in state, never shown. The policy itself (which
 base URLs the server's key may reach, the limits on paid calls) is plain logic in
@@ -20,6 +21,7 @@ from compactlens_inspector.serving.hosting import (
     Access,
     HostingConfigError,
     HostingPolicy,
+    ServerBudget,
     SummaryLimiter,
     policy_from_settings,
     resolve_access,
@@ -97,17 +99,32 @@ def access(settings: SummarizerSettings | None = None) -> Access | None:
     )
 
 
-def limiter() -> SummaryLimiter:
-    """This session's limiter (a new one when the operator's limits changed)."""
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _server_budget(requests_per_minute: int, tokens_per_minute: int) -> ServerBudget:
+    """The budget every session of this server process shares (one per pair of limits)."""
+    return ServerBudget(requests_per_minute, tokens_per_minute)
+
+
+def server_budget() -> ServerBudget:
+    """This server's budget for the operator's current limits."""
     policy, _ = hosting_policy()
+    return _server_budget(policy.server_requests_per_minute, policy.server_tokens_per_minute)
+
+
+def limiter() -> SummaryLimiter:
+    """This session's limiter (a new one when the operator's limits changed), holding the
+    server's budget."""
+    policy, _ = hosting_policy()
+    budget = server_budget()
     value = st.session_state.get(LIMITER)
     if (
         isinstance(value, SummaryLimiter)
         and value.requests_per_minute == policy.requests_per_minute
         and value.max_request_tokens == policy.max_request_tokens
+        and value.budget is budget
     ):
         return value
-    value = SummaryLimiter(policy.requests_per_minute, policy.max_request_tokens)
+    value = SummaryLimiter(policy.requests_per_minute, policy.max_request_tokens, budget=budget)
     st.session_state[LIMITER] = value
     return value
 

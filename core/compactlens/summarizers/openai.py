@@ -132,6 +132,11 @@ class OpenAISummarizer:
     headers the ``openai`` client otherwise reads from ``OPENAI_*`` variables
     (:data:`CREDENTIAL_SETTINGS`), so a server's credentials never reach an endpoint its
     operator did not choose (a hosted inspector builds visitors' summarizers this way).
+
+    ``http_client`` (an ``httpx.Client``) is given to the synchronous client this
+    summarizer builds, for example one whose transport refuses some addresses; such a
+    summarizer has no asynchronous client of its own (``asummarize`` needs
+    ``async_client`` then).
     """
 
     name = "openai"
@@ -152,6 +157,7 @@ class OpenAISummarizer:
         project: str | None = None,
         default_headers: Mapping[str, str] | None = None,
         environment: bool = True,
+        http_client: Any = None,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ConfigError("model must be a non-empty string")
@@ -170,6 +176,7 @@ class OpenAISummarizer:
         self.project = project
         self._headers = dict(default_headers) if default_headers else None
         self.environment = environment
+        self._http_client = http_client
         self._client = client.with_options(max_retries=0, timeout=self.timeout) if client else None
         self._async_client = (
             async_client.with_options(max_retries=0, timeout=self.timeout) if async_client else None
@@ -186,7 +193,7 @@ class OpenAISummarizer:
             key = "not-needed"
         return key
 
-    def _build(self, cls: Any) -> Any:
+    def _build(self, cls: Any, http_client: Any = None) -> Any:
         """A client of ``cls`` (``openai.OpenAI`` or ``AsyncOpenAI``) with this summarizer's
         values; with ``environment=False``, none read from the environment."""
         base_url = self.base_url
@@ -200,6 +207,7 @@ class OpenAISummarizer:
             default_headers=self._headers,
             timeout=self.timeout,
             max_retries=0,
+            http_client=http_client,
         )
         if not self.environment:
             _forget_environment(client, self.organization, self.project, self._headers)
@@ -209,11 +217,13 @@ class OpenAISummarizer:
         if self._client is None:
             import openai
 
-            self._client = self._build(openai.OpenAI)
+            self._client = self._build(openai.OpenAI, self._http_client)
         return self._client
 
     def _async(self) -> Any:
         if self._async_client is None:
+            if self._http_client is not None:
+                raise RuntimeError("a summarizer given an http_client needs an async_client")
             import openai
 
             self._async_client = self._build(openai.AsyncOpenAI)
