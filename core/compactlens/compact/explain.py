@@ -160,16 +160,7 @@ def explain_cannot_fit(
         lines.append("compact() succeeded; nothing to explain")
         return CannotFitExplanation(None, None, analysis, minimum, target, (), tuple(lines))
 
-    verifier: Any
-    verified_with: str
-    rejected = getattr(result, "rejected_summary", None)
-    if summarizer is not None:
-        verifier, verified_with = summarizer, type(summarizer).__name__
-    elif reason == "summary-too-large" and isinstance(rejected, str) and rejected.strip():
-        verifier, verified_with = FakeSummarizer(text=rejected, model="replay"), "replayed summary"
-    else:
-        verifier, verified_with = ExtractiveSummarizer(), "extractive summarizer"
-
+    verifier, verified_with = _verifier(summarizer, reason, result)
     budget = [max_reruns]
 
     def rerun(target_value: int, keep_value: int) -> Any:
@@ -192,44 +183,9 @@ def explain_cannot_fit(
             "retry, raise the model's limits or use another summarizer"
         )
     else:
-        # 1. The smallest target, for reasons a bigger target can fix.
-        if reason in ("protected-history", "summary-too-large") and minimum is not None:
-            candidate_target = minimum
-            candidate_tokens = getattr(result, "candidate_tokens", None)
-            if reason == "summary-too-large" and isinstance(candidate_tokens, int):
-                candidate_target = max(candidate_tokens, minimum)
-            last: Any = None
-            while budget[0] > 0:
-                last = rerun(candidate_target, keep)
-                if last.status == "compacted" or last.reason != "summary-too-large":
-                    break
-                if not isinstance(last.candidate_tokens, int):
-                    break
-                candidate_target = max(last.candidate_tokens, candidate_target + 1)
-            if last is not None:
-                suggestions.append(
-                    FitSuggestion(
-                        "target_tokens",
-                        candidate_target,
-                        last.status,
-                        last.reason,
-                        last.tokens.after if last.status == "compacted" else None,
-                        verified_with,
-                    )
-                )
-                if last.status == "compacted":
-                    smallest = candidate_target
-        # 2. The largest smaller keep_last_messages that fits at the same target.
-        found = smaller_keep_that_fits(
-            msgs, keep, lambda k: rerun(target, k), may_run=lambda: budget[0] > 0
+        suggestions, smallest = _fit_suggestions(
+            result, reason, minimum, msgs, keep, target, rerun, budget, verified_with
         )
-        if found is not None:
-            k, run = found
-            suggestions.append(
-                FitSuggestion(
-                    "keep_last_messages", k, run.status, None, run.tokens.after, verified_with
-                )
-            )
         if not any(s.fits for s in suggestions):
             lines.append("no single change of target_tokens or keep_last_messages makes it fit")
     suggestions.sort(key=lambda s: (not s.fits, s.parameter))
@@ -243,6 +199,87 @@ def explain_cannot_fit(
         tuple(suggestions),
         tuple(lines),
     )
+
+
+def _verifier(summarizer: Any, reason: Any, result: Any) -> tuple[Any, str]:
+    """The summarizer re-runs use, and how a suggestion names it."""
+    rejected = getattr(result, "rejected_summary", None)
+    if summarizer is not None:
+        return summarizer, type(summarizer).__name__
+    if reason == "summary-too-large" and isinstance(rejected, str) and rejected.strip():
+        return FakeSummarizer(text=rejected, model="replay"), "replayed summary"
+    return ExtractiveSummarizer(), "extractive summarizer"
+
+
+def _smallest_target_run(
+    result: Any,
+    reason: str,
+    minimum: int,
+    keep: int,
+    rerun: Callable[[int, int], Any],
+    budget: list[int],
+) -> tuple[int, Any] | None:
+    """The smallest target tried from ``minimum`` up, with its last re-run (None: no run)."""
+    candidate_target = minimum
+    candidate_tokens = getattr(result, "candidate_tokens", None)
+    if reason == "summary-too-large" and isinstance(candidate_tokens, int):
+        candidate_target = max(candidate_tokens, minimum)
+    last: Any = None
+    while budget[0] > 0:
+        last = rerun(candidate_target, keep)
+        if last.status == "compacted" or last.reason != "summary-too-large":
+            break
+        if not isinstance(last.candidate_tokens, int):
+            break
+        candidate_target = max(last.candidate_tokens, candidate_target + 1)
+    if last is None:
+        return None
+    return candidate_target, last
+
+
+def _fit_suggestions(
+    result: Any,
+    reason: Any,
+    minimum: int | None,
+    msgs: Sequence[Message],
+    keep: int,
+    target: int,
+    rerun: Callable[[int, int], Any],
+    budget: list[int],
+    verified_with: str,
+) -> tuple[list[FitSuggestion], int | None]:
+    """The verified single changes (target, then keep), and the smallest fitting target."""
+    suggestions: list[FitSuggestion] = []
+    smallest: int | None = None
+    # 1. The smallest target, for reasons a bigger target can fix.
+    if reason in ("protected-history", "summary-too-large") and minimum is not None:
+        by_target = _smallest_target_run(result, reason, minimum, keep, rerun, budget)
+        if by_target is not None:
+            candidate_target, last = by_target
+            suggestions.append(
+                FitSuggestion(
+                    "target_tokens",
+                    candidate_target,
+                    last.status,
+                    last.reason,
+                    last.tokens.after if last.status == "compacted" else None,
+                    verified_with,
+                )
+            )
+            if last.status == "compacted":
+                smallest = candidate_target
+    # 2. The largest smaller keep_last_messages that fits at the same target.
+    found = smaller_keep_that_fits(
+        msgs, keep, lambda k: rerun(target, k), may_run=lambda: budget[0] > 0
+    )
+    if found is not None:
+        k, run = found
+        suggestions.append(
+            FitSuggestion(
+                "keep_last_messages", k, run.status, None, run.tokens.after, verified_with
+            )
+        )
+    return suggestions, smallest
 
 
 def unchanged_result(
@@ -355,60 +392,10 @@ def compact_as_result(
     stage event, an explanation with protected content), so every page reads one shape."""
     projection = tuple(cres.messages)
     replaced = cres.replaced_range if cres.status == "compacted" else None
-    reinserted = cres.reinserted_index
-    decisions: list[GroupDecision] = []
     summary_tokens = 0
     if replaced is not None and cres.summary_index is not None:
         summary_tokens = counter([projection[cres.summary_index]])
-    inserted_done = False
-    for g in index.groups:
-        in_range = replaced is not None and all(replaced[0] <= k < replaced[1] for k in g.indices)
-        if replaced is not None and not inserted_done and g.first >= replaced[0]:
-            decisions.append(
-                GroupDecision(
-                    group_id=None,
-                    kind=GroupKind.SUMMARY.value,
-                    action="inserted",
-                    strategy=name,
-                    reason=f"summary of messages {replaced[0]}–{replaced[1] - 1}",
-                    tokens_before=0,
-                    tokens_after=summary_tokens,
-                    position=replaced[0],
-                )
-            )
-            inserted_done = True
-        action: Action
-        if in_range and reinserted is not None and reinserted in g.indices:
-            action, reason, after = (
-                "kept",
-                "latest user message: summarized and re-inserted verbatim after the summary",
-                g.tokens,
-            )
-        elif in_range:
-            action, reason, after = "summarized", "summarized", 0
-        else:
-            row = boundary.messages[g.first]
-            if row.reasons:
-                reason = "protected: " + row.reasons[0].detail
-            elif row.state == "summarized":
-                reason = f"in the range; not replaced ({cres.reason})"
-            else:
-                reason = "kept"
-            action, after = "kept", g.tokens
-        decisions.append(
-            GroupDecision(
-                group_id=g.id,
-                kind=g.kind.value,
-                action=action,
-                strategy=name if action != "kept" else "",
-                reason=reason,
-                tokens_before=g.tokens,
-                tokens_after=after,
-                position=g.first,
-                message_indices=g.indices,
-                turn=g.turn,
-            )
-        )
+    decisions = _compact_decisions(index, cres, boundary, replaced, summary_tokens, name)
     status = "compacted" if cres.status == "compacted" else "cannot-fit"
     before = index.total_tokens
     after = cres.tokens.after if status == "compacted" else before
@@ -439,28 +426,7 @@ def compact_as_result(
         explanation = met_explanation(before, after, protected, cres.target_tokens)
         result_reason: str | None = None
     else:
-        wrapper = counter([summary_message("")])
-        protected = (
-            *protected,
-            ProtectedItem(
-                "summary_wrapper",
-                (),
-                wrapper,
-                "the summary message's prefix and framing, before any summary text",
-            ),
-        )
-        smallest = cres.candidate_tokens
-        if smallest is not None and cres.reason == "protected-history":
-            smallest += 1
-        suggestions = (target_suggestion(smallest),) if smallest is not None else ()
-        result_reason = f"{cres.reason}: {cres.detail}" if cres.detail else str(cres.reason)
-        explanation = Explanation(
-            result_reason,
-            protected,
-            target_tokens=cres.target_tokens,
-            smallest_target=smallest,
-            suggestions=suggestions,
-        )
+        explanation, result_reason = _cannot_fit_explanation(cres, protected, counter)
     return CompactionResult(
         status=status,  # type: ignore[arg-type]
         messages=list(projection),
@@ -478,6 +444,103 @@ def compact_as_result(
         problems=pairing_problems(projection),
         duration_ms=duration_ms,
     )
+
+
+def _compact_decisions(
+    index: MessageIndex,
+    cres: CompactResult,
+    boundary: BoundaryAnalysis,
+    replaced: tuple[int, int] | None,
+    summary_tokens: int,
+    name: str,
+) -> list[GroupDecision]:
+    """One decision per group of a ``compact()`` run, the summary's inserted where it stands."""
+    reinserted = cres.reinserted_index
+    decisions: list[GroupDecision] = []
+    inserted_done = False
+    for g in index.groups:
+        in_range = replaced is not None and all(replaced[0] <= k < replaced[1] for k in g.indices)
+        if replaced is not None and not inserted_done and g.first >= replaced[0]:
+            decisions.append(
+                GroupDecision(
+                    group_id=None,
+                    kind=GroupKind.SUMMARY.value,
+                    action="inserted",
+                    strategy=name,
+                    reason=f"summary of messages {replaced[0]}–{replaced[1] - 1}",
+                    tokens_before=0,
+                    tokens_after=summary_tokens,
+                    position=replaced[0],
+                )
+            )
+            inserted_done = True
+        action: Action
+        if in_range and reinserted is not None and reinserted in g.indices:
+            action, reason, after = (
+                "kept",
+                "latest user message: summarized and re-inserted verbatim after the summary",
+                g.tokens,
+            )
+        elif in_range:
+            action, reason, after = "summarized", "summarized", 0
+        else:
+            action, reason, after = "kept", _kept_reason(boundary, g.first, cres), g.tokens
+        decisions.append(
+            GroupDecision(
+                group_id=g.id,
+                kind=g.kind.value,
+                action=action,
+                strategy=name if action != "kept" else "",
+                reason=reason,
+                tokens_before=g.tokens,
+                tokens_after=after,
+                position=g.first,
+                message_indices=g.indices,
+                turn=g.turn,
+            )
+        )
+    return decisions
+
+
+def _kept_reason(boundary: BoundaryAnalysis, first: int, cres: CompactResult) -> str:
+    """Why a group outside the replaced range was kept, from its first message's row."""
+    row = boundary.messages[first]
+    if row.reasons:
+        return "protected: " + row.reasons[0].detail
+    if row.state == "summarized":
+        return f"in the range; not replaced ({cres.reason})"
+    return "kept"
+
+
+def _cannot_fit_explanation(
+    cres: CompactResult,
+    protected: tuple[ProtectedItem, ...],
+    counter: Callable[[Sequence[Any]], int],
+) -> tuple[Explanation, str]:
+    """The explanation of a ``compact()`` run that could not fit, and its reason."""
+    wrapper = counter([summary_message("")])
+    protected = (
+        *protected,
+        ProtectedItem(
+            "summary_wrapper",
+            (),
+            wrapper,
+            "the summary message's prefix and framing, before any summary text",
+        ),
+    )
+    smallest = cres.candidate_tokens
+    if smallest is not None and cres.reason == "protected-history":
+        smallest += 1
+    suggestions = (target_suggestion(smallest),) if smallest is not None else ()
+    result_reason = f"{cres.reason}: {cres.detail}" if cres.detail else str(cres.reason)
+    explanation = Explanation(
+        result_reason,
+        protected,
+        target_tokens=cres.target_tokens,
+        smallest_target=smallest,
+        suggestions=suggestions,
+    )
+    return explanation, result_reason
 
 
 @dataclass(frozen=True, slots=True)

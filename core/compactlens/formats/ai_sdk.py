@@ -411,96 +411,10 @@ def encode(message: Message) -> Encoded:
         part, block = pairs[i]
         i += 1
         if isinstance(part, ToolResultPart):
-            media: list[MediaPart] = []
-            extras: list[Part] = []
-            while i < len(pairs) and not isinstance(pairs[i][0], ToolResultPart):
-                extra, extra_block = pairs[i]
-                if block is not None and extra_block is block:
-                    extras.append(extra)  # read from this result's output
-                elif not (isinstance(extra, MediaPart) and role == "tool"):
-                    break
-                if isinstance(extra, MediaPart):
-                    media.append(extra)
-                i += 1
-            if block is not None and _same_result(block, part, extras):
-                content.append(dict(block))
-                continue
-            if any(isinstance(e, OpaquePart) for e in extras):
-                notes.append(("dropped", "opaque tool output content of a changed result"))
-            out: dict[str, Any] = {
-                "type": "tool-result",
-                "toolCallId": part.call_id,
-                "toolName": part.name or "",
-                "output": _output_value(part, block, media),
-            }
-            if not part.name:
-                notes.append(("approximated", "tool result without a tool name (toolName empty)"))
-            content.append(keep_extra_keys(out, block))
-        elif isinstance(part, TextPart):
-            content.append(keep_extra_keys({"type": "text", "text": part.text}, block))
-        elif isinstance(part, ReasoningPart):
-            content.append(keep_extra_keys({"type": "reasoning", "text": part.text}, block))
-        elif isinstance(part, MediaPart):
-            user_like = "user" if role in ("user", "tool") else role
-            content.append(keep_extra_keys(_media_block(part, user_like), block))
-        elif isinstance(part, ToolCallPart):
-            parsed = loads_or_none(part.arguments)
-            value: Any = parsed if parsed is not None else part.arguments
-            if part.arguments.strip() == "":
-                value = {}
-            call = {
-                "type": "tool-call",
-                "toolCallId": part.id,
-                "toolName": part.name,
-                "input": value,
-            }
-            content.append(keep_extra_keys(call, block))
-        elif isinstance(part, ApprovalRequestPart):
-            req = {
-                "type": "tool-approval-request",
-                "approvalId": part.id,
-                "toolCallId": part.call_id or "",
-            }
-            content.append(keep_extra_keys(req, block))
-        elif isinstance(part, ApprovalResponsePart):
-            resp: dict[str, Any] = {
-                "type": "tool-approval-response",
-                "approvalId": part.id,
-                "approved": part.approved,
-            }
-            if part.reason is not None:
-                resp["reason"] = part.reason
-            content.append(keep_extra_keys(resp, block))
-        elif isinstance(part, OpaquePart):
-            if block is not None and part.provider == PROVIDER:
-                content.append(dict(block))
-            elif part.text:
-                notes.append(("approximated", f"{part.provider} {part.type} carried as text"))
-                content.append(
-                    {"type": "text", "text": f"[{part.provider} {part.type}] {part.text}"}
-                )
-            else:
-                notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
-    # What this role cannot hold becomes text (in a user message beside a tool message).
-    allowed = ("text",) if role == "system" else ALLOWED[role]
-    kept: list[dict[str, Any]] = []
-    extra_user: list[dict[str, Any]] = []
-    for block_out in content:
-        kind = block_out.get("type")
-        if kind in allowed:
-            kept.append(block_out)
-            continue
-        if kind == "file" and role == "system":
-            notes.append(("dropped", "media in a system message"))
-            continue
-        if kind in ("image", "file") and role == "tool":
-            extra_user.append(block_out)
-            continue
-        notes.append(("approximated", f"{kind} in a {role} message carried as text"))
-        stand_in = {"type": "text", "text": _as_text(block_out)}
-        (kept if "text" in allowed else extra_user).append(stand_in)
-    if extra_user and role == "tool":
-        notes.append(("approximated", "text beside tool results sent as a separate user message"))
+            i = _encode_result(part, block, pairs, i, role, content, notes)
+        else:
+            _encode_part(part, block, role, content, notes)
+    kept, extra_user = _fit_role(content, role, notes)
     body: Any = kept
     if role == "system":
         body = "\n".join(str(c.get("text", "")) for c in kept)
@@ -524,6 +438,124 @@ def encode(message: Message) -> Encoded:
     if extra_user:
         items.append({"role": "user", "content": extra_user})
     return Encoded(tuple(items), tuple(notes))
+
+
+def _encode_result(
+    part: ToolResultPart,
+    block: Mapping[str, Any] | None,
+    pairs: Sequence[tuple[Part, Mapping[str, Any] | None]],
+    i: int,
+    role: str,
+    content: list[dict[str, Any]],
+    notes: list[tuple[str, str]],
+) -> int:
+    """Append a tool result's block (with the parts after ``i`` it holds); the next index."""
+    media: list[MediaPart] = []
+    extras: list[Part] = []
+    while i < len(pairs) and not isinstance(pairs[i][0], ToolResultPart):
+        extra, extra_block = pairs[i]
+        if block is not None and extra_block is block:
+            extras.append(extra)  # read from this result's output
+        elif not (isinstance(extra, MediaPart) and role == "tool"):
+            break
+        if isinstance(extra, MediaPart):
+            media.append(extra)
+        i += 1
+    if block is not None and _same_result(block, part, extras):
+        content.append(dict(block))
+        return i
+    if any(isinstance(e, OpaquePart) for e in extras):
+        notes.append(("dropped", "opaque tool output content of a changed result"))
+    out: dict[str, Any] = {
+        "type": "tool-result",
+        "toolCallId": part.call_id,
+        "toolName": part.name or "",
+        "output": _output_value(part, block, media),
+    }
+    if not part.name:
+        notes.append(("approximated", "tool result without a tool name (toolName empty)"))
+    content.append(keep_extra_keys(out, block))
+    return i
+
+
+def _encode_part(
+    part: Part,
+    block: Mapping[str, Any] | None,
+    role: str,
+    content: list[dict[str, Any]],
+    notes: list[tuple[str, str]],
+) -> None:
+    """Append the block for a part other than a tool result (or a note of its loss)."""
+    if isinstance(part, TextPart):
+        content.append(keep_extra_keys({"type": "text", "text": part.text}, block))
+    elif isinstance(part, ReasoningPart):
+        content.append(keep_extra_keys({"type": "reasoning", "text": part.text}, block))
+    elif isinstance(part, MediaPart):
+        user_like = "user" if role in ("user", "tool") else role
+        content.append(keep_extra_keys(_media_block(part, user_like), block))
+    elif isinstance(part, ToolCallPart):
+        parsed = loads_or_none(part.arguments)
+        value: Any = parsed if parsed is not None else part.arguments
+        if part.arguments.strip() == "":
+            value = {}
+        call = {
+            "type": "tool-call",
+            "toolCallId": part.id,
+            "toolName": part.name,
+            "input": value,
+        }
+        content.append(keep_extra_keys(call, block))
+    elif isinstance(part, ApprovalRequestPart):
+        req = {
+            "type": "tool-approval-request",
+            "approvalId": part.id,
+            "toolCallId": part.call_id or "",
+        }
+        content.append(keep_extra_keys(req, block))
+    elif isinstance(part, ApprovalResponsePart):
+        resp: dict[str, Any] = {
+            "type": "tool-approval-response",
+            "approvalId": part.id,
+            "approved": part.approved,
+        }
+        if part.reason is not None:
+            resp["reason"] = part.reason
+        content.append(keep_extra_keys(resp, block))
+    elif isinstance(part, OpaquePart):
+        if block is not None and part.provider == PROVIDER:
+            content.append(dict(block))
+        elif part.text:
+            notes.append(("approximated", f"{part.provider} {part.type} carried as text"))
+            content.append({"type": "text", "text": f"[{part.provider} {part.type}] {part.text}"})
+        else:
+            notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
+
+
+def _fit_role(
+    content: list[dict[str, Any]], role: str, notes: list[tuple[str, str]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The blocks the role holds, and those for a user message beside a tool message (what
+    the role cannot hold becomes text)."""
+    allowed = ("text",) if role == "system" else ALLOWED[role]
+    kept: list[dict[str, Any]] = []
+    extra_user: list[dict[str, Any]] = []
+    for block_out in content:
+        kind = block_out.get("type")
+        if kind in allowed:
+            kept.append(block_out)
+            continue
+        if kind == "file" and role == "system":
+            notes.append(("dropped", "media in a system message"))
+            continue
+        if kind in ("image", "file") and role == "tool":
+            extra_user.append(block_out)
+            continue
+        notes.append(("approximated", f"{kind} in a {role} message carried as text"))
+        stand_in = {"type": "text", "text": _as_text(block_out)}
+        (kept if "text" in allowed else extra_user).append(stand_in)
+    if extra_user and role == "tool":
+        notes.append(("approximated", "text beside tool results sent as a separate user message"))
+    return kept, extra_user
 
 
 def from_message(message: Message) -> dict[str, Any]:

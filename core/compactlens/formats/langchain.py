@@ -328,28 +328,7 @@ def encode(message: Message) -> Encoded:
     results = [p for p in message.parts if isinstance(p, ToolResultPart)]
     mixed = any(not isinstance(p, ToolResultPart | MediaPart) for p in message.parts)
     if results and message.role != "assistant" and (len(results) > 1 or mixed):
-        # One tool message per result (with the media that follows it); the rest as human.
-        items: list[Any] = []
-        notes_all: list[tuple[str, str]] = []
-        groups: list[list[Part]] = []
-        rest: list[Part] = []
-        for p in message.parts:
-            if isinstance(p, ToolResultPart):
-                groups.append([p])
-            elif isinstance(p, MediaPart) and groups:
-                groups[-1].append(p)
-            else:
-                rest.append(p)
-        for group in groups:
-            one = encode(Message(role="tool", parts=tuple(group), name=message.name))
-            items.extend(one.items)
-            notes_all.extend(one.notes)
-        if rest:
-            notes_all.append(("approximated", "text beside tool results sent as a human message"))
-            more = encode(Message(role="user", parts=tuple(rest), name=message.name))
-            items.extend(more.items)
-            notes_all.extend(more.notes)
-        return Encoded(tuple(items), tuple(notes_all))
+        return _encode_split(message)
     notes: list[tuple[str, str]] = []
     pairs = list(zip(message.parts, blocks_for(message, NAME), strict=True))
     role = message.role
@@ -359,78 +338,8 @@ def encode(message: Message) -> Encoded:
         kind = {"user": "human", "assistant": "ai", "system": "system", "developer": "system"}.get(
             role, "human"
         )
-    old_data: Mapping[str, Any] = {}
-    wire = original_of(message)
-    if message.wire_format == NAME and isinstance(wire, Mapping):
-        old = wire.get("data")
-        if isinstance(old, Mapping) and TYPES.get(str(wire.get("type"))) == kind:
-            old_data = old
-    content: list[Any] = []
-    tool_calls: list[dict[str, Any]] = []
-    invalid: list[dict[str, Any]] = []
-    reasoning_kw: list[str] = []
-    result: ToolResultPart | None = None
-    for part, block in pairs:
-        if isinstance(part, TextPart):
-            if block is None:
-                content.append({"type": "text", "text": part.text})
-            else:
-                content.append(keep_extra_keys({"type": "text", "text": part.text}, block))
-        elif isinstance(part, ReasoningPart):
-            if block is None:
-                reasoning_kw.append(part.text)
-            elif block.get("type") == "thinking":
-                content.append(keep_extra_keys({"type": "thinking", "thinking": part.text}, block))
-            else:
-                content.append(
-                    keep_extra_keys({"type": "reasoning", "reasoning": part.text}, block)
-                )
-        elif isinstance(part, MediaPart):
-            content.append(keep_extra_keys(_media_block(part), block))
-        elif isinstance(part, ToolCallPart):
-            args = loads_or_none(part.arguments) if part.arguments.strip() else {}
-            if block is not None and block.get("type") == "invalid_tool_call":
-                args = None  # it stays an invalid call, with its raw text
-            if kind != "ai":
-                notes.append(("approximated", "tool call outside an ai message, as text"))
-                content.append({"type": "text", "text": call_as_text(part)})
-            elif isinstance(args, dict):
-                call = {"name": part.name, "args": args, "id": part.id, "type": "tool_call"}
-                tool_calls.append(keep_extra_keys(call, block))
-            else:
-                bad = {
-                    "name": part.name,
-                    "args": part.arguments,
-                    "id": part.id,
-                    "error": None,
-                    "type": "invalid_tool_call",
-                }
-                invalid.append(keep_extra_keys(bad, block))
-        elif isinstance(part, ToolResultPart):
-            if kind == "tool" and result is None:
-                result = part
-                content.append({"type": "text", "text": part.output})
-            else:
-                notes.append(("approximated", "extra tool result carried as text"))
-                content.append({"type": "text", "text": part.output})
-        elif isinstance(part, OpaquePart):
-            if block is not None and part.provider == PROVIDER:
-                content.append(dict(block))
-            elif part.text:
-                notes.append(("approximated", f"{part.provider} {part.type} carried as text"))
-                content.append(
-                    {"type": "text", "text": f"[{part.provider} {part.type}] {part.text}"}
-                )
-            else:
-                notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
-        elif isinstance(part, ApprovalRequestPart | ApprovalResponsePart):
-            notes.append(("approximated", f"{part.kind.replace('_', ' ')} carried as text"))
-            text = (
-                f"[approval requested for {part.name or part.call_id or part.id}]"
-                if isinstance(part, ApprovalRequestPart)
-                else f"[approval {'granted' if part.approved else 'denied'}]"
-            )
-            content.append({"type": "text", "text": text})
+    old_data = _old_data(message, kind)
+    content, tool_calls, invalid, reasoning_kw, result = _encode_parts(pairs, kind, notes)
     simple = all(isinstance(c, dict) and set(c) == {"type", "text"} for c in content)
     body: Any = content
     if simple and len(content) == 1 and not any(b is not None for _, b in pairs):
@@ -465,6 +374,131 @@ def encode(message: Message) -> Encoded:
         if key not in data and key not in _DATA_KEYS:
             data[key] = value
     return Encoded(({"type": kind, "data": data},), tuple(notes))
+
+
+def _encode_split(message: Message) -> Encoded:
+    """One tool message per result (with the media that follows it); the rest as human."""
+    items: list[Any] = []
+    notes_all: list[tuple[str, str]] = []
+    groups: list[list[Part]] = []
+    rest: list[Part] = []
+    for p in message.parts:
+        if isinstance(p, ToolResultPart):
+            groups.append([p])
+        elif isinstance(p, MediaPart) and groups:
+            groups[-1].append(p)
+        else:
+            rest.append(p)
+    for group in groups:
+        one = encode(Message(role="tool", parts=tuple(group), name=message.name))
+        items.extend(one.items)
+        notes_all.extend(one.notes)
+    if rest:
+        notes_all.append(("approximated", "text beside tool results sent as a human message"))
+        more = encode(Message(role="user", parts=tuple(rest), name=message.name))
+        items.extend(more.items)
+        notes_all.extend(more.notes)
+    return Encoded(tuple(items), tuple(notes_all))
+
+
+def _old_data(message: Message, kind: str) -> Mapping[str, Any]:
+    """The ``data`` of the entry the message was read from, when it keeps its type."""
+    wire = original_of(message)
+    if message.wire_format == NAME and isinstance(wire, Mapping):
+        old = wire.get("data")
+        if isinstance(old, Mapping) and TYPES.get(str(wire.get("type"))) == kind:
+            return old
+    return {}
+
+
+def _encode_parts(
+    pairs: Sequence[tuple[Part, Mapping[str, Any] | None]],
+    kind: str,
+    notes: list[tuple[str, str]],
+) -> tuple[list[Any], list[dict[str, Any]], list[dict[str, Any]], list[str], ToolResultPart | None]:
+    """The content blocks, tool calls, invalid tool calls and ``reasoning_content`` texts
+    of the parts, and the tool result a tool message answers with."""
+    content: list[Any] = []
+    tool_calls: list[dict[str, Any]] = []
+    invalid: list[dict[str, Any]] = []
+    reasoning_kw: list[str] = []
+    result: ToolResultPart | None = None
+    for part, block in pairs:
+        if isinstance(part, TextPart):
+            if block is None:
+                content.append({"type": "text", "text": part.text})
+            else:
+                content.append(keep_extra_keys({"type": "text", "text": part.text}, block))
+        elif isinstance(part, ReasoningPart):
+            if block is None:
+                reasoning_kw.append(part.text)
+            elif block.get("type") == "thinking":
+                content.append(keep_extra_keys({"type": "thinking", "thinking": part.text}, block))
+            else:
+                content.append(
+                    keep_extra_keys({"type": "reasoning", "reasoning": part.text}, block)
+                )
+        elif isinstance(part, MediaPart):
+            content.append(keep_extra_keys(_media_block(part), block))
+        elif isinstance(part, ToolCallPart):
+            _encode_call(part, block, kind, content, tool_calls, invalid, notes)
+        elif isinstance(part, ToolResultPart):
+            if kind == "tool" and result is None:
+                result = part
+                content.append({"type": "text", "text": part.output})
+            else:
+                notes.append(("approximated", "extra tool result carried as text"))
+                content.append({"type": "text", "text": part.output})
+        elif isinstance(part, OpaquePart):
+            if block is not None and part.provider == PROVIDER:
+                content.append(dict(block))
+            elif part.text:
+                notes.append(("approximated", f"{part.provider} {part.type} carried as text"))
+                content.append(
+                    {"type": "text", "text": f"[{part.provider} {part.type}] {part.text}"}
+                )
+            else:
+                notes.append(("dropped", f"{part.provider} {part.type} (opaque)"))
+        elif isinstance(part, ApprovalRequestPart | ApprovalResponsePart):
+            notes.append(("approximated", f"{part.kind.replace('_', ' ')} carried as text"))
+            text = (
+                f"[approval requested for {part.name or part.call_id or part.id}]"
+                if isinstance(part, ApprovalRequestPart)
+                else f"[approval {'granted' if part.approved else 'denied'}]"
+            )
+            content.append({"type": "text", "text": text})
+    return content, tool_calls, invalid, reasoning_kw, result
+
+
+def _encode_call(
+    part: ToolCallPart,
+    block: Mapping[str, Any] | None,
+    kind: str,
+    content: list[Any],
+    tool_calls: list[dict[str, Any]],
+    invalid: list[dict[str, Any]],
+    notes: list[tuple[str, str]],
+) -> None:
+    """Append a tool call: to ``tool_calls``, ``invalid`` (arguments not an object) or, outside
+    an ai message, to the content as text."""
+    args = loads_or_none(part.arguments) if part.arguments.strip() else {}
+    if block is not None and block.get("type") == "invalid_tool_call":
+        args = None  # it stays an invalid call, with its raw text
+    if kind != "ai":
+        notes.append(("approximated", "tool call outside an ai message, as text"))
+        content.append({"type": "text", "text": call_as_text(part)})
+    elif isinstance(args, dict):
+        call = {"name": part.name, "args": args, "id": part.id, "type": "tool_call"}
+        tool_calls.append(keep_extra_keys(call, block))
+    else:
+        bad = {
+            "name": part.name,
+            "args": part.arguments,
+            "id": part.id,
+            "error": None,
+            "type": "invalid_tool_call",
+        }
+        invalid.append(keep_extra_keys(bad, block))
 
 
 def from_message(message: Message) -> dict[str, Any]:

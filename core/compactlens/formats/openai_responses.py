@@ -334,13 +334,7 @@ def encode(message: Message) -> Encoded:
                 notes.append(("dropped", "audio (Responses input messages take no audio)"))
                 continue
             if last_result is not None:
-                out = last_result.get("output")
-                listed = (
-                    [{"type": "input_text", "text": out}] if isinstance(out, str) and out else []
-                )
-                if isinstance(out, list):
-                    listed = out
-                last_result["output"] = [*listed, _media_block(part)]
+                _add_output_media(last_result, part)
                 continue
             if message.role == "assistant":
                 notes.append(("dropped", "media in an assistant message"))
@@ -350,41 +344,10 @@ def encode(message: Message) -> Encoded:
             reasoning.append(part.text)
             reasoning_block = block if reasoning_block is None else reasoning_block
         elif isinstance(part, ToolCallPart):
-            if block is not None and block.get("type") == "custom_tool_call":
-                built = {
-                    "type": "custom_tool_call",
-                    "call_id": part.id,
-                    "name": part.name,
-                    "input": part.arguments,
-                }
-            elif (
-                block is not None
-                and block.get("type") in CLIENT_CALLS
-                and block.get("type") != "function_call"
-                and _same_call(block, part)
-            ):
-                built = dict(block)
-            else:
-                built = {
-                    "type": "function_call",
-                    "call_id": part.id,
-                    "name": part.name,
-                    "arguments": part.arguments,
-                }
-            trailing.append(keep_extra_keys(built, block))
+            trailing.append(_call_item(part, block))
         elif isinstance(part, ToolResultPart):
-            kind = "function_call_output"
-            if block is not None and block.get("type") in OUTPUT_TYPES:
-                kind = str(block.get("type"))
-            if part.is_error:
-                notes.append(("approximated", "tool result error flag (is_error) has no field"))
-            result: dict[str, Any] = {"type": kind, "call_id": part.call_id, "output": part.output}
-            if block is not None and block.get("type") == kind and _same_output(block, part):
-                result = dict(block)
-            else:
-                result = keep_extra_keys(result, block)
-            last_result = result
-            trailing.append(result)
+            last_result = _output_item(part, block, notes)
+            trailing.append(last_result)
             continue
         elif isinstance(part, OpaquePart):
             if block is not None and part.provider == PROVIDER:
@@ -419,33 +382,10 @@ def encode(message: Message) -> Encoded:
                 content.append({"type": text_type, "text": f"[approval {verdict}{reason}]"})
                 last_result = None
                 continue
-            resp: dict[str, Any] = {
-                "type": "mcp_approval_response",
-                "approval_request_id": part.id,
-                "approve": part.approved,
-            }
-            if part.reason is not None:
-                resp["reason"] = part.reason
-            trailing.append(keep_extra_keys(resp, block))
+            trailing.append(_approval_response_item(part, block))
         last_result = None
     if reasoning or reasoning_block is not None:
-        r: dict[str, Any] = {
-            "type": "reasoning",
-            "summary": [{"type": "summary_text", "text": t} for t in reasoning],
-        }
-        if reasoning_block is None:
-            r["id"] = _item_id("rs_", r["summary"])
-        if reasoning_block is not None:
-            if reasoning_block.get("content") is not None and not reasoning_block.get("summary"):
-                r = {
-                    "type": "reasoning",
-                    "summary": [],
-                    "content": [{"type": "reasoning_text", "text": t} for t in reasoning],
-                }
-            r = keep_extra_keys(r, reasoning_block)
-        if message.role != "assistant":
-            notes.append(("approximated", "reasoning outside an assistant message"))
-        items.append(r)
+        items.append(_reasoning_item(message, reasoning, reasoning_block, notes))
     role = message.role if message.role != "tool" else "user"
     if content or (not trailing and not items):
         if message.meta.get(META_CONTAINER_KEY):
@@ -453,6 +393,97 @@ def encode(message: Message) -> Encoded:
         items.append(_message_item(message, role, content))
     items.extend(trailing)
     return Encoded(tuple(items), tuple(notes))
+
+
+def _add_output_media(result: dict[str, Any], part: MediaPart) -> None:
+    """Add media after a tool result to that result's output (a list of parts)."""
+    out = result.get("output")
+    listed = [{"type": "input_text", "text": out}] if isinstance(out, str) and out else []
+    if isinstance(out, list):
+        listed = out
+    result["output"] = [*listed, _media_block(part)]
+
+
+def _call_item(part: ToolCallPart, block: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The call item for a tool call: custom, the client call it was read from, or a function
+    call."""
+    if block is not None and block.get("type") == "custom_tool_call":
+        built = {
+            "type": "custom_tool_call",
+            "call_id": part.id,
+            "name": part.name,
+            "input": part.arguments,
+        }
+    elif (
+        block is not None
+        and block.get("type") in CLIENT_CALLS
+        and block.get("type") != "function_call"
+        and _same_call(block, part)
+    ):
+        built = dict(block)
+    else:
+        built = {
+            "type": "function_call",
+            "call_id": part.id,
+            "name": part.name,
+            "arguments": part.arguments,
+        }
+    return keep_extra_keys(built, block)
+
+
+def _output_item(
+    part: ToolResultPart, block: Mapping[str, Any] | None, notes: list[tuple[str, str]]
+) -> dict[str, Any]:
+    """The output item for a tool result (the one it was read from when unchanged)."""
+    kind = "function_call_output"
+    if block is not None and block.get("type") in OUTPUT_TYPES:
+        kind = str(block.get("type"))
+    if part.is_error:
+        notes.append(("approximated", "tool result error flag (is_error) has no field"))
+    result: dict[str, Any] = {"type": kind, "call_id": part.call_id, "output": part.output}
+    if block is not None and block.get("type") == kind and _same_output(block, part):
+        return dict(block)
+    return keep_extra_keys(result, block)
+
+
+def _approval_response_item(
+    part: ApprovalResponsePart, block: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The ``mcp_approval_response`` item for an approval answer."""
+    resp: dict[str, Any] = {
+        "type": "mcp_approval_response",
+        "approval_request_id": part.id,
+        "approve": part.approved,
+    }
+    if part.reason is not None:
+        resp["reason"] = part.reason
+    return keep_extra_keys(resp, block)
+
+
+def _reasoning_item(
+    message: Message,
+    reasoning: list[str],
+    reasoning_block: Mapping[str, Any] | None,
+    notes: list[tuple[str, str]],
+) -> dict[str, Any]:
+    """The reasoning item for the message's reasoning texts (and the block they came from)."""
+    r: dict[str, Any] = {
+        "type": "reasoning",
+        "summary": [{"type": "summary_text", "text": t} for t in reasoning],
+    }
+    if reasoning_block is None:
+        r["id"] = _item_id("rs_", r["summary"])
+    if reasoning_block is not None:
+        if reasoning_block.get("content") is not None and not reasoning_block.get("summary"):
+            r = {
+                "type": "reasoning",
+                "summary": [],
+                "content": [{"type": "reasoning_text", "text": t} for t in reasoning],
+            }
+        r = keep_extra_keys(r, reasoning_block)
+    if message.role != "assistant":
+        notes.append(("approximated", "reasoning outside an assistant message"))
+    return r
 
 
 def _message_item(message: Message, role: str, content: list[dict[str, Any]]) -> dict[str, Any]:

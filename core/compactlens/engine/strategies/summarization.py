@@ -28,12 +28,20 @@ from compactlens.model.whitespace import summary_text
 from compactlens.summarizers.base import (
     FINISH_STOP,
     Summarizer,
+    SummaryResponse,
     build_summary_request,
     is_offline,
 )
 
 #: How a re-run that would need a new (model) summary says so in its stage event.
 NOT_RERUN = "not re-run"
+
+
+@dataclass(frozen=True, slots=True)
+class _NoSummary:
+    """Why the summarizer gave no answer to use (the stage fails with ``detail``)."""
+
+    detail: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +144,37 @@ class SummarizationStrategy:
             stage.done("skipped", 0, True)
             return StageOutcome(False, True, target)
 
-        ix = plan.index
+        chosen, too_big, skipped = self._choose(plan, count_style)
+        if not chosen:
+            return self._nothing_chosen(stage, target, too_big, skipped)
+        response = self._response(plan, ctx, chosen)
+        if isinstance(response, _NoSummary):
+            stage.done("failed", 0, False, response.detail)
+            return StageOutcome(True, False, target, response.detail)
+        text = summary_text(response.text)
+        if response.finish_reason != FINISH_STOP or response.has_tool_call:
+            detail = f"summary incomplete (finish reason {response.finish_reason!r})"
+            stage.done("failed", 0, False, detail)
+            return StageOutcome(True, False, target, detail)
+        if not text:
+            stage.done("failed", 0, False, "summarizer returned empty text")
+            return StageOutcome(True, False, target, "empty summary")
+
+        self._insert_summary(plan, ctx, chosen, text)
+        # In count style the goal is to keep about ``target_count`` of the newest messages:
+        # the summary just inserted is not one of them (counting it would make every run
+        # with ``threshold`` 0 miss its target by exactly that one message).
+        met = (
+            self._non_system_messages(plan) - 1 <= (self.target_count or 0) + self.margin
+            if count_style
+            else (target is None or target(plan))
+        )
+        stage.done("applied" if met else "target-missed", len(chosen), met)
+        return StageOutcome(True, met, target)
+
+    def _choose(self, plan: Plan, count_style: bool) -> tuple[list[int], int | None, int]:
+        """The groups to summarize, oldest first within the input cap; the first too-big
+        group's tokens (if one stopped the choice) and how many were passed over."""
         profile = get_profile(self.profile)
         keep_newest = count_style and profile.summary_selection == "keep-newest"
         keep = protected_newest(plan, self.preserved)
@@ -150,7 +188,7 @@ class SummarizationStrategy:
         budget = self.max_input_tokens
         used = 0
         retained = self._non_system_messages(plan)
-        for g in ix.groups:
+        for g in plan.index.groups:
             if g.id in keep or not plan.included(g.id) or plan.locked(g.id):
                 continue
             if count_style and not keep_newest and retained <= (self.target_count or 0):
@@ -167,21 +205,32 @@ class SummarizationStrategy:
             chosen.append(g.id)
             used += cost
             retained -= g.message_count if plan.untouched(g.id) else 1
-        if not chosen:
-            if too_big is None:
-                detail = "no group is eligible for summarization"
-                stage.done("target-missed", 0, False, detail)
-                return StageOutcome(True, False, target, "nothing to summarize")
-            # Not protected content: the summarizer's input cap stops it (a true reason).
-            detail = (
-                f"the oldest eligible group ({too_big:,} tokens) exceeds "
-                f"max_input_tokens={self.max_input_tokens:,}"
-            )
-            if skipped > 1:
-                detail = f"every eligible group ({skipped}) exceeds max_input_tokens"
-            stage.done("failed", 0, False, detail)
-            return StageOutcome(True, False, target, detail)
+        return chosen, too_big, skipped
 
+    def _nothing_chosen(
+        self, stage: Stage, target: Trigger | None, too_big: int | None, skipped: int
+    ) -> StageOutcome:
+        """The stage's end when no group could be summarized."""
+        if too_big is None:
+            detail = "no group is eligible for summarization"
+            stage.done("target-missed", 0, False, detail)
+            return StageOutcome(True, False, target, "nothing to summarize")
+        # Not protected content: the summarizer's input cap stops it (a true reason).
+        detail = (
+            f"the oldest eligible group ({too_big:,} tokens) exceeds "
+            f"max_input_tokens={self.max_input_tokens:,}"
+        )
+        if skipped > 1:
+            detail = f"every eligible group ({skipped}) exceeds max_input_tokens"
+        stage.done("failed", 0, False, detail)
+        return StageOutcome(True, False, target, detail)
+
+    def _response(
+        self, plan: Plan, ctx: RunContext, chosen: list[int]
+    ) -> SummaryResponse | _NoSummary:
+        """The summarizer's answer for the chosen groups (the run's cached one when there is
+        one), or why there is none."""
+        ix = plan.index
         msgs: list[Message] = []
         for gid in chosen:
             if plan.action[gid] == "collapsed":
@@ -194,30 +243,20 @@ class SummarizationStrategy:
         key = ctx.summary_key(self.summarizer, request)
         cached = ctx.summaries.get(key)
         if cached is not None:
-            response = cached
-        elif ctx.replay_only and not is_offline(self.summarizer):
-            detail = f"{NOT_RERUN}: this would need a new summarizer call"
-            stage.done("failed", 0, False, detail)
-            return StageOutcome(True, False, target, detail)
-        else:
-            try:
-                response = self.summarizer.summarize(request)
-            except Exception as exc:  # the engine reports, it does not raise
-                detail = f"summarizer failed: {type(exc).__name__}"
-                stage.done("failed", 0, False, detail)
-                return StageOutcome(True, False, target, detail)
-            ctx.summaries[key] = response
-        text = summary_text(response.text)
-        if response.finish_reason != FINISH_STOP or response.has_tool_call:
-            detail = f"summary incomplete (finish reason {response.finish_reason!r})"
-            stage.done("failed", 0, False, detail)
-            return StageOutcome(True, False, target, detail)
-        if not text:
-            stage.done("failed", 0, False, "summarizer returned empty text")
-            return StageOutcome(True, False, target, "empty summary")
+            return cached
+        if ctx.replay_only and not is_offline(self.summarizer):
+            return _NoSummary(f"{NOT_RERUN}: this would need a new summarizer call")
+        try:
+            response = self.summarizer.summarize(request)
+        except Exception as exc:  # the engine reports, it does not raise
+            return _NoSummary(f"summarizer failed: {type(exc).__name__}")
+        ctx.summaries[key] = response
+        return response
 
+    def _insert_summary(self, plan: Plan, ctx: RunContext, chosen: list[int], text: str) -> None:
+        """Exclude the chosen groups and insert the summary where the first one stood."""
         summary = Message(role="user", parts=(TextPart(SUMMARY_PREFIX + text),))
-        first = ix.groups[chosen[0]].first
+        first = plan.index.groups[chosen[0]].first
         for gid in chosen:
             plan.exclude(gid, self.name, "summarized", action="summarized")
         plan.insert(
@@ -231,16 +270,6 @@ class SummarizationStrategy:
                 replaces=tuple(chosen),
             )
         )
-        # In count style the goal is to keep about ``target_count`` of the newest messages:
-        # the summary just inserted is not one of them (counting it would make every run
-        # with ``threshold`` 0 miss its target by exactly that one message).
-        met = (
-            self._non_system_messages(plan) - 1 <= (self.target_count or 0) + self.margin
-            if count_style
-            else (target is None or target(plan))
-        )
-        stage.done("applied" if met else "target-missed", len(chosen), met)
-        return StageOutcome(True, met, target)
 
     def protections(self, plan: Plan) -> list[ProtectedItem]:
         items = [
