@@ -14,6 +14,9 @@ Changing a parameter therefore never re-reads or re-tokenizes anything. Every fu
 here is keyed by its arguments and reads no session state: the session's choices make the
 keys in :mod:`~compactlens_inspector.state.inputs` and
 :mod:`~compactlens_inspector.state.results`.
+
+What is cached holds results, never a client: a run's summarizer (which holds a visitor's
+API key) is cut from the run once it is planned (:class:`Detachable`).
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime import Runtime
 
-from compactlens import MessageIndex
+from compactlens import MessageIndex, Summarizer
 from compactlens.analysis import Fact, FixSearch
-from compactlens.summarizers import SummaryResponse
+from compactlens.summarizers import SummaryRequest, SummaryResponse, is_offline
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep, replay_session
 from compactlens_inspector.lab.runs import (
@@ -39,7 +42,7 @@ from compactlens_inspector.lab.runs import (
     make_summarizer,
     run_config,
 )
-from compactlens_inspector.serving.hosting import Access, SummaryLimiter
+from compactlens_inspector.serving.hosting import Access, RefusingSummarizer, SummaryLimiter
 from compactlens_inspector.serving.loader import (
     LoadedTranscript,
     Sample,
@@ -149,21 +152,50 @@ def _plan(
     format_name: str,
 ) -> RunOutcome:
     key = acc.api_key if acc is not None else ""
-    summarizer = make_summarizer(
-        settings, access=acc, limiter=limits, cache=_summary_cache(summarizer_key)
+    summarizer = Detachable(
+        make_summarizer(settings, access=acc, limiter=limits, cache=_summary_cache(summarizer_key))
     )
     refusals = limits.refusals if limits is not None else 0
-    outcome = run_config(
-        index,
-        config,
-        summarizer,
-        secrets=(key,) if key else (),
-        explain=explain,
-        format_name=format_name,
-    )
+    try:
+        outcome = run_config(
+            index,
+            config,
+            summarizer,
+            secrets=(key,) if key else (),
+            explain=explain,
+            format_name=format_name,
+        )
+    finally:
+        summarizer.detach()  # the run keeps its strategy, never the client and its key
     if limits is not None and limits.refusals > refusals:
         raise Limited(outcome)  # not cached: the next rerun after the limit asks again
     return outcome
+
+
+class Detachable:
+    """A summarizer that can be cut from its client once a run is planned.
+
+    A run keeps its strategy (fixes replay its summaries, keyed by the summarizer object
+    the strategy holds), and the strategy keeps its summarizer: without this, every cached
+    run held the OpenAI client and the visitor's key after *Forget my key* and after the
+    session. :meth:`detach` replaces the client with one that refuses, so the strategy
+    keeps the same summarizer object (replays still match) and nothing reaches the key.
+    """
+
+    def __init__(self, inner: Summarizer) -> None:
+        self._inner: Summarizer = inner
+        self._offline = is_offline(inner)
+
+    @property
+    def offline(self) -> bool:
+        return self._offline
+
+    def summarize(self, request: SummaryRequest) -> SummaryResponse:
+        return self._inner.summarize(request)
+
+    def detach(self) -> None:
+        if not self._offline:
+            self._inner = RefusingSummarizer("this run's summaries are replayed, never asked for")
 
 
 class Limited(Exception):
