@@ -15,6 +15,10 @@ here is keyed by its arguments and reads no session state: the session's choices
 keys in :mod:`~compactlens_inspector.state.inputs` and
 :mod:`~compactlens_inspector.state.results`.
 
+A transcript or index too large for its shared cache is kept in the session's own
+:class:`~compactlens_inspector.serving.shared_cache.SessionCopies` (passed in by the
+caller), so it is not parsed again on every rerun either.
+
 What is cached holds results, never a client: a run's summarizer (which holds a visitor's
 API key) is cut from the run once it is planned (:class:`Detachable`).
 """
@@ -54,6 +58,7 @@ from compactlens_inspector.serving.loader import (
 from compactlens_inspector.serving.shared_cache import (
     DEFAULT_CACHE_MB,
     CacheView,
+    SessionCopies,
     SharedCaches,
     approx_bytes,
     cache_budget_mb,
@@ -82,15 +87,32 @@ def shared_cache_stats() -> dict[str, dict[str, int]]:
     return _shared().stats()
 
 
-def parsed(digest: str, name: str, data: bytes) -> LoadedTranscript:
-    """The transcript ``data`` parsed, once per (content hash, name)."""
-    return _shared().transcripts.get((digest, name), lambda: parse_transcript(data, name))
+def transcript_bytes(loaded: LoadedTranscript) -> int:
+    """What a parsed transcript takes: the larger of its sampled size and its size counted
+    at the source (bytes and messages, :func:`~compactlens_inspector.serving.loader.footprint`),
+    which a crafted file cannot hide from."""
+    return max(approx_bytes(loaded), loaded.footprint)
+
+
+def parsed(
+    digest: str, name: str, data: bytes, spill: SessionCopies | None = None
+) -> LoadedTranscript:
+    """The transcript ``data`` parsed, once per (content hash, name); one too large for the
+    shared cache is kept in ``spill`` (the session's copies)."""
+    return _shared().transcripts.get(
+        (digest, name), lambda: parse_transcript(data, name), transcript_bytes, spill=spill
+    )
 
 
 def cached_index(
-    digest: str, tokenizer: str, grouping: str, loaded: LoadedTranscript
+    digest: str,
+    tokenizer: str,
+    grouping: str,
+    loaded: LoadedTranscript,
+    spill: SessionCopies | None = None,
 ) -> MessageIndex:
-    """The index of ``loaded``, once per (content hash, tokenizer, grouping)."""
+    """The index of ``loaded``, once per (content hash, tokenizer, grouping); one too large
+    for the shared cache is kept in ``spill``."""
 
     def size(ix: MessageIndex) -> int:
         return approx_bytes(ix, shared=(loaded, ix.tokenizer, *loaded.messages))
@@ -102,6 +124,7 @@ def cached_index(
         lambda: build_index(loaded.messages, tokenizer, grouping),
         size,
         stamp=lambda ix: ix.lines.chars,
+        spill=spill,
     )
 
 
