@@ -6,7 +6,10 @@ memory: a run of a 3,000-message transcript takes about 1.5 MB, one of 50,000 me
 some 25 MB, so 256 runs could be 40 MB or 6 GB. Each cache here has a byte budget; an
 entry's size is estimated when it is stored (:func:`approx_bytes`), and the least
 recently used entries are dropped until the cache fits. One computation per key runs at
-a time, so eight people opening the same sample parse it once.
+a time, so eight people opening the same sample parse it once. A value larger than its
+cache's whole share is not kept there; a session that passes its own
+:class:`SessionCopies` keeps it there instead (one transcript's values at a time, counted),
+so a large transcript is not parsed and indexed again on every rerun.
 
 The budgets come from ``COMPACTLENS_CACHE_MB`` (default 512, split between the caches
 as :data:`SHARES` says); see ``docs/deploy.md``.
@@ -131,6 +134,9 @@ class CacheStats:
     budget: int
     max_entries: int
     evictions: int
+    #: Values computed (``make`` called): a key asked for again and again that is never
+    #: kept shows here.
+    misses: int = 0
 
 
 class SharedCache(Generic[V]):
@@ -153,6 +159,7 @@ class SharedCache(Generic[V]):
         self._making: dict[Hashable, threading.Lock] = {}
         self._bytes = 0
         self._evictions = 0
+        self._misses = 0
 
     def get(
         self,
@@ -160,14 +167,22 @@ class SharedCache(Generic[V]):
         make: Callable[[], V],
         size: Callable[[V], int] = approx_bytes,
         stamp: Callable[[V], Hashable] | None = None,
+        spill: SessionCopies | None = None,
     ) -> V:
         """The value for ``key``, made (once, even when asked from several threads) if absent.
 
         With ``stamp``, a cached value whose stamp changed since it was measured (it grew)
-        is measured again with ``size``."""
+        is measured again with ``size``. With ``spill``, a value too large for the whole
+        cache (when made, or after it grew) is kept there, and found there next time."""
+        if spill is not None:
+            held = spill.get(key)
+            if held is not None:
+                return held  # type: ignore[no-any-return]
         found = self._lookup(key)
         if found is not None:
-            self._remeasure(key, found[0], size, stamp)
+            grown = self._remeasure(key, found[0], size, stamp)
+            if spill is not None and grown > self.max_bytes:
+                spill.keep(key, found[0], grown)
             return found[0]
         with self._lock:
             making = self._making.setdefault(key, threading.Lock())
@@ -176,8 +191,13 @@ class SharedCache(Generic[V]):
             if found is not None:
                 return found[0]
             try:
+                with self._lock:
+                    self._misses += 1
                 value = make()
-                self._store(key, value, size(value), stamp(value) if stamp else None)
+                nbytes = size(value)
+                kept = self._store(key, value, nbytes, stamp(value) if stamp else None)
+                if not kept and spill is not None:
+                    spill.keep(key, value, nbytes)
             finally:
                 with self._lock:
                     self._making.pop(key, None)
@@ -189,22 +209,24 @@ class SharedCache(Generic[V]):
         value: V,
         size: Callable[[V], int],
         stamp: Callable[[V], Hashable] | None,
-    ) -> None:
+    ) -> int:
+        """Measure ``value`` again if its stamp changed; its new size (0: not measured)."""
         if stamp is None:
-            return
+            return 0
         now = stamp(value)
         with self._lock:
             if self._stamps.get(key, now) == now:
-                return
+                return 0
             self._stamps[key] = now  # one thread measures it
         nbytes = size(value)
         with self._lock:
             found = self._entries.get(key)
             if found is None or found[0] is not value:
-                return
+                return 0
             self._bytes += nbytes - found[1]
             self._entries[key] = (value, nbytes)
             self._evict()
+        return nbytes
 
     def peek(self, key: Hashable) -> V | None:
         """The value for ``key`` if it is cached (it becomes the most recently used)."""
@@ -235,16 +257,18 @@ class SharedCache(Generic[V]):
                 self._entries.move_to_end(key)
             return found
 
-    def _store(self, key: Hashable, value: V, nbytes: int, stamp: Hashable = None) -> None:
+    def _store(self, key: Hashable, value: V, nbytes: int, stamp: Hashable = None) -> bool:
+        """Keep ``value`` (then evict to fit); False when it is larger than the whole cache."""
         with self._lock:
             if nbytes > self.max_bytes:
                 self._evictions += 1
-                return
+                return False
             self._entries[key] = (value, nbytes)
             if stamp is not None:
                 self._stamps[key] = stamp
             self._bytes += nbytes
             self._evict()
+            return True
 
     def _evict(self) -> None:
         """Drop least recently used entries until the cache fits (the lock is held)."""
@@ -264,7 +288,47 @@ class SharedCache(Generic[V]):
                 budget=self.max_bytes,
                 max_entries=self.max_entries,
                 evictions=self._evictions,
+                misses=self._misses,
             )
+
+
+class SessionCopies:
+    """One session's own copies of values too large for their shared cache, for one group
+    of keys at a time (the first item of a tuple key: a transcript's content hash), so a
+    session holds at most one large transcript's parse and indexes, counted in ``bytes``.
+
+    Keeping a value of another group drops the values of the previous one. Not
+    thread-safe: one session's script runs one rerun at a time."""
+
+    def __init__(self) -> None:
+        self._values: dict[Hashable, tuple[Any, int]] = {}
+
+    @staticmethod
+    def _group(key: Hashable) -> Hashable:
+        return key[0] if isinstance(key, tuple) and key else key
+
+    def get(self, key: Hashable) -> Any:
+        found = self._values.get(key)
+        return None if found is None else found[0]
+
+    def keep(self, key: Hashable, value: Any, nbytes: int) -> None:
+        group = self._group(key)
+        for old in [k for k in self._values if self._group(k) != group]:
+            del self._values[old]
+        self._values[key] = (value, nbytes)
+
+    def drop(self, group: Hashable) -> None:
+        """Forget the values of ``group`` (a transcript the session removed)."""
+        for old in [k for k in self._values if self._group(k) == group]:
+            del self._values[old]
+
+    @property
+    def entries(self) -> int:
+        return len(self._values)
+
+    @property
+    def bytes(self) -> int:
+        return sum(n for _, n in self._values.values())
 
 
 def cache_budget_mb(settings: Mapping[str, Any]) -> int:
@@ -308,6 +372,7 @@ class SharedCaches:
                 "budget": s.budget,
                 "max_entries": s.max_entries,
                 "evictions": s.evictions,
+                "misses": s.misses,
             }
         return out
 

@@ -82,7 +82,11 @@ def visitor_key() -> str:
 
 
 def set_visitor_key(key: str) -> None:
-    """Keep the visitor's own key in this session only (empty: forget it)."""
+    """Keep the visitor's own key in this session only (empty: forget it, deleted from the
+    session state at once: a value set to "" stays in Streamlit's previous-run state)."""
+    if not key.strip():
+        st.session_state.pop(VISITOR_KEY, None)
+        return
     st.session_state[VISITOR_KEY] = key.strip()
     if key.strip() and not st.session_state.get(VISITOR_TAG):
         st.session_state[VISITOR_TAG] = _tokens.token_hex(8)

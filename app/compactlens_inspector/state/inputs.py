@@ -3,6 +3,12 @@
 The sources (each loaded transcript's bytes), the active one, the errors the Load page
 shows, the tokenizer, the lab configuration (with the one chosen for each transcript),
 and the summarizer and analysis settings, each read from and written to session state.
+
+A session holds at most ``COMPACTLENS_SESSION_TRANSCRIPTS`` transcripts and
+``COMPACTLENS_SESSION_MB`` of their bytes (see
+:class:`~compactlens_inspector.serving.loader.UploadLimits`); a transcript too large for
+the shared caches is kept parsed in the session's own copies (one transcript at a time),
+not parsed again on every rerun.
 """
 
 from __future__ import annotations
@@ -20,7 +26,16 @@ from compactlens_inspector.lab.config import (
     preset,
     sized,
 )
-from compactlens_inspector.serving.loader import LoadedTranscript, check_size, content_hash
+from compactlens_inspector.serving.loader import (
+    SESSION_MB_ENV,
+    SESSION_TRANSCRIPTS_ENV,
+    LoadedTranscript,
+    UploadLimits,
+    check_size,
+    content_hash,
+    upload_limits,
+)
+from compactlens_inspector.serving.shared_cache import SessionCopies
 from compactlens_inspector.state.keys import (
     ACTIVE,
     ANALYSIS,
@@ -29,6 +44,7 @@ from compactlens_inspector.state.keys import (
     LAB,
     LAB_CHOSEN,
     LOAD_ERRORS,
+    SESSION_COPIES,
     SOURCES,
     SUMMARIZER,
     TOKENIZER,
@@ -60,11 +76,43 @@ def sources() -> dict[str, SourceRef]:
     return value
 
 
+def copies() -> SessionCopies:
+    """This session's own parsed copies of a transcript too large for the shared caches."""
+    value = st.session_state.get(SESSION_COPIES)
+    if not isinstance(value, SessionCopies):
+        value = SessionCopies()
+        st.session_state[SESSION_COPIES] = value
+    return value
+
+
+def check_session(refs: dict[str, SourceRef], name: str, size: int, limits: UploadLimits) -> None:
+    """Raise a :class:`TranscriptError` when one more transcript of ``size`` bytes would
+    take this session over its limits (the message names the limit and its setting)."""
+    if len(refs) >= limits.session_transcripts:
+        raise TranscriptError(
+            f"this session already holds {len(refs)} transcripts, the limit per session "
+            f"(set {SESSION_TRANSCRIPTS_ENV} to change it); remove one on the Load page first",
+            source=name,
+        )
+    held = sum(len(r.data) for r in refs.values())
+    if held + size > limits.session_bytes:
+        mb = limits.session_bytes / 1048576
+        raise TranscriptError(
+            f"this session would hold {(held + size) / 1048576:.1f} MB of transcripts; the "
+            f"limit is {mb:.0f} MB per session (set {SESSION_MB_ENV} to change it); remove "
+            "one on the Load page first",
+            source=name,
+        )
+
+
 def add_source(name: str, data: bytes, origin: str, sample: str = "") -> LoadedTranscript:
     """Parse and remember a transcript; make it the active one. Raises TranscriptError."""
-    check_size(name, len(data))
+    limits = upload_limits()
+    check_size(name, len(data), limits.max_upload_bytes)
     digest = content_hash(data)
-    loaded = parsed(digest, name, data)
+    if digest not in sources():
+        check_session(sources(), name, len(data), limits)
+    loaded = parsed(digest, name, data, copies())
     refs = dict(sources())
     refs[digest] = SourceRef(name, digest, origin, data, sample)
     st.session_state[SOURCES] = refs
@@ -84,6 +132,7 @@ def remove_source(digest: str) -> None:
     refs = dict(sources())
     refs.pop(digest, None)
     st.session_state[SOURCES] = refs
+    copies().drop(digest)
     if st.session_state.get(ACTIVE) == digest:
         activate(next(iter(refs), None))
 
@@ -130,7 +179,7 @@ def loaded(ref: SourceRef | None = None) -> LoadedTranscript | None:
     ref = ref or active_ref()
     if ref is None:
         return None
-    return parsed(ref.digest, ref.name, ref.data)
+    return parsed(ref.digest, ref.name, ref.data, copies())
 
 
 def release_closed_uploads() -> int:
@@ -198,7 +247,7 @@ def index(tok: str | None = None, source: LoadedTranscript | None = None) -> Mes
     if current is None:
         return None
     name = tok or tokenizer()
-    return cached_index(current.content_hash, name, grouping(), current)
+    return cached_index(current.content_hash, name, grouping(), current, copies())
 
 
 def grouping() -> str:

@@ -23,6 +23,7 @@ VISITOR_KEY = "cl_visitor_key"  # the visitor's own API key: this session only, 
 VISITOR_TAG = "cl_visitor_tag"  # a random tag (not derived from the key) for its caches
 LIMITER = "cl_limiter"  # this session's SummaryLimiter
 LIMIT_NOTICE = "cl_limit_notice"  # why this rerun's run was cut short by the limits
+SESSION_COPIES = "cl_session_copies"  # parsed values too large for the shared caches
 
 #: Widgets seeded from the configuration's budget: re-seeded when the transcript changes.
 BUDGET_WIDGETS = ("sb_", "landing_budget", "compare_budget")

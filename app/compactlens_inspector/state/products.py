@@ -14,6 +14,13 @@ Changing a parameter therefore never re-reads or re-tokenizes anything. Every fu
 here is keyed by its arguments and reads no session state: the session's choices make the
 keys in :mod:`~compactlens_inspector.state.inputs` and
 :mod:`~compactlens_inspector.state.results`.
+
+A transcript or index too large for its shared cache is kept in the session's own
+:class:`~compactlens_inspector.serving.shared_cache.SessionCopies` (passed in by the
+caller), so it is not parsed again on every rerun either.
+
+What is cached holds results, never a client: a run's summarizer (which holds a visitor's
+API key) is cut from the run once it is planned (:class:`Detachable`).
 """
 
 from __future__ import annotations
@@ -27,9 +34,9 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime import Runtime
 
-from compactlens import MessageIndex
+from compactlens import MessageIndex, Summarizer
 from compactlens.analysis import Fact, FixSearch
-from compactlens.summarizers import SummaryResponse
+from compactlens.summarizers import SummaryRequest, SummaryResponse, is_offline
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep, replay_session
 from compactlens_inspector.lab.runs import (
@@ -39,7 +46,7 @@ from compactlens_inspector.lab.runs import (
     make_summarizer,
     run_config,
 )
-from compactlens_inspector.serving.hosting import Access, SummaryLimiter
+from compactlens_inspector.serving.hosting import Access, RefusingSummarizer, SummaryLimiter
 from compactlens_inspector.serving.loader import (
     LoadedTranscript,
     Sample,
@@ -51,6 +58,7 @@ from compactlens_inspector.serving.loader import (
 from compactlens_inspector.serving.shared_cache import (
     DEFAULT_CACHE_MB,
     CacheView,
+    SessionCopies,
     SharedCaches,
     approx_bytes,
     cache_budget_mb,
@@ -79,15 +87,32 @@ def shared_cache_stats() -> dict[str, dict[str, int]]:
     return _shared().stats()
 
 
-def parsed(digest: str, name: str, data: bytes) -> LoadedTranscript:
-    """The transcript ``data`` parsed, once per (content hash, name)."""
-    return _shared().transcripts.get((digest, name), lambda: parse_transcript(data, name))
+def transcript_bytes(loaded: LoadedTranscript) -> int:
+    """What a parsed transcript takes: the larger of its sampled size and its size counted
+    at the source (bytes and messages, :func:`~compactlens_inspector.serving.loader.footprint`),
+    which a crafted file cannot hide from."""
+    return max(approx_bytes(loaded), loaded.footprint)
+
+
+def parsed(
+    digest: str, name: str, data: bytes, spill: SessionCopies | None = None
+) -> LoadedTranscript:
+    """The transcript ``data`` parsed, once per (content hash, name); one too large for the
+    shared cache is kept in ``spill`` (the session's copies)."""
+    return _shared().transcripts.get(
+        (digest, name), lambda: parse_transcript(data, name), transcript_bytes, spill=spill
+    )
 
 
 def cached_index(
-    digest: str, tokenizer: str, grouping: str, loaded: LoadedTranscript
+    digest: str,
+    tokenizer: str,
+    grouping: str,
+    loaded: LoadedTranscript,
+    spill: SessionCopies | None = None,
 ) -> MessageIndex:
-    """The index of ``loaded``, once per (content hash, tokenizer, grouping)."""
+    """The index of ``loaded``, once per (content hash, tokenizer, grouping); one too large
+    for the shared cache is kept in ``spill``."""
 
     def size(ix: MessageIndex) -> int:
         return approx_bytes(ix, shared=(loaded, ix.tokenizer, *loaded.messages))
@@ -99,6 +124,7 @@ def cached_index(
         lambda: build_index(loaded.messages, tokenizer, grouping),
         size,
         stamp=lambda ix: ix.lines.chars,
+        spill=spill,
     )
 
 
@@ -149,21 +175,50 @@ def _plan(
     format_name: str,
 ) -> RunOutcome:
     key = acc.api_key if acc is not None else ""
-    summarizer = make_summarizer(
-        settings, access=acc, limiter=limits, cache=_summary_cache(summarizer_key)
+    summarizer = Detachable(
+        make_summarizer(settings, access=acc, limiter=limits, cache=_summary_cache(summarizer_key))
     )
     refusals = limits.refusals if limits is not None else 0
-    outcome = run_config(
-        index,
-        config,
-        summarizer,
-        secrets=(key,) if key else (),
-        explain=explain,
-        format_name=format_name,
-    )
+    try:
+        outcome = run_config(
+            index,
+            config,
+            summarizer,
+            secrets=(key,) if key else (),
+            explain=explain,
+            format_name=format_name,
+        )
+    finally:
+        summarizer.detach()  # the run keeps its strategy, never the client and its key
     if limits is not None and limits.refusals > refusals:
         raise Limited(outcome)  # not cached: the next rerun after the limit asks again
     return outcome
+
+
+class Detachable:
+    """A summarizer that can be cut from its client once a run is planned.
+
+    A run keeps its strategy (fixes replay its summaries, keyed by the summarizer object
+    the strategy holds), and the strategy keeps its summarizer: without this, every cached
+    run held the OpenAI client and the visitor's key after *Forget my key* and after the
+    session. :meth:`detach` replaces the client with one that refuses, so the strategy
+    keeps the same summarizer object (replays still match) and nothing reaches the key.
+    """
+
+    def __init__(self, inner: Summarizer) -> None:
+        self._inner: Summarizer = inner
+        self._offline = is_offline(inner)
+
+    @property
+    def offline(self) -> bool:
+        return self._offline
+
+    def summarize(self, request: SummaryRequest) -> SummaryResponse:
+        return self._inner.summarize(request)
+
+    def detach(self) -> None:
+        if not self._offline:
+            self._inner = RefusingSummarizer("this run's summaries are replayed, never asked for")
 
 
 class Limited(Exception):

@@ -21,6 +21,7 @@ from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.state.endpoints import access, limiter, summarizer_cache_key
 from compactlens_inspector.state.inputs import (
     analysis_settings,
+    copies,
     grouping,
     index,
     lab,
@@ -70,7 +71,7 @@ def _analysis_run(
         summarizer_cache_key(summarizer_settings(), access()),
         nonce(),
     )
-    return key, cached_index(current.content_hash, name, grouping(), current), out
+    return key, cached_index(current.content_hash, name, grouping(), current, copies()), out
 
 
 def analysis_overview(
@@ -147,7 +148,7 @@ def run(
         return None
     name = tok or tokenizer()
     cfg = config or lab()
-    ix = cached_index(current.content_hash, name, cfg.grouping, current)
+    ix = cached_index(current.content_hash, name, cfg.grouping, current, copies())
     summ = settings or summarizer_settings()
     acc = access(summ)
     try:
