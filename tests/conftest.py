@@ -6,6 +6,13 @@ transcripts, read-only, at ``<repo root>/../shared/corpus`` (override with the
 clear reason when it is absent. ``corpus_files`` lists its canonical ``*.json``
 transcripts. Never copy corpus files into the repository.
 
+Hypothesis runs with the ``ci`` profile when ``CI`` is set (``.ci/run`` runs with
+``CI=true``) or ``HYPOTHESIS_PROFILE=ci``: derandomized (each property test tries the
+same examples on every run, so a red CI is the code's doing and reproduces), no example
+database, and no deadline or too-slow health check, which a busy 2-core machine trips
+without any fault in the code; the example counts are the tests' own. Elsewhere the
+``dev`` profile keeps Hypothesis's random search (new examples on every run) and only
+drops the deadline.
 """
 
 from __future__ import annotations
@@ -14,9 +21,23 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CORPUS_ENV = "COMPACTLENS_CORPUS"
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+)
+settings.register_profile("dev", deadline=None)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 def corpus_path() -> Path:
