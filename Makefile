@@ -1,6 +1,8 @@
 # Two entry points for a fresh machine (see README):
 #   make demo   set up and launch the inspector on the bundled samples (no API key)
 #   make test   set up and run the whole test suite (lint, types, unit, property, AppTest, e2e)
+# and a fast lane for developers:
+#   make check  lint, types and the unit and property tests (no browser, AppTest or slow test)
 PYTHON ?= python3
 VENV ?= .venv
 PORT ?= 8501
@@ -12,7 +14,13 @@ UV := $(VENV)/bin/uv
 UV_INSTALL := $(UV) pip install -q --python $(VENV)/bin/python
 LOCK := $(UV) pip compile -q --universal --python-version 3.11 pyproject.toml
 
-.PHONY: demo test setup lint typecheck bench clean lock
+PYTEST := $(VENV)/bin/python -m pytest
+# Worker processes for the tests that need no browser (pytest-xdist). worksteal hands each
+# worker a contiguous half of the tests, so a module mostly runs in one process, in order,
+# and its module fixtures are built once; an idle worker takes tests from the other's end.
+WORKERS ?= 2
+
+.PHONY: demo test check setup lint typecheck bench clean lock
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -61,8 +69,25 @@ lint: $(VENV)/.ok-dev
 typecheck: $(VENV)/.ok-dev
 	$(VENV)/bin/mypy
 
+# Python may be told not to write bytecode (PYTHONDONTWRITEBYTECODE); then every
+# interpreter the tests start (a worker, a Streamlit server, a CLI run) compiles streamlit,
+# langchain and the rest from source again. The test targets let it keep its .pyc files.
+test check: export PYTHONDONTWRITEBYTECODE :=
+
+# Two lanes at once: the browser tests (-m e2e) in one pytest process, one Streamlit server
+# and one Chromium, their output kept in test-artifacts/e2e-lane.log and shown when they
+# end; every other test in $(WORKERS) xdist workers. Either lane failing fails the target.
 test: setup lint typecheck
-	$(VENV)/bin/python -m pytest -q
+	@mkdir -p test-artifacts
+	@$(PYTEST) -q -p no:xdist -m e2e > test-artifacts/e2e-lane.log 2>&1 & browser=$$!; \
+	$(PYTEST) -q -n $(WORKERS) --dist worksteal -m "not e2e"; rest=$$?; \
+	wait $$browser; e2e=$$?; \
+	echo "== the browser tests (pytest -m e2e), from test-artifacts/e2e-lane.log =="; \
+	cat test-artifacts/e2e-lane.log; \
+	test $$rest -eq 0 && test $$e2e -eq 0
+
+check: lint typecheck
+	$(PYTEST) -q -n $(WORKERS) --dist worksteal -m "not e2e and not apptest and not slow"
 
 bench: $(VENV)/.ok-dev
 	$(VENV)/bin/python bench/run_all.py

@@ -179,6 +179,7 @@ def test_report_over_the_shared_corpus(corpus_files: list[Path], tmp_path: Path)
         assert row.messages_before == len(from_caller(wire).messages)
 
 
+@pytest.mark.slow
 def test_a_worker_process_that_dies_fails_only_its_own_file(
     samples_dir: Path, sample_files: list[Path]
 ) -> None:

@@ -167,6 +167,7 @@ def corpus_files() -> list[Path]:
     return sorted(root.glob("*.json")) if root.is_dir() else []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not corpus_files(), reason="the shared corpus is not next to this clone")
 def test_every_corpus_cannot_fit_gets_a_safe_fix_or_a_plain_reason() -> None:
     outcomes: dict[str, int] = {"cannot_fit": 0, "fixed": 0, "explained": 0}

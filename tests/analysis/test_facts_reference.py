@@ -143,6 +143,7 @@ _TEXTS = st.lists(st.tuples(st.one_of(*_SHAPES), _GLUE | _PUNCTUATION_GLUE), max
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(_TEXTS)
 def test_structured_and_quoted_facts_equal_the_reference(text: str) -> None:
@@ -211,6 +212,7 @@ def _message(texts: list[str], kind: int) -> Message:
     return Message(role="assistant", parts=parts)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.lists(_TEXTS, min_size=1, max_size=3), st.integers(0, 3)), max_size=6))
 def test_messages_give_the_reference_facts_in_the_same_order(

@@ -139,6 +139,7 @@ def test_jsonl_and_html_resume_skip_invalid_rows(tmp_path: Path) -> None:
 TEXT_COLUMNS = ("file", "format", "reason", "problem_kinds", "warnings", "error")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     texts=st.lists(

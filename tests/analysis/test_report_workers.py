@@ -121,6 +121,7 @@ def assert_all_gone(pids: set[int], timeout: float = 5.0) -> None:
     assert not alive, f"still running {timeout} s after the parent ended: {details}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("how", "code"),
     [("SIGTERM", 143), ("SIGKILL", -9), ("SIGINT", 130), ("Ctrl-C", 130)],
@@ -153,6 +154,7 @@ def test_no_worker_outlives_the_parent(
     assert data_rows(output) >= 1
 
 
+@pytest.mark.slow
 def test_a_run_killed_with_sigkill_resumes_to_one_row_per_file(
     corpus: Path, config: Path, tmp_path: Path
 ) -> None:

@@ -38,6 +38,7 @@ def _preflight(cwd: Path, **settings: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_no_settings_and_good_settings_pass(tmp_path: Path) -> None:
     done = _preflight(tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
@@ -50,6 +51,7 @@ def test_no_settings_and_good_settings_pass(tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "")
 
 
+@pytest.mark.slow
 def test_every_unreadable_setting_is_named_and_the_server_does_not_start(
     tmp_path: Path,
 ) -> None:
@@ -70,6 +72,7 @@ def test_every_unreadable_setting_is_named_and_the_server_does_not_start(
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_secrets_are_read_as_the_server_reads_them(tmp_path: Path) -> None:
     secrets = tmp_path / ".streamlit" / "secrets.toml"
     secrets.parent.mkdir()
@@ -87,6 +90,7 @@ def test_secrets_are_read_as_the_server_reads_them(tmp_path: Path) -> None:
     assert done.returncode == 2 and "'2G'" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_secrets_file_that_cannot_be_parsed_is_a_problem(tmp_path: Path) -> None:
     secrets = tmp_path / ".streamlit" / "secrets.toml"
     secrets.parent.mkdir()

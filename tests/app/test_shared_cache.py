@@ -137,6 +137,7 @@ def _traced(make: Callable[[], Any]) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_estimates_are_near_what_python_allocated() -> None:
     """Transcript, index and runs of a 640-message transcript: the estimate is within a
     factor of 3 of the memory tracemalloc saw allocated (and kept) for each."""

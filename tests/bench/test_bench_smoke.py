@@ -78,6 +78,7 @@ def test_transcripts_are_cached_by_size_and_seed(generate: ModuleType, tmp_path:
     assert generate.ensure_transcript(TURNS, 8, tmp_path) != path
 
 
+@pytest.mark.slow
 def test_our_runner_reports_every_stage_and_strategy(run_ours: ModuleType, tmp_path: Path) -> None:
     records = run_ours.run_size(
         TURNS, seed=7, data_dir=tmp_path, max_reps=1, budget_s=0.01, echo=False
@@ -121,6 +122,7 @@ def test_peer_prediction_uses_the_measured_exponent(run_all: ModuleType) -> None
     assert run_all.predict_ms([], 1000) is None
 
 
+@pytest.mark.slow
 def test_driver_writes_a_report_without_peers(run_all: ModuleType, tmp_path: Path) -> None:
     out, raw = tmp_path / "benchmarks.md", tmp_path / "results.jsonl"
     args = ["--sizes", str(TURNS), "--seed", "7", "--no-peers", "--max-reps", "1"]

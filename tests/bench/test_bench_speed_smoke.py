@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from compactlens import validate_pairing
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -29,6 +31,7 @@ def test_the_wide_workload_is_seeded_heavier_and_well_paired() -> None:
     assert all(200 <= n <= 12_000 for n in outputs)
 
 
+@pytest.mark.slow
 def test_a_tiny_run_fills_every_row_and_replaces_only_its_block(tmp_path: Path) -> None:
     bench = _module()
     doc = tmp_path / "benchmarks.md"

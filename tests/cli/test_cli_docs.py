@@ -32,6 +32,7 @@ def readme_cli_commands() -> list[str]:
     return [c.strip() for c in block.group(1).replace("\\\n", " ").splitlines() if c.strip()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", readme_cli_commands())
 def test_every_readme_command_runs_as_written(command: str, tmp_path: Path) -> None:
     for name in ("sample_transcripts", "examples"):

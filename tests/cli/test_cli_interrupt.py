@@ -41,6 +41,7 @@ def startup_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_inspect_is_one_line_and_exit_130(tmp_path: Path) -> None:
     rnd = random.Random(5)
     text = base64.b64encode(rnd.randbytes(20 * 1024 * 1024)).decode()

@@ -45,6 +45,7 @@ def test_exact_chunks_add_up_to_the_whole(
     assert sum(len(encode(c)) for c in chunks) == len(encode(text))
 
 
+@pytest.mark.slow
 def test_a_long_text_counts_as_tiktoken_counts_it_whole(tokenizer: TiktokenTokenizer) -> None:
     rnd = random.Random(3)
     b64 = base64.b64encode(rnd.randbytes(LONG_TEXT_CHARS * 3)).decode()
@@ -80,6 +81,7 @@ def inspect_cost(path: Path) -> tuple[int, float, int]:
     return tokens, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
 
 
+@pytest.mark.slow
 def test_a_base64_string_costs_about_what_ordinary_text_costs(tmp_path: Path) -> None:
     """12 MB of base64 against 12 MB of prose: the same peak memory (before the pieces it
     held every token id at once: 1.6x the prose's peak) and the same CPU time per token

@@ -205,6 +205,7 @@ def runs() -> list[tuple[int, int, Case, Any, Any]]:
     return list(_all_runs())
 
 
+@pytest.mark.slow
 def test_every_strategy_agrees_with_maf(runs: list[tuple[int, int, Case, Any, Any]]) -> None:
     agree: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -270,6 +271,7 @@ def test_the_runs_exercise_every_feature(runs: list[tuple[int, int, Case, Any, A
 CORPUS_MESSAGES = 120  # the head of each transcript: enough tool traffic, a few seconds in all
 
 
+@pytest.mark.slow
 def test_corpus_transcripts_agree_with_maf(corpus_files: list[Path]) -> None:
     """Real transcripts, written in agent-framework form by our encoder, under every case."""
     agree: Counter[str] = Counter()

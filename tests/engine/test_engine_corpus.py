@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from strategies_helpers import assert_not_mutated, check_all, snapshot
 
 from compactlens import (
@@ -101,6 +102,7 @@ def settings_for(total: int) -> list[tuple[str, Strategy, int | None]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_strategy_on_every_corpus_transcript(corpus_files: list[Path]) -> None:
     failures: list[str] = []
     for path in corpus_files:

@@ -21,6 +21,7 @@ def test_the_doc_has_one_block_per_framework_and_the_compactors() -> None:
     assert len(BLOCKS) == 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", range(len(BLOCKS)))
 def test_the_block_runs_as_written(block: int, server: AgentServer, tmp_path: Path) -> None:
     script = tmp_path / "example.py"

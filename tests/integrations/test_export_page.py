@@ -49,6 +49,7 @@ def _assigned(code: str, name: str) -> Any:
     raise AssertionError(f"{name} is not assigned")
 
 
+@pytest.mark.apptest
 def test_choosing_a_framework_shows_its_snippet_with_the_configuration() -> None:
     config = preset("truncation", 2000)
     at = _export(encode_config(config))
@@ -64,6 +65,7 @@ def test_choosing_a_framework_shows_its_snippet_with_the_configuration() -> None
     assert "CompactlensStrategy(compactor)" in _snippet(at)
 
 
+@pytest.mark.apptest
 def test_a_compact_one_shot_exports_a_one_shot_compactor() -> None:
     config = replace(preset("truncation", 2000), mode="compact")
     at = _export(encode_config(config))

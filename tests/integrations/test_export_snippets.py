@@ -38,6 +38,7 @@ def _run(script: str, folder: Path, server: AgentServer) -> subprocess.Completed
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("framework", AGENTS)
 def test_the_framework_snippet_runs_and_records(
     framework: str, server: AgentServer, tmp_path: Path
@@ -67,6 +68,7 @@ def test_the_plain_snippet_runs_on_a_transcript(server: AgentServer, tmp_path: P
     assert done.stdout.startswith("compacted")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("framework", ["pydantic-ai"])
 def test_a_one_shot_snippet_runs_and_summarizes(
     framework: str, server: AgentServer, tmp_path: Path

@@ -47,6 +47,7 @@ def _agent(
     return agent, compactor
 
 
+@pytest.mark.slow
 def test_langchain_agent_sends_the_compacted_history(
     server: AgentServer, spans: Any, tmp_path: Path
 ) -> None:

@@ -59,6 +59,7 @@ async def _ask(agent: Any, session: Any, questions: tuple[str, ...]) -> list[str
     return outputs
 
 
+@pytest.mark.slow
 def test_openai_agents_session_sends_the_compacted_history(
     server: AgentServer, spans: Any, tmp_path: Path
 ) -> None:

@@ -78,6 +78,7 @@ def test_pydantic_ai_server_error_surfaces_and_recording_stays_valid(
     assert len(transcript.compactions) == len(compaction_records(tmp_path))
 
 
+@pytest.mark.slow
 def test_pydantic_ai_timeout_surfaces_and_recording_stays_valid(
     server: AgentServer, spans: Any, tmp_path: Path
 ) -> None:

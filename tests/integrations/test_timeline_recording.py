@@ -30,6 +30,7 @@ def _open(text: str) -> AppTest:
     return at
 
 
+@pytest.mark.apptest
 def test_the_timeline_lists_each_recorded_compaction(tmp_path: Path) -> None:
     path, compactions = record_a_run(tmp_path, 7)
     expected = load_transcript(path).compactions
@@ -47,6 +48,7 @@ def test_the_timeline_lists_each_recorded_compaction(tmp_path: Path) -> None:
     assert metrics["Messages after"] == f"{len(second.after or ())}"
 
 
+@pytest.mark.apptest
 def test_a_plain_transcript_has_no_recorded_section(tmp_path: Path) -> None:
     at = _open('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]')
     assert not [d for d in at.dataframe if "at message" in d.value.columns]

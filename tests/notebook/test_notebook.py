@@ -101,6 +101,7 @@ def test_the_committed_notebook_has_no_outputs_and_imports_no_app(name: str) -> 
         assert "compactlens_inspector" not in cell.source
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_every_cell_runs_without_error(name: str) -> None:
     cells = _code_cells(executed(name))
@@ -109,6 +110,7 @@ def test_every_cell_runs_without_error(name: str) -> None:
     assert errors == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_figure_card_and_panel_cells_show_what_they_promise(name: str) -> None:
     nb = executed(name)
@@ -122,6 +124,7 @@ def test_figure_card_and_panel_cells_show_what_they_promise(name: str) -> None:
         assert len(_data(cell, WIDGET_MIME)) == 1, f"no widget panel from: {cell.source}"
 
 
+@pytest.mark.slow
 def test_inspect_prints_the_engines_numbers() -> None:
     nb = executed("inspect.ipynb")
     assert len(_tagged(nb, "figure")) >= 6
@@ -138,6 +141,7 @@ def test_inspect_prints_the_engines_numbers() -> None:
     assert re.search(r"^cannot-fit - ", out, re.MULTILINE), out
 
 
+@pytest.mark.slow
 def test_tune_prints_what_the_library_computes_for_the_new_target() -> None:
     out = _text(executed("tune.ipynb"))
     over = tokens_exceed(4000)
@@ -152,6 +156,7 @@ def test_tune_prints_what_the_library_computes_for_the_new_target() -> None:
     assert f"{result.status} {result.tokens_before:,} -> {result.tokens_after:,}" in out
 
 
+@pytest.mark.slow
 def test_debug_lists_the_librarys_fixes_and_the_top_one_fits() -> None:
     out = _text(executed("debug_cannot_fit.ipynb"))
     dump = load_transcript(SAMPLES / "cannot_fit_16k.json")

@@ -34,6 +34,7 @@ def worker(*args: object) -> list[str]:
     return [sys.executable, str(WORKER), *(str(a) for a in args)]
 
 
+@pytest.mark.slow
 def test_kill_9_during_writes_leaves_the_old_or_the_new_checkpoint(tmp_path: Path) -> None:
     store = JsonFileCheckpointStore(tmp_path)
     seen: set[int] = set()

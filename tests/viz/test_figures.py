@@ -30,6 +30,7 @@ def _ys(fig: go.Figure) -> list[float]:
     return [y for trace in fig.data if trace.type == "bar" for y in trace.y]
 
 
+@pytest.mark.slow
 def test_figures_module_does_not_import_streamlit() -> None:
     code = (
         "import sys, compactlens.viz, compactlens_inspector.exports.report;"
@@ -39,6 +40,7 @@ def test_figures_module_does_not_import_streamlit() -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_plotly_is_imported_only_when_a_figure_is_asked_for() -> None:
     code = (
         "import sys\n"
@@ -169,6 +171,7 @@ def test_sweep_compare_replay_and_composition(index: MessageIndex) -> None:
     assert sum(pies.data[0].values) == sum(pies.data[1].values) == index.total_tokens
 
 
+@pytest.mark.slow
 def test_figures_work_from_a_plain_python_process(tmp_path: Path) -> None:
     script = tmp_path / "nb.py"
     script.write_text(
