@@ -74,6 +74,7 @@ from compactlens.engine.strategies.config import (
     with_profile,
 )
 from compactlens.model.errors import TranscriptError
+from compactlens.model.files import write_atomically
 from compactlens.summarizers.extractive import ExtractiveSummarizer
 from compactlens.transcript import (
     dump_transcript,
@@ -107,12 +108,13 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def write_output(path: str, text: str, out: TextIO) -> None:
-    """Write ``text`` to ``path`` (``-``: to ``out``)."""
+    """Write ``text`` to ``path`` (``-``: to ``out``), atomically: a failed write leaves
+    the file as it was (``-o`` may name the input)."""
     if path == "-":
         out.write(text)
         return
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomically(path, text)
     except OSError as exc:
         raise CliError(f"{path}: cannot write output: {exc.strerror or exc}") from None
 
