@@ -49,7 +49,8 @@ LIBRARY_DUMP = (
     "dump_transcript(t, 'in.json', format='anthropic')\n"
 )
 LIBRARY_CONVERT = (
-    "from compactlens.transcript import convert_file\nconvert_file('in.json', 'anthropic', out='in.json')\n"
+    "from compactlens.transcript import convert_file\n"
+    "convert_file('in.json', 'anthropic', out='in.json')\n"
 )
 
 
@@ -94,9 +95,9 @@ def test_the_same_commands_without_a_limit_replace_the_input(tmp_path: Path) -> 
     path = tmp_path / "in.json"
     path.write_bytes(CODING.read_bytes())
     path.chmod(0o640)
+    command = ["convert", "in.json", "--to", "anthropic", "-o", "in.json"]
     subprocess.run(
-        [sys.executable, "-m", "compactlens", "convert", "in.json", "--to", "anthropic"]
-        + ["-o", "in.json"],
+        [sys.executable, "-m", "compactlens", *command],
         cwd=tmp_path,
         check=True,
         capture_output=True,

@@ -10,12 +10,15 @@ problem.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
 import json
 import os
 import re
+import sys
 import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
@@ -48,6 +51,55 @@ def _line_col(data: bytes | str, offset: int) -> tuple[int, int]:
     return line, offset - start + 1
 
 
+#: The compression methods an ``.eval`` member may use: the ones zipfile inflates in
+#: bounded steps (bzip2 and LZMA inflate a whole compressed chunk at once).
+_ZIP_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_ZIP_CHUNK = 1024 * 1024
+
+
+def _member(archive: zipfile.ZipFile, name: str, source: str, max_bytes: int) -> bytes:
+    """The bytes of member ``name``, inflated one bounded chunk at a time: reading stops
+    once they pass ``max_bytes``, whatever size the member declares (a zip bomb declares
+    a small one)."""
+    info = archive.getinfo(name)
+    if info.compress_type not in _ZIP_METHODS:
+        raise _fail(
+            f"{name} is compressed with zip method {info.compress_type}; only stored and "
+            "deflate members are read (Inspect writes deflate)",
+            source,
+        )
+    if info.flag_bits & 0x1:
+        raise _fail(f"{name} is encrypted", source)
+    if info.file_size > max_bytes:
+        raise _fail(
+            f"{name} is {info.file_size} bytes, over the limit of {max_bytes} bytes "
+            "(pass max_bytes= to raise it)",
+            source,
+        )
+    # zipfile stops at the declared size (and then fails its CRC check): let it read on,
+    # so that a member declaring too little meets the limit here, and compare the sizes
+    # afterwards.
+    bounded = copy.copy(info)
+    bounded.file_size = sys.maxsize
+    data = bytearray()
+    with archive.open(bounded) as member:
+        while chunk := member.read(_ZIP_CHUNK):
+            data += chunk
+            if len(data) > max_bytes:
+                raise _fail(
+                    f"{name} inflates to more than {max_bytes} bytes (it declares "
+                    f"{info.file_size}), over the limit of {max_bytes} bytes "
+                    "(pass max_bytes= to raise it)",
+                    source,
+                )
+    if len(data) != info.file_size:
+        raise _fail(
+            f"a damaged zip archive: {name} declares {info.file_size} bytes but holds {len(data)}",
+            source,
+        )
+    return bytes(data)
+
+
 def _eval_sample(data: bytes, source: str, max_bytes: int) -> bytes:
     """The first sample of an Inspect ``.eval`` log (a zip of ``samples/<id>_epoch_<n>.json``)."""
     try:
@@ -61,13 +113,8 @@ def _eval_sample(data: bytes, source: str, max_bytes: int) -> bytes:
                     "holds its samples there)",
                     source,
                 )
-            size = archive.getinfo(names[0]).file_size
-            if size > max_bytes:
-                raise _fail(
-                    f"{names[0]} is {size} bytes, over the limit of {max_bytes} bytes", source
-                )
-            return archive.read(names[0])
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            return _member(archive, names[0], source, max_bytes)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, zlib.error) as exc:
         raise _fail(f"a damaged zip archive: {exc}", source) from None
 
 
