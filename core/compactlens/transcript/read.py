@@ -14,12 +14,13 @@ import copy
 import dataclasses
 import io
 import json
+import math
 import os
 import re
 import sys
 import zipfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -251,7 +252,40 @@ def _reject_constant(name: str) -> Any:
     raise _NonFinite(name)
 
 
-_NON_FINITE = re.compile(r"-?Infinity|NaN")
+#: The literals a located error may point at: a JSON string (skipped, so that text
+#: inside one is never pointed at), ``NaN`` / ``Infinity``, and numbers.
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
+
+
+def _literal_where(text: str, wanted: Callable[[str], bool], line_offset: int) -> str:
+    """``line L, column C`` of the first literal outside strings that ``wanted`` accepts."""
+    for match in _LITERAL.finditer(text):
+        literal = match.group()
+        if literal[0] != '"' and wanted(literal):
+            line, col = _line_col(text, match.start())
+            return f"line {line + line_offset}, column {col}"
+    return ""
+
+
+def _long_integer_error(text: str, source: str, line_offset: int) -> TranscriptError:
+    """The error for an integer literal too long to read: Python converts at most
+    ``sys.get_int_max_str_digits()`` digits (a defence against slow conversions)."""
+    limit = sys.get_int_max_str_digits()
+    digits = 0
+
+    def too_long(literal: str) -> bool:
+        nonlocal digits
+        digits = len(literal.lstrip("-"))
+        return digits > limit and literal.lstrip("-").isdigit()
+
+    where = _literal_where(text, too_long, line_offset)
+    shown = f"a number of {digits} digits" if where else "a number"
+    return _fail(
+        f"{shown}, over the limit of {limit} digits Python reads as an integer "
+        "(write it as a string)",
+        source,
+        where,
+    )
 
 
 def _loads(text: str, source: str, max_depth: int, line_offset: int = 0) -> Any:
@@ -259,15 +293,18 @@ def _loads(text: str, source: str, max_depth: int, line_offset: int = 0) -> Any:
         return json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         raise _nesting_error(text, source, max_depth, line_offset) from None
+    except json.JSONDecodeError:
+        raise
     except _NonFinite as exc:
         # Refused rather than carried: written back, it would break every strict reader.
-        match = _NON_FINITE.search(text)
-        line, col = _line_col(text, match.start()) if match else (1, 1)
+        name = str(exc)
         raise _fail(
-            f"{exc} is not valid JSON (strict JSON has no NaN or Infinity; use null or a string)",
+            f"{name} is not valid JSON (strict JSON has no NaN or Infinity; use null or a string)",
             source,
-            f"line {line + line_offset}, column {col}",
+            _literal_where(text, lambda literal: literal == name, line_offset),
         ) from None
+    except ValueError:  # the only other one: an integer with more digits than Python reads
+        raise _long_integer_error(text, source, line_offset) from None
 
 
 def _parse_text(text: str, source: str, max_depth: int) -> tuple[Any, tuple[int, ...] | None]:
@@ -361,6 +398,14 @@ def _check_limits(
                     )
             elif kind is dict or kind is list:
                 stack.append((child, depth + 1, (key, link)))
+            elif kind is float:
+                if not -math.inf < child < math.inf:  # 1e400 reads as inf; NaN compares false
+                    raise _fail(
+                        f"the number {child} is not finite (a literal such as 1e400 is "
+                        "too large for a float; strict JSON has no NaN or Infinity)",
+                        source,
+                        prefix + _path_text((key, link)),
+                    )
             elif kind in _SCALARS:
                 pass
             elif isinstance(child, str):
