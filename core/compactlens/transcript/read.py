@@ -26,6 +26,7 @@ from typing import Any
 
 from compactlens.formats import claude_code as claude_code_format
 from compactlens.formats import get_format
+from compactlens.formats.base import ConversionWarning
 from compactlens.formats.detect import detect
 from compactlens.model.errors import TranscriptError
 from compactlens.model.gc_pause import gc_paused
@@ -149,6 +150,11 @@ def _decode(data: bytes, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and b"\n" in data[: exc.start]:
+            # Lines cut off inside a character (a log being written): the cut line is
+            # found, and left out, when the lines are read; its bytes stay countable.
+            tail = data[exc.start :].decode("utf-8", "surrogateescape")
+            return data[: exc.start].decode("utf-8") + tail
         line, col = _line_col(data, exc.start)
         bad = data[exc.start : exc.start + 1].hex()
         raise _fail(
@@ -307,10 +313,56 @@ def _loads(text: str, source: str, max_depth: int, line_offset: int = 0) -> Any:
         raise _long_integer_error(text, source, line_offset) from None
 
 
-def _parse_text(text: str, source: str, max_depth: int) -> tuple[Any, tuple[int, ...] | None]:
-    """The JSON value, or the JSON-lines values and their line numbers."""
+def _cut_line(n: int, line: str, complete: int) -> ConversionWarning:
+    """The note on a JSON-lines file whose last line was cut off (a log still being
+    written, or copied while it was)."""
+    size = len(line.encode("utf-8", "surrogateescape"))
+    return ConversionWarning(
+        "dropped",
+        f"line {n}, cut off mid-line: its {size} bytes end the file without a newline and "
+        f"are not valid JSON; the {complete} complete line(s) before it were loaded",
+    )
+
+
+def _json_lines(
+    lines: Sequence[str], source: str, max_depth: int
+) -> tuple[list[Any], tuple[int, ...], tuple[ConversionWarning, ...]]:
+    """The objects of the lines and their line numbers. A last line that ends the text
+    without a newline and is not valid JSON was cut off: it is left out, with a note;
+    any other bad line is an error naming it."""
+    values: list[Any] = []
+    numbers: list[int] = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = _loads(line, source, max_depth, n - 1)
+        except json.JSONDecodeError as exc:
+            if n == len(lines) and values:
+                return values, tuple(numbers), (_cut_line(n, line, len(values)),)
+            raise _fail(
+                f"invalid JSON on this line of a JSON-lines file: {exc.msg}",
+                source,
+                f"line {n}, column {exc.colno}",
+            ) from None
+        if not isinstance(value, dict):
+            raise _fail(
+                f"each line of a JSON-lines file must be an object, got {type(value).__name__}",
+                source,
+                f"line {n}",
+            )
+        values.append(value)
+        numbers.append(n)
+    return values, tuple(numbers), ()
+
+
+def _parse_text(
+    text: str, source: str, max_depth: int
+) -> tuple[Any, tuple[int, ...] | None, tuple[ConversionWarning, ...]]:
+    """The JSON value, or the JSON-lines values and their line numbers; and the notes on
+    what was left out (a cut-off last line)."""
     try:
-        return _loads(text, source, max_depth), None
+        return _loads(text, source, max_depth), None, ()
     except json.JSONDecodeError as exc:
         whole_error = exc
     lines = text.split("\n")
@@ -328,27 +380,7 @@ def _parse_text(text: str, source: str, max_depth: int) -> tuple[Any, tuple[int,
             source,
             f"line {whole_error.lineno}, column {whole_error.colno}",
         ) from None
-    values: list[Any] = []
-    numbers: list[int] = []
-    for n in filled:
-        line = lines[n - 1]
-        try:
-            value = _loads(line, source, max_depth, n - 1)
-        except json.JSONDecodeError as exc:
-            raise _fail(
-                f"invalid JSON on this line of a JSON-lines file: {exc.msg}",
-                source,
-                f"line {n}, column {exc.colno}",
-            ) from None
-        if not isinstance(value, dict):
-            raise _fail(
-                f"each line of a JSON-lines file must be an object, got {type(value).__name__}",
-                source,
-                f"line {n}",
-            )
-        values.append(value)
-        numbers.append(n)
-    return values, tuple(numbers)
+    return _json_lines(lines, source, max_depth)
 
 
 def _path_text(link: Any) -> str:
@@ -471,8 +503,9 @@ def load_transcript(
     fmt = get_format(format) if format is not None else None
     path = _as_path(src)
     name, text, value = _read(src if path is None else path, source, max_bytes)
+    notes: tuple[ConversionWarning, ...] = ()
     if text is not None:
-        doc, line_numbers = _parse_text(text, name, max_depth)
+        doc, line_numbers, notes = _parse_text(text, name, max_depth)
     else:
         doc, line_numbers = value, None
     if line_numbers is None:
@@ -511,5 +544,6 @@ def load_transcript(
         source=name,
         container=container,
         detection=reason,
+        warnings=notes,
         compactions=recorded,
     )
