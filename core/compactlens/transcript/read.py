@@ -1,11 +1,13 @@
 """Reading a transcript from a path, bytes, text or a parsed JSON value.
 
 The input is decoded (UTF-8, a byte-order mark, the first sample of an Inspect ``.eval``
-zip), parsed as JSON or JSON lines, checked against the limits (size, nesting depth,
-string length), its container found, its format detected (unless the caller names it)
-and its recorded compactions read. Bad input raises
+zip, inflated in bounded chunks up to the size limit), parsed as JSON or JSON lines,
+checked against the limits (size, nesting depth, string length, numbers Python can
+carry), its container found, its format detected (unless the caller names it) and its
+recorded compactions read. Bad input raises
 :class:`~compactlens.model.errors.TranscriptError` naming the source, a location and the
-problem.
+problem; the one thing left out with a note instead is the last line of a JSON-lines
+file cut off mid-line (:attr:`Transcript.warnings`).
 """
 
 from __future__ import annotations
@@ -496,9 +498,12 @@ def load_transcript(
     it for the history it replaced: input given in memory never causes a file read. Raises
     :class:`~compactlens.model.errors.TranscriptError` (a ``ValueError``) on any bad
     input: invalid JSON or JSON lines (with line and column), an unknown role or
-    part type (with its path), wrong types, a file over ``max_bytes``, binary
-    or non-UTF-8 data, nesting deeper than ``max_depth``, strings longer than
-    ``max_string`` characters.
+    part type (with its path), wrong types, a file (or an ``.eval`` sample, once
+    inflated) over ``max_bytes``, binary or non-UTF-8 data, nesting deeper than
+    ``max_depth``, strings longer than ``max_string`` characters, an integer of more
+    digits than Python reads or a float literal too large to be finite. A JSON-lines
+    file whose last line was cut off mid-line (no newline, not valid JSON) loads its
+    complete lines; :attr:`Transcript.warnings` names the cut line and its size.
     """
     fmt = get_format(format) if format is not None else None
     path = _as_path(src)
