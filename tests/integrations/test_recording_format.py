@@ -35,14 +35,61 @@ def test_a_recorded_run_loads_with_one_entry_per_compaction(tmp_path: Path) -> N
         assert c.replaced[-1].text == transcript.messages[c.index - 1].text
 
 
-def test_a_file_cut_mid_line_fails_with_its_line(tmp_path: Path) -> None:
+def test_a_file_cut_mid_line_loads_its_complete_lines_and_says_what_was_cut(
+    tmp_path: Path,
+) -> None:
+    # A recording is appended to while the agent runs: a copy taken mid-write ends inside
+    # a line. What is complete loads; the note names the cut line and its size.
     path, _ = record_a_run(tmp_path, 5)
     text = path.read_text()
     cut = tmp_path / "cut.jsonl"
     cut.write_text(text[: len(text) - 40])
+    lines = text.splitlines(keepends=True)
+    complete = tmp_path / "complete.jsonl"
+    complete.write_text("".join(lines[:-1]))
+    transcript = load_transcript(cut)
+    assert transcript.format == "compactlens-recording"
+    assert transcript.messages == load_transcript(complete).messages
+    (note,) = transcript.warnings
+    cut_bytes = len(lines[-1].encode()) - 40
+    assert note.kind == "dropped"
+    assert f"line {len(lines)}, cut off mid-line: its {cut_bytes} bytes" in str(note)
+    assert f"the {len(lines) - 1} complete line(s) before it were loaded" in str(note)
+    card = transcript._repr_html_()  # a notebook shows it
+    assert "warnings" in card and "cut off mid-line" in card
+
+
+def test_a_line_cut_inside_a_character_is_cut_like_any_other(tmp_path: Path) -> None:
+    head = {"type": "compactlens.recording", "version": 1, "format": "openai-chat"}
+    call = {
+        "type": "compactlens.history",
+        "messages": [{"role": "user", "content": "\u00e9t\u00e9"}],
+    }
+    whole = (json.dumps(head) + "\n" + json.dumps(call, ensure_ascii=False) + "\n").encode()
+    data = whole + json.dumps(call, ensure_ascii=False).encode()[:-9]  # ends inside a "\u00e9"
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(data)
+    transcript = load_transcript(path)
+    assert [m.text for m in transcript.messages] == ["\u00e9t\u00e9"]
+    (note,) = transcript.warnings
+    assert f"line 3, cut off mid-line: its {len(data) - len(whole)} bytes" in str(note)
+
+
+def test_a_corrupt_line_before_the_last_still_fails_with_its_line(tmp_path: Path) -> None:
+    path, _ = record_a_run(tmp_path, 5)
+    lines = path.read_text().splitlines(keepends=True)
+    lines[2] = lines[2][: len(lines[2]) // 2] + "\n"  # a middle line cut: not a cut-off end
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(lines))
     with pytest.raises(TranscriptError) as info:
-        load_transcript(cut)
+        load_transcript(bad)
     assert "line" in info.value.location
+    assert info.value.location.startswith("line 3, column ")
+    ended = tmp_path / "ended.jsonl"  # a bad last line that ends with a newline was written so
+    ended.write_text("".join(lines[:2]) + "{not json\n")
+    with pytest.raises(TranscriptError) as info:
+        load_transcript(ended)
+    assert info.value.location.startswith("line 3, column ")
 
 
 def test_bad_records_are_located(tmp_path: Path) -> None:

@@ -10,14 +10,13 @@ import importlib
 import io
 import json
 import math
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from compactlens.analysis.corpus_rows import COLUMN_TYPES, COLUMNS, CorpusRow
 from compactlens.model.errors import ConfigError, UsageError
+from compactlens.model.files import atomic_binary_file, atomic_text_file
 
 OUTPUT_SUFFIXES = (".csv", ".parquet", ".html", ".htm", ".jsonl")
 _HTML_DATA_ID = "compactlens-rows"
@@ -53,7 +52,7 @@ def csv_cells(row: CorpusRow) -> list[str]:
 
 
 def write_csv(rows: Sequence[CorpusRow], path: Path) -> None:
-    with _atomic(path, newline="") as handle:
+    with atomic_text_file(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         for row in rows:
@@ -79,7 +78,7 @@ def _finite(value: Any) -> Any:
 
 
 def write_jsonl(rows: Sequence[CorpusRow], path: Path) -> None:
-    with _atomic(path) as handle:
+    with atomic_text_file(path) as handle:
         for row in rows:
             handle.write(_strict_json(row.to_dict()) + "\n")
 
@@ -101,9 +100,8 @@ def write_parquet(rows: Sequence[CorpusRow], path: Path) -> None:
     types = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
     schema = pa.schema([(c, types[COLUMN_TYPES[c]]) for c in COLUMNS])
     table = pa.Table.from_pylist([r.to_dict() for r in rows], schema=schema)
-    tmp = path.with_name(path.name + ".tmp")
-    pa.parquet.write_table(table, tmp)
-    os.replace(tmp, path)
+    with atomic_binary_file(path) as handle:
+        pa.parquet.write_table(table, handle)
 
 
 def _summary(rows: Sequence[CorpusRow]) -> dict[str, Any]:
@@ -173,45 +171,8 @@ def render_html(
 
 
 def write_html(rows: Sequence[CorpusRow], path: Path, *, config: Any = None) -> None:
-    with _atomic(path) as handle:
+    with atomic_text_file(path) as handle:
         handle.write(render_html(rows, config=config))
-
-
-def _new_file_mode() -> int:
-    """The mode ``open()`` gives a new file: 0666 less the process umask (read from
-    /proc on Linux, so the umask is never changed, not even for a moment)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return 0o666 & ~int(line.split()[1], 8)
-    except (OSError, ValueError):  # pragma: no cover - not Linux
-        pass
-    current = os.umask(0o022)  # pragma: no cover
-    os.umask(current)  # pragma: no cover
-    return 0o666 & ~current  # pragma: no cover
-
-
-class _atomic:
-    """Write a text file through a temporary file and ``os.replace``."""
-
-    def __init__(self, path: Path, newline: str | None = None) -> None:
-        self.path = path
-        self.newline = newline
-
-    def __enter__(self) -> Any:
-        fd, name = tempfile.mkstemp(prefix=self.path.name + ".", dir=self.path.parent or ".")
-        os.fchmod(fd, _new_file_mode())  # mkstemp makes 0600; open() would follow the umask
-        self.tmp = Path(name)
-        self.handle = os.fdopen(fd, "w", encoding="utf-8", newline=self.newline)
-        return self.handle
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        self.handle.close()
-        if exc_type is None:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
 
 
 def write_rows(rows: Sequence[CorpusRow], path: Path, *, config: Any = None) -> None:

@@ -74,8 +74,10 @@ from compactlens.engine.strategies.config import (
     with_profile,
 )
 from compactlens.model.errors import TranscriptError
+from compactlens.model.files import write_atomically
 from compactlens.summarizers.extractive import ExtractiveSummarizer
 from compactlens.transcript import (
+    Transcript,
     dump_transcript,
 )
 
@@ -94,6 +96,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
                 "file": args.file,
                 "format": transcript.format,
                 "detection": transcript.detection,
+                "warnings": [str(w) for w in transcript.warnings],
                 "tokenizer": index.tokenizer_name,
                 "totals": totals_dict(index),
                 "groups": [group_dict(g) for g in index.groups],
@@ -107,12 +110,13 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def write_output(path: str, text: str, out: TextIO) -> None:
-    """Write ``text`` to ``path`` (``-``: to ``out``)."""
+    """Write ``text`` to ``path`` (``-``: to ``out``), atomically: a failed write leaves
+    the file as it was (``-o`` may name the input)."""
     if path == "-":
         out.write(text)
         return
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomically(path, text)
     except OSError as exc:
         raise CliError(f"{path}: cannot write output: {exc.strerror or exc}") from None
 
@@ -126,6 +130,7 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     index = MessageIndex.build(transcript.messages, tokenizer, grouping=grouping)
     guards = build_guards(args, document, transcript.format, len(transcript.messages))
     strategy = with_profile(strategy, args.profile)
+    _warn_read(transcript, err)
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
     result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
@@ -160,8 +165,15 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_CANNOT_FIT if result.status == "cannot-fit" else EXIT_OK
 
 
+def _warn_read(transcript: Transcript, err: TextIO) -> None:
+    """What reading left out (a JSON-lines file's cut-off last line), one line each."""
+    for warning in transcript.warnings:
+        err.write(f"{PROG}: warning: {transcript.source}: {warning}\n")
+
+
 def cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     transcript = load_input(args)
+    _warn_read(transcript, err)
     warnings: list[str] = []
     text = dump_transcript(transcript, format=args.to, on_warning=lambda w: warnings.append(str(w)))
     output = args.output or "-"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -104,6 +105,10 @@ def read_config(path: str) -> Any:
     except json.JSONDecodeError as exc:
         raise CliError(
             f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
+        ) from None
+    except ValueError:  # the only other one: an integer with more digits than Python reads
+        raise CliError(
+            f"{path}: a number with more than {sys.get_int_max_str_digits()} digits (--config)"
         ) from None
     return data
 

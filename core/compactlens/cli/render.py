@@ -101,6 +101,7 @@ def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> st
     lines = [
         f"{path}  (format: {transcript.format}, tokenizer: {tokenizer})",
         f"detected: {transcript.detection}",
+        *(f"warning: {w}" for w in transcript.warnings),
         "",
     ]
     headers = ("group", "kind", "turn", "messages", "tokens", "flags", "tools")

@@ -29,8 +29,10 @@ class Transcript:
 
     ``messages`` are canonical messages that keep their wire objects; ``format``
     is the wire format name; ``container`` how they were stored; ``detection``
-    why this format was chosen; ``warnings`` what a conversion could not carry
-    (empty for a transcript read from a file); ``compactions`` the compactions the
+    why this format was chosen; ``warnings`` what a conversion could not carry, or for a
+    transcript read from a file what reading left out (a JSON-lines file whose last line
+    was cut off mid-line: the complete lines are loaded, and the note names the cut line
+    and its size); ``compactions`` the compactions the
     agent itself recorded in the file (empty when its format has no such markers).
     """
 
@@ -57,7 +59,9 @@ class Transcript:
             ("recorded compactions", f"{len(self.compactions):,}"),
         ]
         if self.warnings:
-            facts.append(("conversion warnings", f"{len(self.warnings):,}"))
+            shown = "; ".join(str(w) for w in self.warnings[:3])
+            more = len(self.warnings) - 3
+            facts.append(("warnings", shown + (f"; and {more:,} more" if more > 0 else "")))
         if latest:
             facts.append(("latest request", latest))
         return Card(

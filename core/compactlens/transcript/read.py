@@ -1,27 +1,34 @@
 """Reading a transcript from a path, bytes, text or a parsed JSON value.
 
 The input is decoded (UTF-8, a byte-order mark, the first sample of an Inspect ``.eval``
-zip), parsed as JSON or JSON lines, checked against the limits (size, nesting depth,
-string length), its container found, its format detected (unless the caller names it)
-and its recorded compactions read. Bad input raises
+zip, inflated in bounded chunks up to the size limit), parsed as JSON or JSON lines,
+checked against the limits (size, nesting depth, string length, numbers Python can
+carry), its container found, its format detected (unless the caller names it) and its
+recorded compactions read. Bad input raises
 :class:`~compactlens.model.errors.TranscriptError` naming the source, a location and the
-problem.
+problem; the one thing left out with a note instead is the last line of a JSON-lines
+file cut off mid-line (:attr:`Transcript.warnings`).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
 import json
+import math
 import os
 import re
+import sys
 import zipfile
-from collections.abc import Mapping, Sequence
+import zlib
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
 from compactlens.formats import claude_code as claude_code_format
 from compactlens.formats import get_format
+from compactlens.formats.base import ConversionWarning
 from compactlens.formats.detect import detect
 from compactlens.model.errors import TranscriptError
 from compactlens.model.gc_pause import gc_paused
@@ -48,6 +55,55 @@ def _line_col(data: bytes | str, offset: int) -> tuple[int, int]:
     return line, offset - start + 1
 
 
+#: The compression methods an ``.eval`` member may use: the ones zipfile inflates in
+#: bounded steps (bzip2 and LZMA inflate a whole compressed chunk at once).
+_ZIP_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+_ZIP_CHUNK = 1024 * 1024
+
+
+def _member(archive: zipfile.ZipFile, name: str, source: str, max_bytes: int) -> bytes:
+    """The bytes of member ``name``, inflated one bounded chunk at a time: reading stops
+    once they pass ``max_bytes``, whatever size the member declares (a zip bomb declares
+    a small one)."""
+    info = archive.getinfo(name)
+    if info.compress_type not in _ZIP_METHODS:
+        raise _fail(
+            f"{name} is compressed with zip method {info.compress_type}; only stored and "
+            "deflate members are read (Inspect writes deflate)",
+            source,
+        )
+    if info.flag_bits & 0x1:
+        raise _fail(f"{name} is encrypted", source)
+    if info.file_size > max_bytes:
+        raise _fail(
+            f"{name} is {info.file_size} bytes, over the limit of {max_bytes} bytes "
+            "(pass max_bytes= to raise it)",
+            source,
+        )
+    # zipfile stops at the declared size (and then fails its CRC check): let it read on,
+    # so that a member declaring too little meets the limit here, and compare the sizes
+    # afterwards.
+    bounded = copy.copy(info)
+    bounded.file_size = sys.maxsize
+    data = bytearray()
+    with archive.open(bounded) as member:
+        while chunk := member.read(_ZIP_CHUNK):
+            data += chunk
+            if len(data) > max_bytes:
+                raise _fail(
+                    f"{name} inflates to more than {max_bytes} bytes (it declares "
+                    f"{info.file_size}), over the limit of {max_bytes} bytes "
+                    "(pass max_bytes= to raise it)",
+                    source,
+                )
+    if len(data) != info.file_size:
+        raise _fail(
+            f"a damaged zip archive: {name} declares {info.file_size} bytes but holds {len(data)}",
+            source,
+        )
+    return bytes(data)
+
+
 def _eval_sample(data: bytes, source: str, max_bytes: int) -> bytes:
     """The first sample of an Inspect ``.eval`` log (a zip of ``samples/<id>_epoch_<n>.json``)."""
     try:
@@ -61,13 +117,8 @@ def _eval_sample(data: bytes, source: str, max_bytes: int) -> bytes:
                     "holds its samples there)",
                     source,
                 )
-            size = archive.getinfo(names[0]).file_size
-            if size > max_bytes:
-                raise _fail(
-                    f"{names[0]} is {size} bytes, over the limit of {max_bytes} bytes", source
-                )
-            return archive.read(names[0])
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            return _member(archive, names[0], source, max_bytes)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, zlib.error) as exc:
         raise _fail(f"a damaged zip archive: {exc}", source) from None
 
 
@@ -101,6 +152,11 @@ def _decode(data: bytes, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and b"\n" in data[: exc.start]:
+            # Lines cut off inside a character (a log being written): the cut line is
+            # found, and left out, when the lines are read; its bytes stay countable.
+            tail = data[exc.start :].decode("utf-8", "surrogateescape")
+            return data[: exc.start].decode("utf-8") + tail
         line, col = _line_col(data, exc.start)
         bad = data[exc.start : exc.start + 1].hex()
         raise _fail(
@@ -204,7 +260,40 @@ def _reject_constant(name: str) -> Any:
     raise _NonFinite(name)
 
 
-_NON_FINITE = re.compile(r"-?Infinity|NaN")
+#: The literals a located error may point at: a JSON string (skipped, so that text
+#: inside one is never pointed at), ``NaN`` / ``Infinity``, and numbers.
+_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?')
+
+
+def _literal_where(text: str, wanted: Callable[[str], bool], line_offset: int) -> str:
+    """``line L, column C`` of the first literal outside strings that ``wanted`` accepts."""
+    for match in _LITERAL.finditer(text):
+        literal = match.group()
+        if literal[0] != '"' and wanted(literal):
+            line, col = _line_col(text, match.start())
+            return f"line {line + line_offset}, column {col}"
+    return ""
+
+
+def _long_integer_error(text: str, source: str, line_offset: int) -> TranscriptError:
+    """The error for an integer literal too long to read: Python converts at most
+    ``sys.get_int_max_str_digits()`` digits (a defence against slow conversions)."""
+    limit = sys.get_int_max_str_digits()
+    digits = 0
+
+    def too_long(literal: str) -> bool:
+        nonlocal digits
+        digits = len(literal.lstrip("-"))
+        return digits > limit and literal.lstrip("-").isdigit()
+
+    where = _literal_where(text, too_long, line_offset)
+    shown = f"a number of {digits} digits" if where else "a number"
+    return _fail(
+        f"{shown}, over the limit of {limit} digits Python reads as an integer "
+        "(write it as a string)",
+        source,
+        where,
+    )
 
 
 def _loads(text: str, source: str, max_depth: int, line_offset: int = 0) -> Any:
@@ -212,21 +301,70 @@ def _loads(text: str, source: str, max_depth: int, line_offset: int = 0) -> Any:
         return json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         raise _nesting_error(text, source, max_depth, line_offset) from None
+    except json.JSONDecodeError:
+        raise
     except _NonFinite as exc:
         # Refused rather than carried: written back, it would break every strict reader.
-        match = _NON_FINITE.search(text)
-        line, col = _line_col(text, match.start()) if match else (1, 1)
+        name = str(exc)
         raise _fail(
-            f"{exc} is not valid JSON (strict JSON has no NaN or Infinity; use null or a string)",
+            f"{name} is not valid JSON (strict JSON has no NaN or Infinity; use null or a string)",
             source,
-            f"line {line + line_offset}, column {col}",
+            _literal_where(text, lambda literal: literal == name, line_offset),
         ) from None
+    except ValueError:  # the only other one: an integer with more digits than Python reads
+        raise _long_integer_error(text, source, line_offset) from None
 
 
-def _parse_text(text: str, source: str, max_depth: int) -> tuple[Any, tuple[int, ...] | None]:
-    """The JSON value, or the JSON-lines values and their line numbers."""
+def _cut_line(n: int, line: str, complete: int) -> ConversionWarning:
+    """The note on a JSON-lines file whose last line was cut off (a log still being
+    written, or copied while it was)."""
+    size = len(line.encode("utf-8", "surrogateescape"))
+    return ConversionWarning(
+        "dropped",
+        f"line {n}, cut off mid-line: its {size} bytes end the file without a newline and "
+        f"are not valid JSON; the {complete} complete line(s) before it were loaded",
+    )
+
+
+def _json_lines(
+    lines: Sequence[str], source: str, max_depth: int
+) -> tuple[list[Any], tuple[int, ...], tuple[ConversionWarning, ...]]:
+    """The objects of the lines and their line numbers. A last line that ends the text
+    without a newline and is not valid JSON was cut off: it is left out, with a note;
+    any other bad line is an error naming it."""
+    values: list[Any] = []
+    numbers: list[int] = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = _loads(line, source, max_depth, n - 1)
+        except json.JSONDecodeError as exc:
+            if n == len(lines) and values:
+                return values, tuple(numbers), (_cut_line(n, line, len(values)),)
+            raise _fail(
+                f"invalid JSON on this line of a JSON-lines file: {exc.msg}",
+                source,
+                f"line {n}, column {exc.colno}",
+            ) from None
+        if not isinstance(value, dict):
+            raise _fail(
+                f"each line of a JSON-lines file must be an object, got {type(value).__name__}",
+                source,
+                f"line {n}",
+            )
+        values.append(value)
+        numbers.append(n)
+    return values, tuple(numbers), ()
+
+
+def _parse_text(
+    text: str, source: str, max_depth: int
+) -> tuple[Any, tuple[int, ...] | None, tuple[ConversionWarning, ...]]:
+    """The JSON value, or the JSON-lines values and their line numbers; and the notes on
+    what was left out (a cut-off last line)."""
     try:
-        return _loads(text, source, max_depth), None
+        return _loads(text, source, max_depth), None, ()
     except json.JSONDecodeError as exc:
         whole_error = exc
     lines = text.split("\n")
@@ -244,27 +382,7 @@ def _parse_text(text: str, source: str, max_depth: int) -> tuple[Any, tuple[int,
             source,
             f"line {whole_error.lineno}, column {whole_error.colno}",
         ) from None
-    values: list[Any] = []
-    numbers: list[int] = []
-    for n in filled:
-        line = lines[n - 1]
-        try:
-            value = _loads(line, source, max_depth, n - 1)
-        except json.JSONDecodeError as exc:
-            raise _fail(
-                f"invalid JSON on this line of a JSON-lines file: {exc.msg}",
-                source,
-                f"line {n}, column {exc.colno}",
-            ) from None
-        if not isinstance(value, dict):
-            raise _fail(
-                f"each line of a JSON-lines file must be an object, got {type(value).__name__}",
-                source,
-                f"line {n}",
-            )
-        values.append(value)
-        numbers.append(n)
-    return values, tuple(numbers)
+    return _json_lines(lines, source, max_depth)
 
 
 def _path_text(link: Any) -> str:
@@ -314,6 +432,14 @@ def _check_limits(
                     )
             elif kind is dict or kind is list:
                 stack.append((child, depth + 1, (key, link)))
+            elif kind is float:
+                if not -math.inf < child < math.inf:  # 1e400 reads as inf; NaN compares false
+                    raise _fail(
+                        f"the number {child} is not finite (a literal such as 1e400 is "
+                        "too large for a float; strict JSON has no NaN or Infinity)",
+                        source,
+                        prefix + _path_text((key, link)),
+                    )
             elif kind in _SCALARS:
                 pass
             elif isinstance(child, str):
@@ -372,15 +498,19 @@ def load_transcript(
     it for the history it replaced: input given in memory never causes a file read. Raises
     :class:`~compactlens.model.errors.TranscriptError` (a ``ValueError``) on any bad
     input: invalid JSON or JSON lines (with line and column), an unknown role or
-    part type (with its path), wrong types, a file over ``max_bytes``, binary
-    or non-UTF-8 data, nesting deeper than ``max_depth``, strings longer than
-    ``max_string`` characters.
+    part type (with its path), wrong types, a file (or an ``.eval`` sample, once
+    inflated) over ``max_bytes``, binary or non-UTF-8 data, nesting deeper than
+    ``max_depth``, strings longer than ``max_string`` characters, an integer of more
+    digits than Python reads or a float literal too large to be finite. A JSON-lines
+    file whose last line was cut off mid-line (no newline, not valid JSON) loads its
+    complete lines; :attr:`Transcript.warnings` names the cut line and its size.
     """
     fmt = get_format(format) if format is not None else None
     path = _as_path(src)
     name, text, value = _read(src if path is None else path, source, max_bytes)
+    notes: tuple[ConversionWarning, ...] = ()
     if text is not None:
-        doc, line_numbers = _parse_text(text, name, max_depth)
+        doc, line_numbers, notes = _parse_text(text, name, max_depth)
     else:
         doc, line_numbers = value, None
     if line_numbers is None:
@@ -419,5 +549,6 @@ def load_transcript(
         source=name,
         container=container,
         detection=reason,
+        warnings=notes,
         compactions=recorded,
     )

@@ -13,7 +13,6 @@ import dataclasses
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compactlens.formats import FORMATS, get_format
@@ -29,6 +28,7 @@ from compactlens.formats.base import (
 )
 from compactlens.formats.regroup import own_results_as_text, regroup
 from compactlens.model.errors import InputTypeError
+from compactlens.model.files import write_atomically
 from compactlens.model.messages import Message, ToolCallPart, ToolResultPart
 from compactlens.transcript.container import PathKey, _system_message
 
@@ -323,6 +323,9 @@ def dump_transcript(
 
     In the transcript's own format the result is JSON-equal to what was read.
     ``format`` converts; each :class:`ConversionWarning` is passed to ``on_warning``.
+    The file at ``path`` is replaced atomically (a temporary file in its folder, renamed
+    over it): a write that fails raises ``OSError`` and leaves the file as it was, so
+    ``path`` may be the file the transcript was read from.
     """
     target = get_format(format or transcript.format)
     document, warnings = _to_document(transcript, target)
@@ -335,5 +338,5 @@ def dump_transcript(
     else:
         text = _json_text(document, indent=indent) + "\n"
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomically(path, text)
     return text
