@@ -159,10 +159,11 @@ def texts(at: AppTest) -> str:
 
 
 def plain(text: str) -> str:
-    """Markdown-escaped text back to plain text (drop the backslashes)."""
+    """Markdown-escaped text back to the text it shows: drop the backslashes and the
+    invisible word joiners ``md_escape`` puts into bare URLs and ``:icon:`` shortcodes."""
     import re
 
-    return re.sub(r"\\(.)", r"\1", text)
+    return re.sub(r"\\(.)", r"\1", text).replace("\u2060", "")
 
 
 def no_exceptions(at: AppTest) -> None:

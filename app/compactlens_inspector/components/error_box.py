@@ -5,14 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from compactlens import TranscriptError
-from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.safety import md_code, md_escape
 
 
 def transcript_error(source: str, location: str, message: str) -> None:
     """Show a loader error (file, location such as ``messages[3].role``, message)."""
-    lines = [f"**Could not read** `{source.replace('`', '')}`"]
+    lines = [f"**Could not read** {md_code(source)}"]
     if location:
-        lines.append(f"**Where:** `{location.replace('`', '')}`")
+        lines.append(f"**Where:** {md_code(location)}")
     lines.append(f"**Problem:** {md_escape(message)}")
     st.error("  \n".join(lines), icon=":material/error:")
 

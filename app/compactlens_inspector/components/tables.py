@@ -1,8 +1,12 @@
-"""Tables whose integer columns carry thousands separators (``8,667``, not ``8667``).
+"""Tables whose integer columns carry thousands separators (``8,667``, not ``8667``) and
+whose text cannot act as a spreadsheet formula.
 
 :func:`table` is ``st.dataframe`` with a :data:`~compactlens_inspector.style.numbers.INT_FORMAT`
 number column for every column that holds integers (booleans excepted); columns the
 caller configures keep the caller's settings. The values stay numbers, so sorting works.
+Text cells go through :func:`~compactlens_inspector.style.safety.sheet_safe`: the table's
+toolbar downloads (CSV) and copies (TSV) exactly the cells it shows, so a cell starting
+with ``= + - @`` shows and exports with the CLI's leading ``'``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 import streamlit as st
 
 from compactlens_inspector.style.numbers import INT_FORMAT
+from compactlens_inspector.style.safety import sheet_safe
 
 
 def int_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -50,7 +55,9 @@ def table(
     column_config: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> Any:
-    """``st.dataframe(rows)`` with integer columns grouped; returns what it returns."""
+    """``st.dataframe(rows)`` with integer columns grouped and text cells made
+    spreadsheet-safe; returns what it returns."""
+    rows = sheet_safe(rows)
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
     return st.dataframe(rows, key=key, column_config=number_config(rows, column_config), **kwargs)

@@ -9,6 +9,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 
 from compactlens_inspector import state
 from compactlens_inspector.components.error_box import show_exception
+from compactlens_inspector.style.safety import md_escape
 
 #: Widgets shared by several pages (sidebar). Their values live in the store, so they are
 #: re-seeded from it when the page changes (a widget on another page is another widget).
@@ -42,7 +43,7 @@ def header(title: str, caption: str) -> None:
     state.init_from_url()
     notice = state.url_notice()
     if notice:
-        st.warning(notice, icon=":material/link_off:")
+        st.warning(md_escape(notice), icon=":material/link_off:")
 
 
 def need_transcript() -> None:

@@ -23,7 +23,7 @@ from compactlens_inspector.lab.config import config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
-from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.safety import md_code, md_escape
 from compactlens_inspector.views.analysis import (
     PRICE_COLUMNS,
     PRICES_NOTE,
@@ -354,15 +354,15 @@ def _retrigger(report: AnalysisOverview) -> None:
     if not r.triggers:
         st.caption("The configuration has no trigger to project.")
         return
-    triggers = ", ".join(f"`{group_digits(t)}`" for t in r.triggers)
+    triggers = ", ".join(md_code(group_digits(t)) for t in r.triggers)
     firing = group_digits(r.firing_trigger or "")
     if r.turns_until_trigger is None:
         when = f"no trigger fires within {num(r.horizon)} turns"
     elif r.turns_until_trigger == 0:
-        when = f"`{firing}` **already fires** on the compacted history"
+        when = f"{md_code(firing)} **already fires** on the compacted history"
     else:
         n = r.turns_until_trigger
-        when = f"`{firing}` fires again after **{num(n)} turn{'s' if n != 1 else ''}**"
+        when = f"{md_code(firing)} fires again after **{num(n)} turn{'s' if n != 1 else ''}**"
     source = (
         f"the median of {num(growth.turns_measured)} turns of this transcript"
         if growth.source == "transcript"

@@ -19,7 +19,7 @@ from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_
 from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
-from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.safety import md_code, md_escape, sheet_safe
 from compactlens_inspector.style.wording import part_words
 
 FIXES_REQUESTED = "cf_fixes_requested"
@@ -45,7 +45,7 @@ def checked_triggers(result: CompactionResult) -> list[str]:
         if e.event != "skipped" or not e.trigger or e.trigger == "(none)":
             continue
         values = ", ".join(f"{k} = {num(v)}" for k, v in e.trigger_values.items())
-        line = f"`{group_digits(e.trigger)}`" + (f" at {values}" if values else "")
+        line = md_code(group_digits(e.trigger)) + (f" at {values}" if values else "")
         if line not in out:
             out.append(line)
     return out
@@ -103,9 +103,9 @@ def _stage_missed_note(r: CompactionResult, missed: list[StageEvent]) -> None:
     pipeline's stage may stop short and leave the rest to the next one."""
     what = []
     for event, words in (("target-missed", "missed its own target"), ("failed", "failed")):
-        names = dict.fromkeys(e.strategy.replace("`", "") for e in missed if e.event == event)
+        names = dict.fromkeys(e.strategy for e in missed if e.event == event)
         if names:
-            what.append(", ".join(f"`{n}`" for n in names) + f" {words}")
+            what.append(", ".join(md_code(n) for n in names) + f" {words}")
     st.info(
         f"**The target was met** (compacted: {num(r.tokens_before)} → {num(r.tokens_after)} "
         f"tokens). A stage fell short ({'; '.join(what)}) and a later stage reached the "
@@ -245,10 +245,17 @@ def render() -> None:
             st.markdown(f"- {md_escape(line)}")
     if parts:
         st.dataframe(
-            [
-                {"part": p.label, "tokens": p.tokens, "groups": len(p.group_ids), "why": p.detail}
-                for p in parts
-            ],
+            sheet_safe(
+                [
+                    {
+                        "part": p.label,
+                        "tokens": p.tokens,
+                        "groups": len(p.group_ids),
+                        "why": p.detail,
+                    }
+                    for p in parts
+                ]
+            ),
             hide_index=True,
             width="stretch",
             key="cf_parts",
@@ -256,15 +263,17 @@ def render() -> None:
     if expl.protected:
         with st.expander("Protected content as the strategies report it"):
             st.dataframe(
-                [
-                    {
-                        "protection": protection_label(p.why),
-                        "groups": len(p.group_ids),
-                        "tokens": p.tokens,
-                        "detail": p.detail,
-                    }
-                    for p in unique_protections(expl.protected)
-                ],
+                sheet_safe(
+                    [
+                        {
+                            "protection": protection_label(p.why),
+                            "groups": len(p.group_ids),
+                            "tokens": p.tokens,
+                            "detail": p.detail,
+                        }
+                        for p in unique_protections(expl.protected)
+                    ]
+                ),
                 hide_index=True,
                 width="stretch",
                 key="cf_protected",

@@ -28,7 +28,7 @@ from compactlens_inspector.views.run import DECISION_MAP_BARS
 def _usage(outcome: RunOutcome) -> None:
     notice = state.summary_notice()  # a refused endpoint or the session's limit
     if notice:
-        st.warning(notice)
+        st.warning(md_escape(notice))
     settings = state.summarizer_settings()
     calls = outcome.summaries
     if not calls and not outcome.config.uses_summarizer:

@@ -14,7 +14,7 @@ from compactlens_inspector.components.tables import table
 from compactlens_inspector.pages._common import header, page
 from compactlens_inspector.serving.loader import max_upload_bytes
 from compactlens_inspector.style.numbers import num
-from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.safety import md_code, md_escape
 
 UPLOADED = "cl_uploaded_ids"
 #: True when the last load attempt (upload, sample, paste) loaded at least one file.
@@ -96,9 +96,9 @@ def _summary() -> None:
         return
     top = st.columns([3, 1.4], vertical_alignment="bottom")
     with top[0]:
-        st.subheader(current.title or current.name, anchor=False)
+        st.subheader(md_escape(current.title or current.name), anchor=False)
         st.markdown(
-            f"**Format:** `{current.format}` · detected as {md_escape(current.detection)} · "
+            f"**Format:** {md_code(current.format)} · detected as {md_escape(current.detection)} · "
             f"{current.size_bytes / 1024:,.1f} KB"
         )
         if current.description:
@@ -204,7 +204,7 @@ def render() -> None:
             for digest, ref in refs.items():
                 c = st.columns([6, 2, 1], vertical_alignment="center")
                 active = " · **active**" if digest == st.session_state.get(state.ACTIVE) else ""
-                c[0].markdown(f"`{ref.name.replace('`', '')}` ({ref.origin}){active}")
+                c[0].markdown(f"{md_code(ref.name)} ({ref.origin}){active}")
                 c[1].caption(f"{len(ref.data) / 1024:,.1f} KB")
                 c[2].button(
                     "Remove", key=f"load_remove_{digest[:12]}", on_click=_remove, args=(digest,)
@@ -214,7 +214,7 @@ def render() -> None:
     if errors and current is not None and not st.session_state.get(LOADED_NOW):
         # A refused file must not look loaded: say what is still in use, not its summary.
         st.caption(
-            f"Nothing new was loaded. The transcript in use is still `{md_escape(current.name)}`"
+            f"Nothing new was loaded. The transcript in use is still {md_code(current.name)}"
             " (pick it in the sidebar or on the other pages)."
         )
         return

@@ -16,7 +16,7 @@ from compactlens_inspector.lab.config_url import encode_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.serving.loader import LoadedTranscript
 from compactlens_inspector.style.numbers import num
-from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.safety import md_code, md_escape
 from compactlens_inspector.views.postmortem import (
     choice_label,
     message_rows,
@@ -37,9 +37,9 @@ def _measured(
 
 def _none_recorded(current: LoadedTranscript) -> None:
     st.info(
-        f"`{md_escape(current.name)}` ({current.format}) records no compaction. Claude Code, "
-        "Codex and Inspect AI logs (and Anthropic / OpenAI compaction items) do: load one, "
-        "or the bundled sample **claude_code_compacted**.",
+        f"{md_code(current.name)} ({md_escape(current.format)}) records no compaction. "
+        "Claude Code, Codex and Inspect AI logs (and Anthropic / OpenAI compaction items) "
+        "do: load one, or the bundled sample **claude_code_compacted**.",
         icon=":material/history_toggle_off:",
     )
 
@@ -73,7 +73,7 @@ def _details(pm: Postmortem) -> None:
     for col, side in zip(st.columns(len(sides)), sides, strict=True):
         with col:
             st.markdown(f"**{md_escape(side.title)}**")
-            st.metric(f"Recall · {side.title}", side.recall, border=True)
+            st.metric(f"Recall · {md_escape(side.title)}", side.recall, border=True)
             st.caption(f"{num(side.tokens)} tokens · {side.status}")
             table(side.kept, key=f"pm_kept_{side.title}")
             if side.lost:

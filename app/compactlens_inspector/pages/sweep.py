@@ -22,6 +22,7 @@ from compactlens_inspector.lab.config import (
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num, share
+from compactlens_inspector.style.safety import md_escape, plot_text
 from compactlens_inspector.views.run import sweep_point, sweep_values
 
 CURRENT = "current"
@@ -96,7 +97,7 @@ def _sweep() -> None:
                 points.append(sweep_point(v, outcome, _recall(outcome, measure)))
     label = labels.get(str(path), str(path))
     st.plotly_chart(
-        figures.sweep_chart(points, label, target_tokens=config.target_tokens),
+        figures.sweep_chart(points, plot_text(label), target_tokens=config.target_tokens),
         key="sweep_chart",
         config={"displaylogo": False},
     )
@@ -159,11 +160,11 @@ def _compare() -> None:
     cols = st.columns(len(outcomes))
     for col, (name, outcome) in zip(cols, outcomes.items(), strict=True):
         with col.container(border=True):
-            st.markdown(f"**{name}**")
-            st.caption(config_title(outcome.config))
+            st.markdown(f"**{md_escape(name)}**")
+            st.caption(md_escape(config_title(outcome.config)))
             r = outcome.result
             if r is None:
-                st.error(outcome.error or "configuration error")
+                st.error(md_escape(outcome.error or "configuration error"))
                 continue
             st.metric("Status", r.status)
             st.metric("Tokens after", num(r.tokens_after))

@@ -19,7 +19,7 @@ from compactlens_inspector.components.tables import table
 from compactlens_inspector.lab.replay import replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
-from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.safety import md_code, md_escape
 from compactlens_inspector.views.recorded import RecordedEntry, recorded_entries
 
 MAX_AFFECTED = 20
@@ -142,7 +142,7 @@ def _recorded(entries: list[RecordedEntry]) -> None:
     cols[2].metric("Messages before", _maybe(entry.messages_before), border=True)
     cols[3].metric("Messages after", _maybe(entry.messages_after), border=True)
     if entry.trigger:
-        st.markdown(f"**Trigger:** `{md_escape(entry.trigger)}`")
+        st.markdown(f"**Trigger:** {md_code(entry.trigger)}")
     if entry.summary:
         st.text(entry.summary)
     st.divider()
@@ -197,7 +197,7 @@ def render() -> None:
     event = next(e for e in events if e.seq == seq)
     with st.container(border=True):
         cols = st.columns([1.5, 1, 1, 1])
-        cols[0].metric("Event", event.kind, border=True)
+        cols[0].metric("Event", md_escape(event.kind), border=True)
         cols[1].metric("Tokens before", num(event.tokens_before), border=True)
         cols[2].metric("Tokens after", num(event.tokens_after), border=True)
         rng = event.message_range
@@ -205,9 +205,11 @@ def render() -> None:
         lines = []
         if event.trigger:
             values = ", ".join(f"{k} = {num(v)}" for k, v in event.trigger_values.items())
-            lines.append(f"**Trigger:** `{event.trigger}`" + (f" (at {values})" if values else ""))
+            lines.append(
+                f"**Trigger:** {md_code(event.trigger)}" + (f" (at {values})" if values else "")
+            )
         if event.target:
-            lines.append(f"**Target:** `{event.target}`")
+            lines.append(f"**Target:** {md_code(event.target)}")
         if event.detail:
             lines.append(f"**Reason:** {md_escape(event.detail)}")
         if lines:

@@ -4,14 +4,22 @@ Transcript text is shown with ``st.text`` / ``st.code`` (never as HTML). When a 
 opts into Markdown rendering, :func:`neutralize_markdown` first escapes raw HTML,
 turns links with a script-capable scheme (``javascript:``, ``vbscript:``, ``data:``,
 ``file:``) into plain text, and stops remote images from loading. Labels that mix our
-own Markdown with transcript strings (tool names, file names) go through
-:func:`md_escape`. No Streamlit here.
+own Markdown with visitor text go through :func:`md_escape` (or :func:`md_code` for a
+code span): every string a visitor controls (anything from a transcript or its file name,
+query parameters, a shared configuration, error messages that quote them) is shown as
+text wherever Streamlit reads Markdown: bodies, captions, alerts, metric labels and
+values, expander, tab, radio and button labels, help. Plain-text places (``st.text``,
+``st.code``, selectbox options, table cells) take the text as it is; table cells go
+through :func:`sheet_safe` so a CSV copied or downloaded from a table cannot hold a
+spreadsheet formula; chart text through :func:`plot_text`. No Streamlit here.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 #: Characters with a meaning in Markdown or Streamlit's Markdown extensions.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=&])")
@@ -126,10 +134,67 @@ def neutralize_markdown(text: str) -> str:
     )
 
 
+#: WORD JOINER: invisible and zero-width; put where a pattern Streamlit applies to the
+#: rendered text (not to the Markdown source, so backslashes do not stop it) would match.
+_JOINER = "\u2060"
+# Bare URLs and e-mail addresses (GFM autolink literals), icons and emoji shortcodes
+# (``:material/lock:``, ``:smile:``), all found in the already escaped text.
+_AUTOLINK_START = re.compile(r"(?i)(https?|ftp|mailto|xmpp|www)(?=\\[:.])")
+_SHORTCODE = re.compile(r"(\\:)(?=(?:\\?[\w+\-/])+\\:)")
+_EMAIL_AT = re.compile(r"(?<=[\w.+\-])@")
+
+
 def md_escape(text: str) -> str:
-    """``text`` as literal Markdown: every special character backslash-escaped, HTML escaped."""
+    """``text`` as literal Markdown that renders as exactly that text (one line).
+
+    Every Markdown special character is backslash-escaped (links, images, HTML, emphasis,
+    ``:color[...]`` directives, ``$`` math: none of them form), and an invisible word
+    joiner keeps bare URLs, e-mail addresses and ``:icon:`` shortcodes from turning into
+    links or icons. Whitespace runs become one space. What shows has no backslashes.
+    """
     flat = " ".join(text.split())
-    return _MD_SPECIAL.sub(r"\\\1", flat)
+    out = _MD_SPECIAL.sub(r"\\\1", flat)
+    out = _AUTOLINK_START.sub(lambda m: m.group(1) + _JOINER, out)
+    out = _SHORTCODE.sub(lambda m: m.group(1) + _JOINER, out)
+    return _EMAIL_AT.sub(_JOINER + "@", out)
+
+
+def md_code(text: str) -> str:
+    """``text`` as a Markdown code span (monospace, shown verbatim, one line), whatever
+    backticks it holds: use it instead of wrapping :func:`md_escape` in backticks, whose
+    backslashes a code span would show."""
+    flat = " ".join(text.split())
+    if not flat:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def plot_text(text: str) -> str:
+    """``text`` for a Plotly title, label or hover text: its HTML subset (``<a href>``,
+    ``<b>``...) escaped, so tags show as text; Plotly turns the entities back into ``<``."""
+    return html.escape(text, quote=False)
+
+
+#: First characters that make a spreadsheet read a cell as a formula, and the quote that
+#: marks an escaped cell: the CLI's CSV rule (``compactlens.analysis.corpus.csv_escape``).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def sheet_cell(value: Any) -> Any:
+    """A table cell that a spreadsheet cannot read as a formula: text starting with
+    ``= + - @``, a tab, a CR or ``'`` gets a leading ``'``, as in the CLI's CSV files;
+    numbers and everything else as they are."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def sheet_safe(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with every text cell through :func:`sheet_cell` (for ``st.dataframe``,
+    whose toolbar downloads and copies the cells as CSV / TSV)."""
+    return [{k: sheet_cell(v) for k, v in row.items()} for row in rows]
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:
