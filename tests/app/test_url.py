@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from apptest_helpers import go, metric_int, no_exceptions, plain, texts
 
 from compactlens_inspector.lab.config import decode_config, encode_config, preset
@@ -79,3 +80,33 @@ def test_without_samples_every_page_asks_for_a_transcript(app, tmp_path, monkeyp
         no_exceptions(at)
         assert not at.error, page
         assert any("No transcript is loaded" in i.value for i in at.info), page
+
+
+def _packed(data: object) -> str:
+    import base64
+    import json
+    import zlib
+
+    raw = json.dumps(data, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+def test_a_short_link_that_unpacks_to_thousands_of_stages_is_refused(app) -> None:
+    """Issue 27, finding 6: an 8,000-character link unpacked to 14,225 stages and more than
+    300 s of CPU. Such a link is refused with a message, and the app goes on."""
+    import time
+
+    stage = {"type": "truncation", "max_n": 8000, "compact_to": 4000, "minimum_preserved": 4}
+    many = _packed({"mode": "pipeline", "stages": [stage] * 14_225})
+    assert len(many) <= 8000
+    started = time.process_time()
+    with pytest.raises(ValueError, match="unpacks to more than 64 KB"):
+        decode_config(many)
+    fewer = _packed({"mode": "pipeline", "stages": [stage] * 500})
+    with pytest.raises(ValueError, match=r"stages\[64\]: more than 64 strategies"):
+        decode_config(fewer)
+    assert time.process_time() - started < 2.0
+    at = app(cfg=many).run()
+    no_exceptions(at)
+    assert "unpacks to more than 64 KB" in plain(at.warning[0].value)
+    assert metric_int(go(at, "lab"), "Tokens before") > 0

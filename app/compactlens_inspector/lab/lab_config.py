@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from compactlens import Guards, Trigger
-from compactlens.engine import get_profile, profile_guards
+from compactlens.engine import check_config_size, get_profile, profile_guards
 from compactlens_inspector.lab.stages import STAGE_TYPES, clean_stage, token_limit, trigger_tokens
 
 Mode = Literal["pipeline", "compact"]
@@ -169,6 +169,7 @@ class LabConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> LabConfig:
         if not isinstance(data, Mapping):
             raise ValueError("a configuration must be a JSON object")
+        check_config_size(data, "configuration")
         mode = data.get("mode", "pipeline")
         if mode not in ("pipeline", "compact"):
             raise ValueError(f"unknown mode {mode!r}; expected 'pipeline' or 'compact'")

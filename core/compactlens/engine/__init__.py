@@ -50,6 +50,7 @@ from compactlens.engine.run import apply_compaction, apply_compaction_async, run
 from compactlens.engine.strategies.base import RunContext, StageOutcome, Strategy, Variant
 from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.engine.strategies.config import STRATEGY_TYPES, strategy_from_config, with_profile
+from compactlens.engine.strategies.limits import DEFAULT_LIMITS, ConfigLimits, check_config_size
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
 from compactlens.engine.strategies.registry import (
     STRATEGY_REGISTRY,
@@ -93,6 +94,7 @@ from compactlens.engine.triggers import (
 __all__ = [
     "ALWAYS",
     "DEFAULT_GUARDS",
+    "DEFAULT_LIMITS",
     "DEFAULT_PROFILE",
     "NEVER",
     "NO_GUARDS",
@@ -103,6 +105,7 @@ __all__ = [
     "Action",
     "ClampStrategy",
     "CompactionResult",
+    "ConfigLimits",
     "Decisions",
     "Explanation",
     "GroupDecision",
@@ -144,6 +147,7 @@ __all__ = [
     "apply_compaction_async",
     "builder_strategies",
     "cache_likely_cold",
+    "check_config_size",
     "describe_trigger",
     "format_tool_names",
     "format_tool_results",

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from compactlens.engine.profiles import check_profile, get_profile
 from compactlens.engine.strategies.base import Strategy
+from compactlens.engine.strategies.limits import check_config_size
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
 from compactlens.engine.strategies.registry import strategy_info, strategy_type_names
 from compactlens.engine.triggers import Trigger
@@ -64,8 +65,22 @@ def strategy_from_config(
     Triggers are dicts as produced by ``Trigger.to_dict()``. Unknown keys are an error
     naming ``where`` (for example ``strategy.strategies[1].keep_last``). A ``"profile"``
     key (``compactlens``, ``maf``, ``deepagents``), or ``profile``, sets the defaults of
-    the strategy and of its stages (see :func:`with_profile`).
+    the strategy and of its stages (see :func:`with_profile`). A configuration over the
+    bounds of :mod:`~compactlens.engine.strategies.limits` (64 strategies, pipelines 8
+    deep, texts of 100,000 characters...) is refused before anything is built.
     """
+    check_config_size(config, where)
+    return _from_config(config, summarizer=summarizer, where=where, profile=profile)
+
+
+def _from_config(
+    config: Mapping[str, Any],
+    *,
+    summarizer: Summarizer | None,
+    where: str,
+    profile: str | None = None,
+) -> Strategy:
+    """:func:`strategy_from_config` without the size check (done once, at the top)."""
     if not isinstance(config, Mapping):
         raise ConfigError(f"{where}: expected an object, got {type(config).__name__}")
     if "profile" in config:
@@ -74,10 +89,10 @@ def strategy_from_config(
         except ValueError as exc:
             raise ConfigError(f"{where}.{exc}") from None
         config = {k: v for k, v in config.items() if k != "profile"}
-        built = strategy_from_config(config, summarizer=summarizer, where=where)
+        built = _from_config(config, summarizer=summarizer, where=where)
         return with_profile(built, own)
     if profile is not None:
-        built = strategy_from_config(config, summarizer=summarizer, where=where)
+        built = _from_config(config, summarizer=summarizer, where=where)
         return with_profile(built, profile)
     kind = config.get("type")
     info = strategy_info(kind) if isinstance(kind, str) else None
@@ -94,7 +109,7 @@ def strategy_from_config(
         if not isinstance(children_cfg, list):
             raise ConfigError(f"{where}.strategies: expected a list")
         children = [
-            strategy_from_config(c, summarizer=summarizer, where=f"{where}.strategies[{i}]")
+            _from_config(c, summarizer=summarizer, where=f"{where}.strategies[{i}]")
             for i, c in enumerate(children_cfg)
         ]
         if info.cls is PipelineStrategy:
