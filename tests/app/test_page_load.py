@@ -108,3 +108,21 @@ def test_upload_over_our_limit_is_refused_with_the_limit(app, monkeypatch, sampl
     no_exceptions(at)
     box = plain(at.error[0].value)
     assert "big.json" in box and "limit" in box and "COMPACTLENS_MAX_UPLOAD_MB" in box
+
+
+def test_a_log_cut_mid_line_loads_with_a_note_naming_the_cut(app) -> None:
+    """A JSON-lines log copied while it was being written loads what is complete, and the
+    Load page says what was cut (issue 27, finding 15)."""
+    lines = [
+        json.dumps({"role": "user", "content": "list the files"}),
+        json.dumps({"role": "assistant", "content": "src/ and tests/"}),
+        json.dumps({"role": "user", "content": "now open src/main.py please"}),
+    ]
+    data = ("\n".join(lines)[:-12]).encode()
+    at = go(app().run(), "load")
+    at.file_uploader(key="load_upload").set_value(("live.jsonl", data, "application/jsonl")).run()
+    no_exceptions(at)
+    assert at.error == [] or "live.jsonl" not in plain(at.error[0].value)
+    assert metric(at, "Messages") == "2"
+    notes = plain(" ".join(str(e.value) for e in at.info))
+    assert "Read with notes" in notes and "line 3, cut off mid-line" in notes

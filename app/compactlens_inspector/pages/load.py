@@ -103,6 +103,11 @@ def _summary() -> None:
         )
         if current.description:
             st.caption(md_escape(current.description))
+        notes = current.transcript.warnings
+        if notes:
+            shown = "; ".join(md_escape(str(w)) for w in notes[:3])
+            more = f"; and {num(len(notes) - 3)} more" if len(notes) > 3 else ""
+            st.info(f"**Read with notes:** {shown}{more}", icon=":material/info:")
     with top[1]:
         state.widget("load_encoding", "o200k_base")
         encoding = st.segmented_control(
