@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from compactlens.model.errors import ConfigError
+from compactlens.model.errors import ConfigError, UsageError
 from compactlens.summarizers.base import SummaryRequest, SummaryResponse, Usage
 
 DEFAULT_TIMEOUT = 120.0
@@ -223,7 +223,7 @@ class OpenAISummarizer:
     def _async(self) -> Any:
         if self._async_client is None:
             if self._http_client is not None:
-                raise RuntimeError("a summarizer given an http_client needs an async_client")
+                raise UsageError("a summarizer given an http_client needs an async_client")
             import openai
 
             self._async_client = self._build(openai.AsyncOpenAI)
