@@ -158,31 +158,53 @@ def test_timeout_raises_the_client_error(b: Any, chat_server: ChatServer) -> Non
     assert len(chat_server.requests) == 1
 
 
+def _when_received(server: ChatServer, limit: float = 20.0) -> None:
+    """Wait until ``server`` has the request (the cancel must come while it is in flight,
+    not before it was sent, which a fixed delay cannot promise on a busy machine)."""
+    deadline = time.monotonic() + limit
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_cancel_during_a_slow_sync_call(b: Any, chat_server: ChatServer) -> None:
-    chat_server.default = Reply(mode="slow", delay=2)
+    chat_server.default = Reply(mode="slow", delay=6)
     token = CancelToken()
-    threading.Timer(0.2, token.cancel).start()
-    started = time.monotonic()
+    cancelled_at: list[float] = []
+
+    def cancel_in_flight() -> None:
+        _when_received(chat_server)
+        cancelled_at.append(time.monotonic())
+        token.cancel()
+
+    threading.Thread(target=cancel_in_flight, daemon=True).start()
     with pytest.raises(CompactionCancelled):
         compact(history(b), summarizer=summarizer(chat_server), target_tokens=BIG, cancel=token)
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - cancelled_at[0] < 3.0  # returned on cancel, not on the answer
     assert len(chat_server.requests) == 1
 
 
 def test_cancel_during_a_slow_async_call_closes_the_request(
     b: Any, chat_server: ChatServer
 ) -> None:
-    # The answer would take 30 s; the cancel comes after 0.2 s. Wide margins, so a busy
-    # machine cannot blur "returned on cancel" and "waited for the answer".
+    # The answer would take 30 s; the cancel comes once the server has the request. Wide
+    # margins, so a busy machine cannot blur "returned on cancel" and "waited for it".
     chat_server.default = Reply(mode="slow", delay=30.0)
 
     async def main() -> None:
         token = CancelToken()
-        asyncio.get_running_loop().call_later(0.2, token.cancel)
+
+        async def cancel_in_flight() -> None:
+            deadline = time.monotonic() + 20
+            while not chat_server.requests and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            token.cancel()
+
+        canceller = asyncio.ensure_future(cancel_in_flight())
         with pytest.raises(CompactionCancelled):
             await acompact(
                 history(b), summarizer=summarizer(chat_server), target_tokens=BIG, cancel=token
             )
+        await canceller
 
     started = time.monotonic()
     asyncio.run(main())
