@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from chat_server import ChatServer
 
-from compactlens import Message, OpenAISummarizer, compact
+from compactlens import Message
 from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -114,19 +114,7 @@ def b() -> type[Builders]:
     return Builders
 
 
-@pytest.fixture(scope="session")
-def _openai_path_warm() -> None:
-    """One summarization through the OpenAI client against a throwaway server, once per
-    process: the first one pays for lazy imports and client set-up (0.2-0.3 s on a busy
-    2-core machine), which a test that cancels 0.2 s into a call would otherwise see
-    whenever it is the first of its process to call out (a lone run, an xdist worker)."""
-    with ChatServer() as server:
-        summarizer = OpenAISummarizer("gpt-warm-up", base_url=server.base_url, api_key="sk-x")
-        compact(Builders.chat(8), summarizer=summarizer, target_tokens=100_000)
-        assert server.requests, "the warm-up never reached the server"
-
-
 @pytest.fixture
-def chat_server(_openai_path_warm: None) -> Iterator[ChatServer]:
+def chat_server() -> Iterator[ChatServer]:
     with ChatServer() as server:
         yield server
