@@ -10,7 +10,8 @@ else lives in the subpackage that owns it, each with a curated ``__init__``:
 - :mod:`compactlens.engine`: index, plan, triggers, strategies, results, explanations;
 - :mod:`compactlens.compact`: the one-shot contract, its boundary and explanation;
 - :mod:`compactlens.session`: the session runtime, its triggers' context, checkpoints;
-- :mod:`compactlens.analysis`: fact survival, cache impact, re-trigger, protocol, reports;
+- :mod:`compactlens.analysis`: fact survival, cache impact, re-trigger, protocol, reports,
+  the verdict;
 - :mod:`compactlens.cli`: the command line.
 
 Nothing here mutates its input.
@@ -18,7 +19,7 @@ Nothing here mutates its input.
 
 from __future__ import annotations
 
-from compactlens.analysis import analyze
+from compactlens.analysis import Reason, Verdict, VerdictNumbers, analyze, verdict
 from compactlens.compact import (
     CancelToken,
     CompactionCancelled,
@@ -99,6 +100,7 @@ __all__ = [
     "MissingDependencyError",
     "OpenAISummarizer",
     "PipelineStrategy",
+    "Reason",
     "SQLiteCheckpointStore",
     "SelectiveToolCallCompactionStrategy",
     "SlidingWindowStrategy",
@@ -114,6 +116,8 @@ __all__ = [
     "Trigger",
     "TruncationStrategy",
     "UsageError",
+    "Verdict",
+    "VerdictNumbers",
     "__version__",
     "acompact",
     "analyze",
@@ -131,4 +135,5 @@ __all__ = [
     "tokens_exceed",
     "turns_exceed",
     "validate_pairing",
+    "verdict",
 ]

@@ -1,6 +1,7 @@
 """Compaction analysis: fact survival, prompt-cache impact, re-trigger guard, protocol checks.
 
-:func:`analyze` measures one compaction result; :func:`run_corpus_report` runs one
+:func:`analyze` measures one compaction result; :func:`verdict` turns a result and that
+report into the one verdict every surface shows; :func:`run_corpus_report` runs one
 configuration over a folder of transcripts and writes a table.
 """
 
@@ -79,6 +80,7 @@ from compactlens.analysis.retrigger import (
     growth_from_index,
     strategy_triggers,
 )
+from compactlens.analysis.verdict import Reason, Verdict, VerdictNumbers, verdict
 
 __all__ = [
     "DEFAULT_MIN_RECALL",
@@ -110,8 +112,11 @@ __all__ = [
     "Outcome",
     "Postmortem",
     "ProtocolProblem",
+    "Reason",
     "RetriggerEstimate",
     "StrategyFactory",
+    "Verdict",
+    "VerdictNumbers",
     "agent_kept",
     "analyze",
     "analyze_facts",
@@ -141,5 +146,6 @@ __all__ = [
     "search_fixes",
     "strategy_triggers",
     "unique_protections",
+    "verdict",
     "write_rows",
 ]

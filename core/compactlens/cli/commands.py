@@ -26,13 +26,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from compactlens.analysis.fixes import search_fixes
+from compactlens.analysis.fixes import FixSearch, search_fixes
 from compactlens.analysis.postmortem import (
     REFERENCE_LABEL,
     StrategyFactory,
     postmortem,
     reference_pipeline,
 )
+from compactlens.analysis.protocol import DEFAULT_PROVIDERS
+from compactlens.analysis.report import analyze
+from compactlens.analysis.retrigger import strategy_triggers
+from compactlens.analysis.verdict import Verdict, verdict
 from compactlens.cli.errors import (
     EXIT_CANNOT_FIT,
     EXIT_INTERRUPTED,
@@ -62,19 +66,24 @@ from compactlens.cli.render import (
     render_fixes,
     render_inspect,
     render_result,
+    render_verdict,
     tokenizer_note,
     totals_dict,
 )
 from compactlens.cli.report import run_report
+from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.profiles import get_profile
+from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
+from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.config import (
     strategy_from_config,
     with_profile,
 )
 from compactlens.model.errors import TranscriptError
 from compactlens.model.files import write_atomically
+from compactlens.model.tokens import Tokenizer
 from compactlens.summarizers.extractive import ExtractiveSummarizer
 from compactlens.transcript import (
     Transcript,
@@ -145,6 +154,7 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.explain
         else None
     )
+    judged = run_verdict(transcript, result, strategy, guards, tokenizer, found)
     # With ``-o -`` the transcript goes to stdout and the report to stderr.
     report = err if args.output == "-" else out
     if args.output is not None:
@@ -157,12 +167,35 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data["guards"] = guards.to_dict()
         if found is not None:
             data["fixes"] = found.to_dict()
+        data["verdict"] = judged.to_dict()
         _dump_json(data, report)
     else:
         report.write(render_result(args.file, result, args.output, fixes_follow=found is not None))
         if found is not None:
             report.write(render_fixes(found))
+        report.write(render_verdict(judged))
     return EXIT_CANNOT_FIT if result.status == "cannot-fit" else EXIT_OK
+
+
+def run_verdict(
+    transcript: Transcript,
+    result: CompactionResult,
+    strategy: Strategy,
+    guards: Guards,
+    tokenizer: Tokenizer,
+    fixes: FixSearch | None = None,
+) -> Verdict:
+    """The verdict of a ``compact`` run: analyzed with the run's own tokenizer, triggers
+    (count-style parameters mean tokens, as in the run) and provider guard."""
+    provider = guards.provider
+    report = analyze(
+        transcript,
+        result,
+        triggers=strategy_triggers(strategy, tokenizer_given=True),
+        tokenizer=tokenizer,
+        providers=(provider,) if provider is not None else DEFAULT_PROVIDERS,
+    )
+    return verdict(result, report, provider=provider, fixes=fixes)
 
 
 def _warn_read(transcript: Transcript, err: TextIO) -> None:
@@ -274,6 +307,8 @@ __all__ = [
     "render_fixes",
     "render_inspect",
     "render_result",
+    "render_verdict",
+    "run_verdict",
     "strategy_part",
     "tokenizer_note",
     "totals_dict",

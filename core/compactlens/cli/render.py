@@ -1,6 +1,6 @@
 """The command line's text output: the groups table of ``inspect``, the report of a
-``compact`` run and the ranked fixes of ``--explain``, plus the JSON shapes of groups and
-totals."""
+``compact`` run, the ranked fixes of ``--explain`` and the run's verdict, plus the JSON
+shapes of groups and totals."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compactlens.analysis.fixes import FixSearch
+from compactlens.analysis.verdict import Verdict
 from compactlens.engine.index import MessageGroup, MessageIndex
 from compactlens.engine.result import CompactionResult
 from compactlens.transcript import (
@@ -209,4 +210,16 @@ def render_fixes(found: FixSearch) -> str:
             f"  ({found.hidden_destructive} destructive changes not shown: "
             "--include-destructive lists them)"
         )
+    return "\n".join(lines) + "\n"
+
+
+#: How a verdict line marks each check.
+_REASON_MARKS = {"safe": "ok", "costs": "cost", "no-fit": "no fit"}
+
+
+def render_verdict(v: Verdict) -> str:
+    """The verdict of a run: the level and its numbers, one line per check, the next step."""
+    lines = ["", f"verdict: {v.level} - {v.headline}: {v.summary}"]
+    lines += [f"  [{_REASON_MARKS[r.level]}] {r.text}" for r in v.reasons]
+    lines.append(f"Next step: {v.next_step}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,543 @@
+"""One verdict per run: the level, the reasons for it, the numbers and the next step.
+
+:func:`verdict` reads an engine :class:`~compactlens.engine.result.CompactionResult` (or
+``compact()``'s :class:`~compactlens.compact.result.CompactResult`) and, optionally, the
+:class:`~compactlens.analysis.report.CompactionReport` that :func:`analyze` measured for
+it, and returns a :class:`Verdict`: plain, JSON-able data that every surface (the command
+line, notebook cards, the inspector's pages, the HTML report) renders as it is, without
+counting, judging or wording anything again.
+
+The levels are the user's:
+
+- ``safe`` ("Fits and safe"): the target is met, no provider error is introduced, the
+  latest user request is kept, compaction does not fire again on the very next turn and
+  fact recall is at least ``recall_floor``;
+- ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
+  measured; each is named as a :class:`Reason`;
+- ``no-fit`` ("Does not fit"): the run ended ``cannot-fit``.
+
+The report is passed explicitly (it is not computed here: fact survival reads every changed
+message, and the caller chooses the triggers, providers and prices it measures with).
+Without a report the checks it would answer are *not measured*, and a verdict whose checks
+were not all measured is never ``safe``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, TypeAlias
+
+from compactlens.analysis.fixes import FixSearch
+from compactlens.analysis.report import CompactionReport
+from compactlens.compact.result import CompactResult
+from compactlens.engine.result import CompactionResult
+from compactlens.model.display import Card, card_html
+from compactlens.model.errors import ConfigError, InputTypeError
+
+Level: TypeAlias = Literal["safe", "costs", "no-fit"]
+
+#: The headline of each level, in plain words.
+HEADLINES: Mapping[Level, str] = MappingProxyType(
+    {"safe": "Fits and safe", "costs": "Fits, with costs", "no-fit": "Does not fit"}
+)
+#: The lowest fact recall a run may have and still be ``safe``.
+DEFAULT_RECALL_FLOOR = 0.5
+#: What fact recall counts, in one line.
+FACT_DEFINITION = (
+    "Facts are the identifiers, paths, numbers, names and other exact values in the "
+    "messages the compaction dropped, collapsed or summarized; a fact counts as kept when "
+    "it still appears word for word in the compacted history."
+)
+#: How the verdict names each group decision, in display order.
+GROUP_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "kept": "kept",
+        "excluded": "dropped",
+        "collapsed": "collapsed",
+        "summarized": "summarized",
+        "inserted": "inserted",
+    }
+)
+_PROVIDER_NAMES = {
+    "openai-chat": "OpenAI Chat Completions",
+    "openai-responses": "OpenAI Responses",
+    "anthropic": "Anthropic",
+    "gemini": "Gemini",
+}
+#: What to do about each failed check, in plain words.
+_FIXES = {
+    "provider-errors": (
+        "Keep tool calls and their results together (set the provider in the guards so "
+        "every strategy respects its rules), then run again."
+    ),
+    "latest-request": "Keep the latest user request: turn its guard back on, then run again.",
+    "next-compaction": (
+        "Compact further below the trigger (a lower target than the trigger) so the next "
+        "turns fit without compacting again."
+    ),
+    "fact-recall": (
+        "Keep more of the history: collapse or summarize instead of dropping, or raise the target."
+    ),
+    "not-measured": "Analyze the run and judge it with that report to measure the other checks.",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reason:
+    """One check of the verdict and its outcome: ``level`` is ``safe`` when it passed,
+    ``costs`` when it failed (or was not measured) on a run that fits, ``no-fit`` for the
+    target of a run that does not fit. ``code`` is stable for programs; ``text`` is the
+    sentence a surface shows."""
+
+    code: str
+    level: Level
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "level": self.level, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VerdictNumbers:
+    """The numbers every surface shows for one run (None: not measured or not applicable).
+
+    ``groups`` counts group decisions by plain label (``kept`` excludes inserted groups;
+    None for ``compact()`` results, which replace a message range). ``facts_kept`` of
+    ``facts_total`` is fact recall (see ``facts_counted``). ``provider_errors`` and
+    ``provider_warnings`` are the problems the compaction introduced, for ``provider``
+    (None: every provider the report checked). ``turns_until_next_compaction`` is None
+    when no trigger fires within ``horizon`` turns. ``cache_extra_cost`` is what the next
+    ``cache_turns`` turns cost more with the compaction than without it, in USD (negative:
+    it saves).
+    """
+
+    status: str
+    measured: bool
+    tokens_before: int
+    tokens_after: int
+    target_tokens: int | None
+    smallest_target: int | None
+    messages_before: int
+    messages_after: int
+    groups: Mapping[str, int] | None
+    facts_kept: int | None
+    facts_total: int | None
+    facts_counted: str = FACT_DEFINITION
+    provider: str | None = None
+    provider_errors: int | None = None
+    provider_warnings: int | None = None
+    turns_until_next_compaction: int | None = None
+    horizon: int | None = None
+    triggers: tuple[str, ...] = ()
+    cache_extra_cost: float | None = None
+    cache_turns: int | None = None
+
+    @property
+    def fact_recall(self) -> float | None:
+        """``facts_kept / facts_total``; None when no fact was counted."""
+        if not self.facts_total or self.facts_kept is None:
+            return None
+        return self.facts_kept / self.facts_total
+
+    def to_dict(self) -> dict[str, Any]:
+        recall = self.fact_recall
+        return {
+            "status": self.status,
+            "measured": self.measured,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "target_tokens": self.target_tokens,
+            "smallest_target": self.smallest_target,
+            "messages_before": self.messages_before,
+            "messages_after": self.messages_after,
+            "groups": dict(self.groups) if self.groups is not None else None,
+            "facts_kept": self.facts_kept,
+            "facts_total": self.facts_total,
+            "fact_recall": round(recall, 6) if recall is not None else None,
+            "facts_counted": self.facts_counted,
+            "provider": self.provider,
+            "provider_errors": self.provider_errors,
+            "provider_warnings": self.provider_warnings,
+            "turns_until_next_compaction": self.turns_until_next_compaction,
+            "horizon": self.horizon,
+            "triggers": list(self.triggers),
+            "cache_extra_cost": (
+                round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
+            ),
+            "cache_turns": self.cache_turns,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """What one run comes to: see the module docstring for the levels."""
+
+    level: Level
+    headline: str
+    summary: str
+    reasons: tuple[Reason, ...]
+    numbers: VerdictNumbers
+    next_step: str
+    recall_floor: float = DEFAULT_RECALL_FLOOR
+
+    @property
+    def costs(self) -> tuple[Reason, ...]:
+        """The checks that did not pass (empty when the level is ``safe``)."""
+        return tuple(r for r in self.reasons if r.level != "safe")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "headline": self.headline,
+            "summary": self.summary,
+            "reasons": [r.to_dict() for r in self.reasons],
+            "numbers": self.numbers.to_dict(),
+            "next_step": self.next_step,
+            "recall_floor": self.recall_floor,
+        }
+
+    def __repr__(self) -> str:
+        return f"<Verdict {self.level}: {self.headline}; {self.summary}>"
+
+    def _repr_html_(self) -> str:
+        return card_html(verdict_card(self))
+
+
+def verdict_card(v: Verdict) -> Card:
+    """The notebook card of a verdict: headline, tokens against the target, group counts,
+    one line per check and the next step."""
+    n = v.numbers
+    marks = {"safe": "ok", "costs": "cost", "no-fit": "does not fit"}
+    return Card(
+        title=f"Verdict: {v.headline}",
+        status=n.status,
+        tokens_before=n.tokens_before,
+        tokens_after=n.tokens_after,
+        budget=n.target_tokens,
+        counts=dict(n.groups) if n.groups is not None else {},
+        facts=tuple((marks[r.level], r.text) for r in v.reasons),
+        fix=f"Next step: {v.next_step}",
+    )
+
+
+# -- the numbers ---------------------------------------------------------------------------
+
+
+def _group_counts(result: CompactionResult) -> Mapping[str, int]:
+    counts = dict.fromkeys(GROUP_LABELS.values(), 0)
+    for d in result.decisions:
+        counts[GROUP_LABELS[d.action]] += 1
+    return MappingProxyType(counts)
+
+
+def _run_numbers(result: CompactionResult | CompactResult) -> dict[str, Any]:
+    """What the result itself says: tokens, target, messages and groups."""
+    if isinstance(result, CompactionResult):
+        ex = result.explanation
+        return {
+            "status": result.status,
+            "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after,
+            "target_tokens": ex.target_tokens,
+            "smallest_target": ex.smallest_target,
+            "messages_before": result.messages_before,
+            "messages_after": result.messages_after,
+            "groups": _group_counts(result),
+        }
+    after = len(result.messages)
+    before = after
+    if result.replaced_range is not None and result.status == "compacted":
+        start, end = result.replaced_range
+        before = after - 1 - (result.reinserted_index is not None) + (end - start)
+    smallest = result.candidate_tokens if result.status == "cannot-fit" else None
+    return {
+        "status": result.status,
+        "tokens_before": result.tokens.before,
+        "tokens_after": result.tokens.after,
+        "target_tokens": result.target_tokens,
+        "smallest_target": smallest,
+        "messages_before": before,
+        "messages_after": after,
+        "groups": None,
+    }
+
+
+def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str, Any]:
+    """What the analysis measured: facts, introduced problems, the next compaction, cache."""
+    if provider is not None and provider not in report.providers:
+        raise ConfigError(
+            f"the report did not check provider {provider!r} (it checked "
+            f"{', '.join(report.providers) or 'none'}): analyze(..., providers=[{provider!r}])"
+        )
+    chosen = {"any", provider} if provider is not None else None
+    introduced = [p for p in report.introduced if chosen is None or p.provider in chosen]
+    cost = report.cache.cost
+    return {
+        "facts_kept": report.facts.survived,
+        "facts_total": report.facts.extracted,
+        "provider": provider,
+        "provider_errors": sum(1 for p in introduced if p.severity == "error"),
+        "provider_warnings": sum(1 for p in introduced if p.severity != "error"),
+        "turns_until_next_compaction": report.retrigger.turns_until_trigger,
+        "horizon": report.retrigger.horizon,
+        "triggers": report.retrigger.triggers,
+        "cache_extra_cost": -cost.savings if cost is not None else None,
+        "cache_turns": cost.further_turns if cost is not None else None,
+    }
+
+
+def _check_report(result: CompactionResult | CompactResult, report: CompactionReport) -> None:
+    before = result.tokens_before if isinstance(result, CompactionResult) else result.tokens.before
+    after = result.tokens_after if isinstance(result, CompactionResult) else result.tokens.after
+    if (report.tokens_before, report.tokens_after, report.status) != (
+        before,
+        after,
+        result.status,
+    ):
+        raise ConfigError(
+            "the report measures another run: its tokens or status differ from the result's "
+            "(analyze() the same result you pass to verdict())"
+        )
+
+
+# -- the words -----------------------------------------------------------------------------
+
+
+def percent(part: int, whole: int) -> str:
+    """``part / whole`` as a whole percentage that never rounds a loss away: ``over 99%``
+    when something is missing, ``under 1%`` when something is there."""
+    if whole <= 0:
+        return "100%"
+    share = 100 * part / whole
+    if part < whole and round(share) >= 100:
+        return "over 99%"
+    if part > 0 and round(share) <= 0:
+        return "under 1%"
+    return f"{round(share)}%"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
+def _target_reason(n: VerdictNumbers) -> Reason:
+    if n.status == "cannot-fit":
+        best = n.smallest_target if n.smallest_target is not None else n.tokens_after
+        target = (
+            f"the target of {n.target_tokens:,}" if n.target_tokens is not None else "its target"
+        )
+        over = f" ({best - n.target_tokens:,} over)" if n.target_tokens is not None else ""
+        return Reason(
+            code="target",
+            level="no-fit",
+            text=f"The history does not fit: at best {best:,} tokens against {target}{over}.",
+        )
+    if n.status == "unchanged":
+        text = f"No compaction was needed: no trigger fired at {n.tokens_before:,} tokens."
+    elif n.target_tokens is None:
+        text = f"Compacted from {n.tokens_before:,} to {n.tokens_after:,} tokens (no token target)."
+    else:
+        text = (
+            f"The history fits: {n.tokens_after:,} tokens, at most the target of "
+            f"{n.target_tokens:,}."
+        )
+    return Reason(code="target", level="safe", text=text)
+
+
+def _provider_reason(n: VerdictNumbers, providers: tuple[str, ...]) -> Reason:
+    names = [_PROVIDER_NAMES.get(p, p) for p in ((n.provider,) if n.provider else providers)]
+    who = " or ".join(names) if names else "the provider"
+    errors, warnings = n.provider_errors or 0, n.provider_warnings or 0
+    rewrite = (
+        f"; {_plural(warnings, 'new warning')} ({who} would silently change the request)"
+        if warnings
+        else ""
+    )
+    if errors:
+        text = (
+            f"The compaction introduces {_plural(errors, 'error')} that {who} would reject"
+            f"{rewrite}."
+        )
+        return Reason(code="provider-errors", level="costs", text=text)
+    return Reason(code="provider-errors", level="safe", text=f"No new error for {who}{rewrite}.")
+
+
+def _request_reason(report: CompactionReport) -> Reason:
+    if report.facts.latest_request_lost:
+        return Reason(
+            code="latest-request",
+            level="costs",
+            text="The latest user request does not survive word for word.",
+        )
+    return Reason(code="latest-request", level="safe", text="The latest user request is kept.")
+
+
+def _next_compaction_reason(n: VerdictNumbers) -> Reason:
+    turns = n.turns_until_next_compaction
+    code = "next-compaction"
+    if not n.triggers:
+        text = "When compaction fires again was not measured: the analysis had no trigger."
+        return Reason(code=code, level="costs", text=text)
+    if turns == 0:
+        text = "The compacted history already reaches a trigger: compaction fires again at once."
+        return Reason(code=code, level="costs", text=text)
+    if turns == 1:
+        return Reason(
+            code=code, level="costs", text="Compaction fires again on the very next turn."
+        )
+    if turns is None:
+        text = f"No compaction is due within {n.horizon or 0:,} turns."
+    else:
+        text = f"The next compaction is {turns:,} turns away."
+    return Reason(code=code, level="safe", text=text)
+
+
+def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
+    kept, total = n.facts_kept or 0, n.facts_total or 0
+    if not total:
+        return Reason(
+            code="fact-recall",
+            level="safe",
+            text="No fact was in the messages the compaction changed.",
+        )
+    share = percent(kept, total)
+    counted = f"{kept:,} of {total:,} facts from the changed messages kept"
+    if kept / total < floor:
+        text = f"Fact recall is {share}, under the floor of {floor:.0%}: {counted}."
+        return Reason(code="fact-recall", level="costs", text=text)
+    return Reason(code="fact-recall", level="safe", text=f"Fact recall is {share}: {counted}.")
+
+
+def _reasons(
+    n: VerdictNumbers, report: CompactionReport | None, floor: float
+) -> tuple[Reason, ...]:
+    target = _target_reason(n)
+    if report is None:
+        missing = Reason(
+            code="not-measured",
+            level="costs",
+            text=(
+                "Provider problems, the latest request, the next compaction and fact recall "
+                "were not measured (no analysis report was given)."
+            ),
+        )
+        return (target, missing)
+    return (
+        target,
+        _provider_reason(n, report.providers),
+        _request_reason(report),
+        _next_compaction_reason(n),
+        _recall_reason(n, floor),
+    )
+
+
+def _summary(n: VerdictNumbers) -> str:
+    tokens = f"{n.tokens_before:,} to {n.tokens_after:,} tokens"
+    if n.target_tokens is not None:
+        tokens += f" (target {n.target_tokens:,})"
+    bits = [tokens]
+    if n.groups is not None:
+        g = n.groups
+        kept = f"{g['kept']:,} groups kept"
+        if g["inserted"]:
+            kept += f" (+{g['inserted']:,} inserted)"
+        changed = [f"{g[k]:,} {k}" for k in ("dropped", "collapsed", "summarized") if g[k]]
+        bits.append(", ".join([kept, *changed]))
+    if n.facts_total:
+        bits.append(
+            f"{percent(n.facts_kept or 0, n.facts_total)} fact recall "
+            f"({n.facts_kept or 0:,} of {n.facts_total:,})"
+        )
+    return "; ".join(bits)
+
+
+def _next_step(
+    level: Level, reasons: tuple[Reason, ...], n: VerdictNumbers, fixes: FixSearch | None
+) -> str:
+    if level == "safe":
+        if n.status == "unchanged":
+            return "None, because no compaction was needed and every check passed."
+        return "None, because the run fits and every check passed."
+    if level == "costs":
+        first = next(r for r in reasons if r.level != "safe")
+        return _FIXES.get(first.code, "Look at the costs above.")
+    best = fixes.best if fixes is not None else None
+    if best is not None:
+        return f"Apply the best fix: {best.summary} ({best.costs()})."
+    smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
+    pointer = f"Raise the target to at least {smallest:,} tokens"
+    if fixes is not None and fixes.none_reason:
+        return f"{pointer}: no single change fits ({fixes.none_reason})."
+    return f"{pointer}, or search for a change that keeps the target (the fix search)."
+
+
+# -- the verdict ---------------------------------------------------------------------------
+
+
+def verdict(
+    result: CompactionResult | CompactResult,
+    report: CompactionReport | None = None,
+    *,
+    provider: str | None = None,
+    recall_floor: float = DEFAULT_RECALL_FLOOR,
+    fixes: FixSearch | None = None,
+) -> Verdict:
+    """The verdict of one run (see the module docstring for the levels).
+
+    ``result``: the engine's result (``apply_compaction``, ``run_strategy``) or
+    ``compact()``'s. ``report``: :func:`analyze` of the same result (without it the
+    checks it answers are not measured and the level is never ``safe``). ``provider``:
+    count only the problems this provider (and tool-call pairing) would raise; default,
+    every provider the report checked. ``recall_floor``: the lowest fact recall that is
+    still ``safe`` (0 to 1). ``fixes``: a :func:`search_fixes` result, whose best fix
+    becomes the next step of a run that does not fit.
+    """
+    if not isinstance(result, CompactionResult | CompactResult):
+        raise InputTypeError(
+            f"verdict() takes a CompactionResult or a CompactResult, got {type(result).__name__}"
+        )
+    if report is not None and not isinstance(report, CompactionReport):
+        raise InputTypeError(f"report must be a CompactionReport, got {type(report).__name__}")
+    if fixes is not None and not isinstance(fixes, FixSearch):
+        raise InputTypeError(f"fixes must be a FixSearch, got {type(fixes).__name__}")
+    if isinstance(recall_floor, bool) or not 0 <= recall_floor <= 1:
+        raise ConfigError(f"recall_floor must be a number from 0 to 1, got {recall_floor!r}")
+    values = _run_numbers(result)
+    if report is not None:
+        _check_report(result, report)
+        values.update(_report_numbers(report, provider))
+    else:
+        values.update(facts_kept=None, facts_total=None, provider=provider)
+    numbers = VerdictNumbers(measured=report is not None, **values)
+    reasons = _reasons(numbers, report, recall_floor)
+    level: Level = (
+        "no-fit"
+        if numbers.status == "cannot-fit"
+        else ("costs" if any(r.level != "safe" for r in reasons) else "safe")
+    )
+    return Verdict(
+        level=level,
+        headline=HEADLINES[level],
+        summary=_summary(numbers),
+        reasons=reasons,
+        numbers=numbers,
+        next_step=_next_step(level, reasons, numbers, fixes),
+        recall_floor=recall_floor,
+    )
+
+
+__all__ = [
+    "DEFAULT_RECALL_FLOOR",
+    "FACT_DEFINITION",
+    "GROUP_LABELS",
+    "HEADLINES",
+    "Level",
+    "Reason",
+    "Verdict",
+    "VerdictNumbers",
+    "percent",
+    "verdict",
+    "verdict_card",
+]

@@ -1,0 +1,323 @@
+"""The verdict of a run: its numbers are the result's and the report's own, its level
+follows the user's rules (safe, costs, no-fit), and it reads as plain, JSON-able words."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from analysis_helpers import assistant, system, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import compactlens
+import compactlens.analysis
+from compactlens import (
+    CharEstimator,
+    CompactionResult,
+    ExtractiveSummarizer,
+    Guards,
+    MessageIndex,
+    Reason,
+    Verdict,
+    VerdictNumbers,
+    analyze,
+    compact,
+    load_transcript,
+    run_strategy,
+    strategy_from_config,
+    verdict,
+)
+from compactlens.analysis import CompactionReport, search_fixes, strategy_triggers
+from compactlens.formats import from_caller
+from compactlens.model import ConfigError, InputTypeError
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_transcripts"
+SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl"))
+PIPELINE = json.loads((REPO / "examples" / "pipeline.json").read_text(encoding="utf-8"))
+LABELS = {
+    "kept": "kept",
+    "excluded": "dropped",
+    "collapsed": "collapsed",
+    "summarized": "summarized",
+    "inserted": "inserted",
+}
+
+
+def _tokens_trigger(n: int) -> dict[str, Any]:
+    return {"op": "exceed", "metric": "tokens", "n": n}
+
+
+#: Each strategy config, as a function of the transcript's token count.
+CONFIGS: dict[str, Callable[[int], dict[str, Any]]] = {
+    "truncation": lambda t: {
+        "type": "truncation",
+        "max_n": max(1, t * 6 // 10),
+        "compact_to": max(1, t * 4 // 10),
+    },
+    "sliding_window": lambda t: {"type": "sliding_window", "keep_last_turns": 2},
+    "tool_result_collapse": lambda t: {
+        "type": "tool_result_collapse",
+        "trigger": _tokens_trigger(max(1, t * 6 // 10)),
+    },
+    "summarization": lambda t: {
+        "type": "summarization",
+        "trigger": _tokens_trigger(max(1, t * 6 // 10)),
+        "minimum_preserved": 4,
+    },
+    "pipeline.json": lambda t: PIPELINE,
+}
+
+
+def _run(
+    path: Path, config: dict[str, Any], guards: Guards | None = None
+) -> tuple[CompactionResult, CompactionReport]:
+    transcript = load_transcript(path)
+    index = MessageIndex.build(transcript.messages, CharEstimator())
+    strategy = strategy_from_config(config, summarizer=ExtractiveSummarizer())
+    result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
+    triggers = strategy_triggers(strategy, tokenizer_given=True)
+    return result, analyze(transcript, result, triggers=triggers, tokenizer=CharEstimator())
+
+
+def _expected_level(result: Any, report: CompactionReport, floor: float = 0.5) -> str:
+    """The user's rules, read from the result and the report directly."""
+    if result.status == "cannot-fit":
+        return "no-fit"
+    facts = report.facts
+    safe = (
+        not [p for p in report.introduced if p.severity == "error"]
+        and not facts.latest_request_lost
+        and bool(report.retrigger.triggers)
+        and not report.retrigger.loops
+        and (facts.extracted == 0 or facts.survived / facts.extracted >= floor)
+    )
+    return "safe" if safe else "costs"
+
+
+def _assert_plain(v: Verdict) -> None:
+    """Headline and reasons are prose: no code names, no operators, no ``None``."""
+    for text in (v.headline, v.summary, *(r.text for r in v.reasons)):
+        assert "_" not in text and "<=" not in text and "≤" not in text, text
+        assert "None" not in text, text
+
+
+@pytest.mark.parametrize("config_name", sorted(CONFIGS))
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)
+def test_the_numbers_are_the_result_s_and_the_report_s(path: Path, config_name: str) -> None:
+    tokens = MessageIndex.build(load_transcript(path).messages, CharEstimator()).total_tokens
+    result, report = _run(path, CONFIGS[config_name](tokens))
+    v = verdict(result, report)
+    n = v.numbers
+    assert (n.tokens_before, n.tokens_after) == (result.tokens_before, result.tokens_after)
+    assert (n.tokens_before, n.tokens_after) == (report.tokens_before, report.tokens_after)
+    assert (n.messages_before, n.messages_after) == (result.messages_before, result.messages_after)
+    assert (n.messages_before, n.messages_after) == (report.messages_before, report.messages_after)
+    assert n.target_tokens == result.explanation.target_tokens
+    counts = Counter(LABELS[d.action] for d in result.decisions)
+    assert n.groups is not None
+    assert dict(n.groups) == {label: counts.get(label, 0) for label in LABELS.values()}
+    assert sum(n.groups.values()) == len(result.decisions)
+    assert (n.facts_kept, n.facts_total) == (report.facts.survived, report.facts.extracted)
+    assert n.facts_counted.startswith("Facts are")
+    introduced = report.introduced
+    assert n.provider_errors == sum(1 for p in introduced if p.severity == "error")
+    assert n.provider_warnings == sum(1 for p in introduced if p.severity != "error")
+    assert n.turns_until_next_compaction == report.retrigger.turns_until_trigger
+    assert report.cache.cost is not None and n.cache_extra_cost == pytest.approx(
+        -report.cache.cost.savings
+    )
+    assert v.level == _expected_level(result, report)
+    assert v.headline == {"safe": "Fits and safe", "costs": "Fits, with costs"}.get(
+        v.level, "Does not fit"
+    )
+    assert (v.level == "safe") == (v.costs == ())
+    assert json.loads(json.dumps(v.to_dict())) == v.to_dict()
+    _assert_plain(v)
+
+
+def test_a_fitting_run_that_keeps_everything_that_matters_is_safe() -> None:
+    result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
+    v = verdict(result, report)
+    assert v.level == "safe" and v.headline == "Fits and safe"
+    assert v.numbers.target_tokens == 8000
+    assert all(r.level == "safe" for r in v.reasons)
+    assert v.next_step.startswith("None, because")
+    assert "8,667 to 7,459 tokens (target 8,000)" in v.summary
+
+
+def test_a_fitting_run_with_recall_under_the_floor_has_costs() -> None:
+    # 8,667 tokens cut to 2,600: it fits, but about a fifth of the facts survive.
+    config = {"type": "truncation", "max_n": 7800, "compact_to": 2600, "minimum_preserved": 0}
+    result, report = _run(SAMPLES / "coding_agent.json", config)
+    assert result.status == "compacted" and report.facts.recall < 0.5
+    v = verdict(result, report)
+    assert v.level == "costs" and v.headline == "Fits, with costs"
+    assert [r.code for r in v.costs] == ["fact-recall"]
+    assert "under the floor of 50%" in v.costs[0].text
+    assert v.next_step.startswith("Keep more of the history")
+    # The floor is the caller's: at zero the same run is safe.
+    assert verdict(result, report, recall_floor=0.0).level == "safe"
+
+
+def test_a_run_that_loses_the_latest_request_with_the_guard_off_has_costs() -> None:
+    config = {"type": "truncation", "max_n": 223, "compact_to": 37, "minimum_preserved": 0}
+    path = SAMPLES / "injection_attempt.json"
+    result, report = _run(path, config, Guards(keep_latest_request=False))
+    assert result.status == "compacted" and report.facts.latest_request_lost
+    v = verdict(result, report)
+    assert v.level == "costs"
+    assert "latest-request" in [r.code for r in v.costs]
+    assert "latest user request does not survive" in " ".join(r.text for r in v.costs)
+    # With the guard on, the request is kept (and this target cannot be met).
+    guarded, guarded_report = _run(path, config, Guards(keep_latest_request=True))
+    assert "latest-request" not in [r.code for r in verdict(guarded, guarded_report).costs]
+
+
+def test_cannot_fit_is_no_fit_with_a_next_step_naming_a_target() -> None:
+    config = {"type": "sliding_window", "trigger": _tokens_trigger(12000)}
+    result, report = _run(SAMPLES / "cannot_fit_16k.json", config)
+    v = verdict(result, report)
+    assert v.level == "no-fit" and v.headline == "Does not fit"
+    assert v.reasons[0].code == "target" and v.reasons[0].level == "no-fit"
+    assert "11,561 over" in v.reasons[0].text
+    assert v.numbers.smallest_target == result.explanation.smallest_target == 23561
+    assert v.next_step.startswith("Raise the target to at least 23,561 tokens")
+
+
+def test_a_fix_search_gives_the_next_step_of_a_run_that_does_not_fit() -> None:
+    transcript = load_transcript(SAMPLES / "cannot_fit_16k.json")
+    index = MessageIndex.build(transcript.messages, CharEstimator())
+    strategy = strategy_from_config({"type": "sliding_window", "trigger": _tokens_trigger(12000)})
+    result = run_strategy(index, strategy, tokenizer_given=True)
+    report = analyze(transcript, result, triggers=strategy_triggers(strategy))
+    found = search_fixes(index, strategy, summaries=result.summaries)
+    assert found.best is not None
+    v = verdict(result, report, fixes=found)
+    assert v.level == "no-fit"
+    assert v.next_step == f"Apply the best fix: {found.best.summary} ({found.best.costs()})."
+
+
+def test_without_a_report_the_checks_are_not_measured_and_never_safe() -> None:
+    result, _report = _run(SAMPLES / "coding_agent.json", PIPELINE)
+    v = verdict(result)
+    assert v.level == "costs"
+    assert [r.code for r in v.reasons] == ["target", "not-measured"]
+    assert v.numbers.measured is False and v.numbers.facts_total is None
+    assert json.loads(json.dumps(v.to_dict())) == v.to_dict()
+
+
+def test_compact_results_have_a_verdict_too() -> None:
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    res = compact(list(transcript.messages), summarizer=ExtractiveSummarizer(), target_tokens=3000)
+    report = analyze(transcript, res)
+    v = verdict(res, report)
+    n = v.numbers
+    assert (n.tokens_before, n.tokens_after) == (res.tokens.before, res.tokens.after)
+    assert (n.messages_before, n.messages_after) == (report.messages_before, report.messages_after)
+    assert n.target_tokens == 3000 and n.groups is None
+    assert v.level == _expected_level(res, report)
+
+
+def test_the_provider_narrows_the_introduced_problems() -> None:
+    config = {"type": "truncation", "max_n": 7800, "compact_to": 1300, "minimum_preserved": 0}
+    result, report = _run(SAMPLES / "coding_agent.json", config)
+    for provider in report.providers:
+        n = verdict(result, report, provider=provider).numbers
+        mine = [p for p in report.introduced if p.provider in ("any", provider)]
+        assert n.provider == provider
+        assert n.provider_errors == sum(1 for p in mine if p.severity == "error")
+    with pytest.raises(ConfigError, match="gemini"):
+        verdict(result, report, provider="gemini")
+
+
+def test_bad_arguments_are_refused() -> None:
+    result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
+    other, other_report = _run(SAMPLES / "shopping_assistant.json", PIPELINE)
+    with pytest.raises(ConfigError, match="another run"):
+        verdict(result, other_report)
+    with pytest.raises(ConfigError, match="recall_floor"):
+        verdict(result, report, recall_floor=1.5)
+    with pytest.raises(InputTypeError):
+        verdict(report)  # type: ignore[arg-type]
+    assert other.status in ("compacted", "unchanged", "cannot-fit")
+
+
+def test_repr_is_short_and_the_card_escapes_its_text() -> None:
+    result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
+    v = verdict(result, report)
+    assert repr(v).startswith("<Verdict safe: Fits and safe;") and "\n" not in repr(v)
+    html = v._repr_html_()
+    assert "Verdict: Fits and safe" in html and "Next step:" in html
+    hostile = Verdict(
+        level="costs",
+        headline="Fits, with costs",
+        summary="s",
+        reasons=(Reason(code="x", level="costs", text="<script>alert(1)</script>"),),
+        numbers=v.numbers,
+        next_step="<b>now</b>",
+    )
+    html = hostile._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html and "<b>now</b>" not in html
+
+
+def test_the_verdict_is_exported_from_the_package_and_the_top_level() -> None:
+    for name in ("Verdict", "verdict", "Reason", "VerdictNumbers"):
+        assert name in compactlens.__all__ and name in compactlens.analysis.__all__
+        assert getattr(compactlens, name) is getattr(compactlens.analysis, name)
+    assert VerdictNumbers is compactlens.VerdictNumbers
+
+
+# -- the rule as a property ----------------------------------------------------------------
+
+
+@st.composite
+def _transcripts(draw: st.DrawFn) -> list[dict[str, Any]]:
+    turns = draw(st.integers(1, 6))
+    words = st.text(alphabet="abcdefghij XYZ-0123456789/.", min_size=1, max_size=120)
+    messages = [system()]
+    for _ in range(turns):
+        messages.append(user(draw(words)))
+        messages.append(assistant(draw(words)))
+    if draw(st.booleans()):
+        messages.append(user(draw(words)))
+    return messages
+
+
+@settings(max_examples=40)
+@given(
+    messages=_transcripts(),
+    max_n=st.integers(10, 400),
+    share=st.floats(0.1, 1.0),
+    minimum=st.integers(0, 4),
+    keep_latest=st.booleans(),
+)
+def test_safe_iff_every_safe_condition_holds(
+    messages: list[dict[str, Any]], max_n: int, share: float, minimum: int, keep_latest: bool
+) -> None:
+    config = {
+        "type": "truncation",
+        "max_n": max_n,
+        "compact_to": max(1, int(max_n * share)),
+        "minimum_preserved": minimum,
+    }
+    strategy = strategy_from_config(config)
+    index = MessageIndex.build(from_caller(messages).messages, CharEstimator())
+    guards = Guards(keep_latest_request=keep_latest)
+    result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
+    report = analyze(
+        messages,
+        result,
+        triggers=strategy_triggers(strategy, tokenizer_given=True),
+        tokenizer=CharEstimator(),
+    )
+    v = verdict(result, report)
+    assert v.level == _expected_level(result, report)
+    assert (v.level == "safe") == (
+        result.status != "cannot-fit" and all(r.level == "safe" for r in v.reasons)
+    )

@@ -1,0 +1,144 @@
+"""``compactlens compact`` prints the run's verdict after its report, and ``--json`` holds
+it as ``verdict``: the very value :func:`compactlens.verdict` gives for the same run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compactlens import (
+    CharEstimator,
+    Guards,
+    MessageIndex,
+    analyze,
+    load_transcript,
+    run_strategy,
+    strategy_from_config,
+    verdict,
+)
+from compactlens.analysis import strategy_triggers
+from compactlens.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_transcripts"
+PIPELINE = REPO / "examples" / "pipeline.json"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _library_verdict(path: Path, config: dict[str, Any], guards: Guards) -> dict[str, Any]:
+    """The verdict of the same run, computed with the library alone."""
+    transcript = load_transcript(path)
+    index = MessageIndex.build(transcript.messages, CharEstimator())
+    strategy = strategy_from_config(config)
+    result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
+    provider = guards.provider
+    report = analyze(
+        transcript,
+        result,
+        triggers=strategy_triggers(strategy, tokenizer_given=True),
+        tokenizer=CharEstimator(),
+        providers=(provider,) if provider else ("openai-chat", "anthropic"),
+    )
+    return verdict(result, report, provider=provider).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("sample", "argv", "config"),
+    [
+        ("coding_agent.json", ["--config", PIPELINE], json.loads(PIPELINE.read_text())),
+        (
+            "support_long.json",
+            ["--strategy", "truncation", "--param", "max_n=30000", "--param", "compact_to=9000"],
+            {"type": "truncation", "max_n": 30000, "compact_to": 9000},
+        ),
+        (
+            "cannot_fit_16k.json",
+            ["--strategy", "sliding_window", "--param", "trigger=tokens_exceed:12000"],
+            {"type": "sliding_window", "trigger": {"op": "exceed", "metric": "tokens", "n": 12000}},
+        ),
+    ],
+    ids=["pipeline", "truncation", "cannot-fit"],
+)
+def test_json_verdict_is_the_library_verdict_of_the_same_run(
+    capsys: pytest.CaptureFixture[str], sample: str, argv: list[object], config: dict[str, Any]
+) -> None:
+    path = SAMPLES / sample
+    code, out, _err = run(capsys, "compact", path, *argv, "--json")
+    data = json.loads(out)
+    assert code == (1 if data["status"] == "cannot-fit" else 0)
+    expected = _library_verdict(path, config, Guards.from_dict(data["guards"]))
+    assert data["verdict"] == expected
+    numbers = data["verdict"]["numbers"]
+    assert (numbers["tokens_before"], numbers["tokens_after"]) == (
+        data["tokens_before"],
+        data["tokens_after"],
+    )
+    assert sum(numbers["groups"].values()) == len(data["decisions"])
+
+
+def test_text_output_ends_with_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run(capsys, "compact", SAMPLES / "coding_agent.json", "--config", PIPELINE)
+    assert code == 0
+    lines = out.splitlines()
+    head = lines.index(
+        "verdict: safe - Fits and safe: 8,667 to 7,459 tokens (target 8,000); "
+        "50 groups kept, 2 collapsed; 99% fact recall (81 of 82)"
+    )
+    reasons = lines[head + 1 : -1]
+    assert len(reasons) == 5 and all(line.startswith("  [ok] ") for line in reasons)
+    assert lines[-1] == "Next step: None, because the run fits and every check passed."
+    # What the command printed before stays as it was.
+    assert lines[1] == "status: compacted"
+    assert "tokens: 8,667 -> 7,459 (saved 1,208)" in lines
+
+
+def test_cannot_fit_prints_no_fit_with_a_target_and_still_exits_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _err = run(
+        capsys,
+        "compact",
+        SAMPLES / "cannot_fit_16k.json",
+        "--strategy",
+        "sliding_window",
+        "--param",
+        "trigger=tokens_exceed:12000",
+    )
+    assert code == 1
+    assert "verdict: no-fit - Does not fit: 23,561 to 23,561 tokens (target 12,000)" in out
+    assert "  [no fit] The history does not fit: at best 23,561 tokens" in out
+    assert (
+        out.rstrip()
+        .splitlines()[-1]
+        .startswith("Next step: Raise the target to at least 23,561 tokens")
+    )
+
+
+def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--strategy", "sliding_window", "--param", "trigger=tokens_exceed:12000"]
+    code, out, _err = run(
+        capsys, "compact", SAMPLES / "cannot_fit_16k.json", *argv, "--explain", "--json"
+    )
+    data = json.loads(out)
+    assert code == 1
+    best = data["fixes"]["fixes"][0]
+    assert data["verdict"]["next_step"].startswith(f"Apply the best fix: {best['changes'][0]}")
+
+
+def test_with_output_to_stdout_the_verdict_goes_to_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(
+        capsys, "compact", SAMPLES / "coding_agent.json", "--config", PIPELINE, "-o", "-"
+    )
+    assert code == 0
+    json.loads(out)  # the transcript alone
+    assert "verdict: safe - Fits and safe" in err and "Next step:" in err
