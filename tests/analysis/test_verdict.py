@@ -203,6 +203,17 @@ def test_a_fix_search_gives_the_next_step_of_a_run_that_does_not_fit() -> None:
     assert v.next_step == f"Apply the best fix: {found.best.summary} ({found.best.costs()})."
 
 
+def test_a_run_whose_trigger_did_not_fire_says_so() -> None:
+    result, report = _run(
+        SAMPLES / "coding_agent.json", {"type": "truncation", "max_n": 9000, "compact_to": 6000}
+    )
+    v = verdict(result, report)
+    assert result.status == "unchanged" and v.level == "safe"
+    assert v.summary.startswith("8,667 tokens, left as they are")
+    assert v.reasons[0].text == "No compaction was needed: no trigger fired at 8,667 tokens."
+    assert v.next_step == "None, because no compaction was needed and every check passed."
+
+
 def test_without_a_report_the_checks_are_not_measured_and_never_safe() -> None:
     result, _report = _run(SAMPLES / "coding_agent.json", PIPELINE)
     v = verdict(result)

@@ -435,7 +435,9 @@ def _reasons(
 
 def _summary(n: VerdictNumbers) -> str:
     tokens = f"{n.tokens_before:,} to {n.tokens_after:,} tokens"
-    if n.target_tokens is not None:
+    if n.status == "unchanged":
+        tokens = f"{n.tokens_before:,} tokens, left as they are"
+    elif n.target_tokens is not None:
         tokens += f" (target {n.target_tokens:,})"
     bits = [tokens]
     if n.groups is not None:
