@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from analysis_helpers import assistant, call, result, small_transcript, system, user
@@ -12,12 +13,15 @@ from compactlens import (
     CharEstimator,
     MessageIndex,
     ToolResultCompactionStrategy,
+    Transcript,
     TruncationStrategy,
     analyze,
     apply_compaction,
+    load_transcript,
     tokens_exceed,
 )
 from compactlens.analysis import PROVIDERS, check_protocol
+from compactlens.analysis.protocol import DEFAULT_PROVIDERS, chosen_providers
 from compactlens.formats.caller import from_caller
 
 
@@ -183,3 +187,59 @@ def test_an_index_over_the_same_messages_gives_the_same_problems(
     assert check_protocol(messages, PROVIDERS, index=index) == plain
     elsewhere = MessageIndex.build(from_caller(other).messages, CharEstimator())
     assert check_protocol(messages, PROVIDERS, index=elsewhere) == plain
+
+
+# --- the transcript's own API (issue 29) -------------------------------------------------
+
+CODEX_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures/formats/codex_parallel_calls.jsonl"
+
+
+def _developer_positions(t: Transcript) -> list[int]:
+    return [i for i, m in enumerate(t.messages) if m.role == "developer"]
+
+
+def test_a_codex_rollout_is_checked_for_the_responses_api_by_default() -> None:
+    """Codex sends mid-conversation developer messages, which the Responses API accepts
+    where they are: checked for its own API, the rollout has no problem."""
+    t = load_transcript(CODEX_FIXTURE)
+    late = [i for i in _developer_positions(t) if i > 0]
+    assert late  # the fixture has a developer message after the conversation started
+    assert check_protocol(t.messages) == ()
+    assert chosen_providers(None, from_caller(t.messages)) == (
+        ("openai-responses",),
+        "checked for openai-responses, the transcript's own API",
+    )
+
+
+def test_explicit_providers_still_check_a_codex_rollout_for_them() -> None:
+    t = load_transcript(CODEX_FIXTURE)
+    problems = check_protocol(t.messages, ["openai-chat", "anthropic"])
+    late = [p.message_index for p in problems if p.kind == "system_not_leading"]
+    assert late == [i for i in _developer_positions(t) if i > 0]
+    assert {p.provider for p in problems} == {"anthropic"}
+    chosen = chosen_providers(["anthropic", "gemini"], from_caller(t.messages))
+    assert chosen == (("anthropic", "gemini"), "checked for anthropic and gemini, as chosen")
+
+
+def test_wire_dicts_are_checked_for_the_default_providers() -> None:
+    assert chosen_providers(None, from_caller(small_transcript())) == (
+        DEFAULT_PROVIDERS,
+        "checked for openai-chat and anthropic, the default",
+    )
+
+
+def test_the_report_says_which_providers_it_checked() -> None:
+    t = load_transcript(CODEX_FIXTURE)
+    result = apply_compaction(t.messages, TruncationStrategy(trigger=tokens_exceed(10)))
+    report = analyze(t, result)
+    assert report.providers == ("openai-responses",)
+    assert report.providers_note == "checked for openai-responses, the transcript's own API"
+    assert report.to_dict()["providers_note"] == report.providers_note
+    assert not [p for p in report.problems if p.kind == "system_not_leading"]
+    chosen = analyze(t, result, providers=["anthropic"])
+    assert chosen.providers == ("anthropic",)
+    assert chosen.providers_note == "checked for anthropic, as chosen"
+    wire = small_transcript()
+    plain = analyze(wire, apply_compaction(wire, TruncationStrategy(trigger=tokens_exceed(10))))
+    assert plain.providers == DEFAULT_PROVIDERS
+    assert plain.providers_note == "checked for openai-chat and anthropic, the default"

@@ -190,6 +190,7 @@ def test_pre_existing_and_introduced_protocol_problems_are_told_apart(app) -> No
     at = _analysis(app, preset("truncation", 100000), sample="unresolved")
     no_exceptions(at)
     table = frame(at, "an_problems")
+    assert "Checked for openai-chat and anthropic, the default." in texts(at)
     assert not any(table["introduced"])
     assert "unresolved" in " ".join(table["kind"])
     last = len(unresolved()) - 1

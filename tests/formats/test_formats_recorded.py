@@ -57,6 +57,28 @@ def test_a_summary_event_at_the_top_of_a_log_is_a_title_not_a_compaction() -> No
     )
 
 
+#: Responses items the model writes (one model turn's run of them is one assistant message).
+_CODEX_ASSISTANT_ITEMS = frozenset(
+    {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
+)
+
+
+def _codex_messages(records: list[dict[str, Any]]) -> int:
+    """Messages of rollout records: a response item each, but consecutive assistant items
+    (only non-message records between them, no ``turn_context``) make one."""
+    count, in_turn = 0, False
+    for r in records:
+        if r["type"] == "turn_context":
+            in_turn = False
+        if r["type"] != "response_item" or r["payload"].get("type") == "ghost_snapshot":
+            continue
+        payload = r["payload"]
+        assistant = payload.get("role") == "assistant" or payload["type"] in _CODEX_ASSISTANT_ITEMS
+        count += 0 if assistant and in_turn else 1
+        in_turn = assistant
+    return count
+
+
 def test_codex_compacted_record_with_replacement_history() -> None:
     records = _lines("codex_rollout.jsonl")
     pos = next(i for i, r in enumerate(records) if r["type"] == "compacted")
@@ -65,7 +87,7 @@ def test_codex_compacted_record_with_replacement_history() -> None:
     assert t.format == "codex" and "'compacted' records" in t.detection
     (c,) = t.compactions
     assert c.source == "codex.compacted"
-    messages_before = sum(1 for r in records[:pos] if r["type"] == "response_item")
+    messages_before = _codex_messages(records[:pos])
     assert c.index == messages_before
     assert c.after is not None and len(c.after) == len(replacement)
     assert c.summary == replacement[-1]["content"][0]["text"]

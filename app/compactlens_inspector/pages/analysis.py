@@ -394,6 +394,9 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
         f"(`any`): **{num(len(report.problems))}** problems in the compacted request, "
         f"**{num(len(introduced))}** introduced by the compaction ({num(len(errors))} errors)."
     )
+    note = report.providers_note
+    if note:  # which providers and why: the transcript's own API, as chosen, the default
+        st.caption(note[:1].upper() + note[1:] + ".")
     if not report.problems:
         st.success("No provider would reject the compacted request.", icon=":material/check:")
         return

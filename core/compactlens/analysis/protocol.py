@@ -2,8 +2,13 @@
 
 The rules live in :mod:`compactlens.engine.providers` (the engine keeps them while it
 compacts); :func:`check_protocol` applies them to wire dicts or :class:`Message` objects.
-Reports check ``openai-chat`` and ``anthropic`` unless told otherwise (``gemini`` shares the
-Anthropic rules, ``openai-responses`` adds only the empty-request rule).
+Unless told otherwise, the messages of a transcript whose format is written for one API
+(a Codex rollout or a Responses request: ``openai-responses``; a Claude Code log or an
+Anthropic request: ``anthropic``) are checked for that API, the one they were sent to;
+others (Chat Completions messages, the neutral form many APIs accept) are checked for
+``openai-chat`` and ``anthropic`` (``gemini`` shares the Anthropic rules,
+``openai-responses`` adds only the empty-request rule). :func:`chosen_providers` says which
+and why, in words a report shows.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from compactlens.engine.providers import (
     ProtocolProblem,
     Provider,
     check_provider,
+    provider_for_format,
     provider_problems,
 )
-from compactlens.formats.caller import from_caller
+from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.messages import Message
 
 #: The providers a check may name (``any``, pairing only, is always checked).
@@ -27,23 +33,61 @@ PROVIDERS: tuple[Provider, ...] = ("openai-chat", "openai-responses", "anthropic
 #: The providers reports check by default.
 DEFAULT_PROVIDERS: tuple[Provider, ...] = ("openai-chat", "anthropic")
 
-__all__ = ["DEFAULT_PROVIDERS", "PROVIDERS", "ProtocolProblem", "check_protocol"]
+__all__ = [
+    "DEFAULT_PROVIDERS",
+    "PROVIDERS",
+    "ProtocolProblem",
+    "check_protocol",
+    "chosen_providers",
+]
+
+
+def _names(providers: Sequence[str]) -> str:
+    return " and ".join(", ".join(providers).rsplit(", ", 1))
+
+
+def own_provider(caller: CallerMessages) -> Provider | None:
+    """The API the transcript of ``caller``'s messages was written for, when its format
+    names one and that is not Chat Completions (the neutral form many APIs accept, and
+    the form of wire dicts a caller passes)."""
+    formats = {m.wire_format for m in caller.messages if m.wire_format}
+    if len(formats) != 1:
+        return None
+    own = provider_for_format(formats.pop())
+    return None if own in ("any", "openai-chat") else own
+
+
+def chosen_providers(
+    providers: Iterable[str] | None, caller: CallerMessages
+) -> tuple[tuple[Provider, ...], str]:
+    """The providers to check ``caller``'s messages for (``providers`` when given) and a
+    sentence saying which and why."""
+    if providers is not None:
+        chosen = tuple(check_provider(p) for p in providers)
+        return chosen, f"checked for {_names(chosen)}, as chosen"
+    own = own_provider(caller)
+    if own is not None:
+        return (own,), f"checked for {own}, the transcript's own API"
+    return DEFAULT_PROVIDERS, f"checked for {_names(DEFAULT_PROVIDERS)}, the default"
 
 
 def check_protocol(
     messages: Sequence[Any],
-    providers: Iterable[str] = DEFAULT_PROVIDERS,
+    providers: Iterable[str] | None = None,
     *,
     index: MessageIndex | None = None,
 ) -> tuple[ProtocolProblem, ...]:
     """Pairing problems plus each provider's role-order problems, sorted by message index.
 
     ``messages`` are wire dicts (OpenAI Chat Completions) or :class:`Message` objects.
-    ``index``: an index built over these very messages, whose pairing problems are used
-    instead of scanning for them again (an index over other messages is ignored).
+    ``providers``: default: the transcript's own API, else :data:`DEFAULT_PROVIDERS`
+    (see :func:`chosen_providers`). ``index``: an index built over these very messages,
+    whose pairing problems are used instead of scanning for them again (an index over
+    other messages is ignored).
     """
-    chosen = tuple(check_provider(p) for p in providers)
-    msgs = from_caller(messages).messages
+    caller = from_caller(messages)
+    chosen, _ = chosen_providers(providers, caller)
+    msgs = caller.messages
     pairing = index.problems if index is not None and _indexes(index, msgs) else None
     return tuple(provider_problems(msgs, chosen, pairing=pairing))
 

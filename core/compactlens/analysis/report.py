@@ -35,7 +35,7 @@ from compactlens.analysis.cache import (
 )
 from compactlens.analysis.facts import Fact, FactReport, fact_survival
 from compactlens.analysis.judge import judge_survival
-from compactlens.analysis.protocol import DEFAULT_PROVIDERS, ProtocolProblem, check_protocol
+from compactlens.analysis.protocol import ProtocolProblem, check_protocol, chosen_providers
 from compactlens.analysis.retrigger import (
     DEFAULT_HORIZON,
     DEFAULT_MAX_FRACTION,
@@ -84,6 +84,9 @@ class CompactionReport:
     introduced: tuple[ProtocolProblem, ...]
     providers: tuple[str, ...]
     warnings: tuple[str, ...]
+    #: Which providers were checked and why ("checked for openai-responses, the
+    #: transcript's own API").
+    providers_note: str = ""
 
     @property
     def errors(self) -> tuple[ProtocolProblem, ...]:
@@ -104,6 +107,7 @@ class CompactionReport:
             "cache": self.cache.to_dict(),
             "retrigger": self.retrigger.to_dict(),
             "providers": list(self.providers),
+            "providers_note": self.providers_note,
             "problems": [p.to_dict() for p in self.problems],
             "introduced_problems": [p.to_dict() for p in self.introduced],
             "warnings": list(self.warnings),
@@ -149,6 +153,7 @@ class AnalysisOverview:
     introduced: tuple[ProtocolProblem, ...]
     providers: tuple[str, ...]
     warnings: tuple[str, ...]
+    providers_note: str = ""
 
     def with_facts(self, facts: FactReport) -> CompactionReport:
         """The whole report: this overview plus ``facts`` (whose findings come first)."""
@@ -168,6 +173,7 @@ class AnalysisOverview:
             introduced=self.introduced,
             providers=self.providers,
             warnings=(*fact_warnings(facts), *self.warnings),
+            providers_note=self.providers_note,
         )
 
 
@@ -353,7 +359,7 @@ class _OverviewSettings:
     tokenizer: Tokenizer | None
     model: str | None
     price_table: Mapping[str, ModelPrices]
-    providers: Iterable[str]
+    providers: Iterable[str] | None
     max_fraction: float
     horizon: int
 
@@ -372,7 +378,7 @@ def analyze(
     tokenizer: Tokenizer | None = None,
     model: str | None = None,
     price_table: Mapping[str, ModelPrices] = DEFAULT_PRICES,
-    providers: Iterable[str] = DEFAULT_PROVIDERS,
+    providers: Iterable[str] | None = None,
     max_fraction: float = DEFAULT_MAX_FRACTION,
     horizon: int = DEFAULT_HORIZON,
     fact_cache: dict[int, list[Fact]] | None = None,
@@ -387,6 +393,10 @@ def analyze(
     an optional summarizer asked for a graded, clearly labelled score. ``fact_cache``:
     a dict kept by the caller for every analysis of the same ``original`` (facts are
     extracted once per original message; see :func:`~compactlens.analysis.fact_survival`).
+    ``providers``: the APIs protocol problems are checked for; default: the transcript's
+    own API when ``original`` was read from a format written for one (a Codex rollout:
+    ``openai-responses``), else ``openai-chat`` and ``anthropic``; the report's
+    ``providers_note`` says which and why.
 
     The same as :func:`analyze_overview` completed with :func:`analyze_facts` (a page
     can show the overview while fact survival is computed).
@@ -453,7 +463,7 @@ def analyze_overview(
     tokenizer: Tokenizer | None = None,
     model: str | None = None,
     price_table: Mapping[str, ModelPrices] = DEFAULT_PRICES,
-    providers: Iterable[str] = DEFAULT_PROVIDERS,
+    providers: Iterable[str] | None = None,
     max_fraction: float = DEFAULT_MAX_FRACTION,
     horizon: int = DEFAULT_HORIZON,
 ) -> AnalysisOverview:
@@ -525,11 +535,11 @@ def _overview(
         horizon=settings.horizon,
     )
 
-    chosen_providers = tuple(settings.providers)
-    problems = check_protocol(projection, chosen_providers, index=compacted_index)
+    chosen, providers_note = chosen_providers(settings.providers, caller)
+    problems = check_protocol(projection, chosen, index=compacted_index)
     before = {
         _problem_key(p, original_msgs)
-        for p in check_protocol(original_msgs, chosen_providers, index=original_index)
+        for p in check_protocol(original_msgs, chosen, index=original_index)
     }
     introduced = tuple(p for p in problems if _problem_key(p, projection) not in before)
 
@@ -557,6 +567,7 @@ def _overview(
         retrigger=retrigger,
         problems=problems,
         introduced=introduced,
-        providers=chosen_providers,
+        providers=chosen,
         warnings=tuple(warnings),
+        providers_note=providers_note,
     )

@@ -42,6 +42,7 @@ _FORMAT_PROVIDER: dict[str, Provider] = {
     "openai-responses": "openai-responses",
     "anthropic": "anthropic",
     "claude-code": "anthropic",
+    "codex": "openai-responses",
 }
 
 

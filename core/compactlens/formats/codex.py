@@ -9,6 +9,15 @@ records (and response items of kinds the Responses API does not define, such as
 A compaction is a ``compacted`` record (``message``: the summary in older files;
 ``replacement_history``: the Responses items the agent continued with in newer ones),
 followed by an ``event_msg`` of type ``context_compacted``.
+
+Codex writes each output item of one model response as its own ``response_item``:
+reasoning, text and every call of a turn with parallel tool calls, then the calls'
+outputs. The assistant items of one model turn (consecutive ``response_item`` records
+read as assistant messages, with only records that are not messages between them) are
+one assistant message, as the Responses and Chat Completions APIs see the turn: its
+``wire`` is the tuple of records and its meta ``positions`` their indices, so an
+unchanged turn is written back record by record at its positions. A ``turn_context``
+or ``compacted`` record ends a turn.
 """
 
 from __future__ import annotations
@@ -18,11 +27,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compactlens.formats import openai_responses as responses
-from compactlens.formats._common import expect_map, fail, original_of
+from compactlens.formats._common import blocks_for, expect_map, fail, make_message, original_of
 from compactlens.formats._recorded import first_positions, message_at, opt_int, opt_text
-from compactlens.formats.base import META_POSITIONS, Encoded, Split, WireFormat
+from compactlens.formats.base import META_PART_BLOCKS, META_POSITIONS, Encoded, Split, WireFormat
 from compactlens.model.errors import TranscriptError
-from compactlens.model.messages import Message, OpaquePart
+from compactlens.model.messages import (
+    MediaPart,
+    Message,
+    OpaquePart,
+    Part,
+    ReasoningPart,
+    TextPart,
+)
 from compactlens.model.recorded import RecordedCompaction
 
 NAME = "codex"
@@ -39,10 +55,34 @@ def _item(payload: Mapping[str, Any], source: str, loc: str) -> Message:
         raise TranscriptError(exc.message, source=source, location=f"{loc}{rest}") from None
 
 
+#: Records that end an assistant turn although they are not messages.
+TURN_ENDS = ("turn_context", "compacted")
+
+
+def _turn(run: Sequence[tuple[int, Mapping[str, Any], Message]]) -> Message:
+    """One message for the records of ``run`` (one record, or an assistant turn)."""
+    if len(run) == 1:
+        pos, record, message = run[0]
+        meta = {**message.meta, META_POSITIONS: (pos,)}
+        return dataclasses.replace(message, wire=record, wire_format=NAME, meta=meta, origin=record)
+    parts: list[Part] = []
+    blocks: list[Any] = []
+    for _, _, m in run:
+        parts.extend(m.parts)
+        blocks.extend(blocks_for(m, responses.NAME))
+    records = tuple(record for _, record, _ in run)
+    positions = tuple(pos for pos, _, _ in run)
+    return make_message(
+        "assistant", parts, blocks, wire=records, fmt=NAME, meta={META_POSITIONS: positions}
+    )
+
+
 def split(items: Sequence[Any], source: str = "<input>") -> Split:
-    """Messages of the ``response_item`` records; every other record passes through."""
+    """Messages of the ``response_item`` records (one per assistant turn); every other
+    record passes through."""
     messages: list[Message] = []
     passthrough: list[tuple[int, Any]] = []
+    run: list[tuple[int, Mapping[str, Any], Message]] = []
     for i, raw in enumerate(items):
         loc = f"messages[{i}]"
         record = expect_map(raw, source, loc, "a rollout record object")
@@ -50,17 +90,22 @@ def split(items: Sequence[Any], source: str = "<input>") -> Split:
         if not isinstance(kind, str):
             fail("a rollout record needs a string 'type'", source, f"{loc}.type")
         payload = expect_map(record.get("payload"), source, f"{loc}.payload", "a payload object")
-        if kind != "response_item":
+        is_item = kind == "response_item" and (
+            payload.get("type") in responses.ITEM_TYPES or "role" in payload
+        )
+        if not is_item:  # other records, ghost snapshots and other local items
             passthrough.append((i, record))
-            continue
-        if payload.get("type") not in responses.ITEM_TYPES and "role" not in payload:
-            passthrough.append((i, record))  # ghost snapshots and other local items
+            if kind in TURN_ENDS and run:
+                messages.append(_turn(run))
+                run = []
             continue
         message = _item(payload, source, f"{loc}.payload")
-        meta = {**message.meta, META_POSITIONS: (i,)}
-        messages.append(
-            dataclasses.replace(message, wire=record, wire_format=NAME, meta=meta, origin=record)
-        )
+        if run and not (message.role == "assistant" == run[-1][2].role):
+            messages.append(_turn(run))
+            run = []
+        run.append((i, record, message))
+    if run:
+        messages.append(_turn(run))
     if items and not messages and not passthrough:
         fail("no rollout records", source, "messages[0]")
     return Split(messages, passthrough)
@@ -82,13 +127,70 @@ def _as_responses(message: Message) -> Message:
     )
 
 
+def _stage(part: Part) -> int:
+    """Where the Responses encoder writes a part: reasoning, then the message, then calls."""
+    if isinstance(part, ReasoningPart):
+        return 0
+    if isinstance(part, OpaquePart) and part.type == "encrypted_reasoning":
+        return 0
+    if isinstance(part, (TextPart, MediaPart)):
+        return 1
+    return 2
+
+
+def _segments(message: Message) -> list[Message]:
+    """A changed assistant turn as Responses messages the encoder writes in their order
+    (a new one wherever a part comes before the previous part's kind of item, and for
+    each reasoning item)."""
+    out: list[list[tuple[Part, Any]]] = []
+    last, last_block = 3, None
+    for pair in zip(message.parts, blocks_for(message, NAME), strict=True):
+        stage, block = _stage(pair[0]), pair[1]
+        other_item = stage == last == 0 and block is not None and block is not last_block
+        if stage < last or other_item or not out:
+            out.append([])
+        out[-1].append(pair)
+        last, last_block = stage, block
+    return [
+        Message(
+            role=message.role,
+            parts=tuple(p for p, _ in run),
+            name=message.name,
+            wire_format=responses.NAME,
+            meta={META_PART_BLOCKS: tuple(b for _, b in run)},
+        )
+        for run in out
+    ]
+
+
+def _stamps(record: Any) -> list[tuple[Any, Any]]:
+    """(payload, timestamp) of the record or records a message was read from."""
+    records = record if isinstance(record, tuple) else (record,)
+    return [(r.get("payload"), r.get("timestamp")) for r in records if isinstance(r, Mapping)]
+
+
 def encode(message: Message) -> Encoded:
-    """``response_item`` records wrapping the Responses items of a message."""
-    inner = responses.encode(_as_responses(message))
+    """``response_item`` records wrapping the Responses items of a message.
+
+    A changed assistant turn read from several records is written as one record per
+    item again; an item equal to one it was read from keeps that record's timestamp.
+    """
     record = original_of(message) if message.wire_format == NAME else None
-    stamp = record.get("timestamp") if isinstance(record, Mapping) else None
+    if isinstance(record, tuple):
+        items: list[Any] = []
+        notes: list[tuple[str, str]] = []
+        for segment in _segments(message):
+            encoded = responses.encode(segment)
+            items.extend(encoded.items)
+            notes.extend(n for n in encoded.notes if n not in notes)
+        inner = Encoded(tuple(items), tuple(notes))
+    else:
+        inner = responses.encode(_as_responses(message))
+    stamps = _stamps(record)
+    stamp = stamps[0][1] if stamps else None
     out: list[dict[str, Any]] = []
     for item in inner.items:
+        stamp = next((s for payload, s in stamps if payload == item), stamp)
         line: dict[str, Any] = {} if stamp is None else {"timestamp": stamp}
         line.update({"type": "response_item", "payload": item})
         out.append(line)
