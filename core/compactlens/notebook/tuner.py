@@ -27,7 +27,7 @@ from compactlens.notebook.config import (
     settings_for,
     unset_parameters,
 )
-from compactlens.notebook.widgets import clear, in_kernel, load_widgets, show
+from compactlens.notebook.widgets import clear, in_kernel, load_widgets, show, show_figure
 from compactlens.summarizers import ExtractiveSummarizer, Summarizer
 from compactlens.transcript import Transcript
 
@@ -273,7 +273,7 @@ class Tuner:
         clear(self.chart)
         if fig is not None:
             with self.chart:
-                show(fig)
+                show_figure(fig)
 
 
 def tune(

@@ -1,9 +1,10 @@
-"""The two things the notebook tools need from Jupyter, imported on first use: the
-ipywidgets module, and a way to show a value (a no-op outside a running kernel, so scripts
-and tests drive a tuner without printing reprs)."""
+"""The things the notebook tools need from Jupyter, imported on first use: the ipywidgets
+module, and ways to show a value or a plotly figure (no-ops outside a running kernel, so
+scripts and tests drive a tuner without printing reprs)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from compactlens.model.errors import MissingDependencyError
@@ -36,6 +37,21 @@ def show(value: Any) -> None:
         from IPython.display import display
 
         display(value)  # type: ignore[no-untyped-call]
+
+
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+
+
+def show_figure(fig: Any) -> None:
+    """Display a plotly figure as plotly's own mimetype only (the ``plotly_mimetype``
+    renderer), whatever ``plotly.io.renderers.default`` says: a renderer such as
+    ``notebook`` would put all of plotly.js (about 5 MB) into the widget's output, which
+    bloats saved notebooks and stalls headless runs (nbconvert, papermill)."""
+    if in_kernel():
+        from IPython.display import display
+
+        figure = json.loads(fig.to_json())
+        display({PLOTLY_MIME: figure, "text/plain": "<plotly figure>"}, raw=True)  # type: ignore[no-untyped-call]
 
 
 def clear(output: Any) -> None:

@@ -1,0 +1,79 @@
+"""Every notebook in ``examples/`` runs headless the way users run it: ``jupyter nbconvert
+--to notebook --execute`` with default settings (nbconvert's own executor, which uses the
+asynchronous kernel client), finishing within two minutes, into a file under 1 MB (the
+figures travel as plotly's mimetype, never with plotly.js inside a widget's output).
+
+The committed notebooks are never rewritten: the executed copies go to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO_ROOT / "examples"
+NOTEBOOKS = sorted(p.name for p in EXAMPLES.glob("*.ipynb"))
+LIMIT_SECONDS = 120
+LIMIT_BYTES = 1_000_000
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def _nbconvert(name: str, out_dir: Path) -> Path:
+    command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute"]
+    command += ["--output-dir", str(out_dir), str(EXAMPLES / name)]
+    try:
+        done = subprocess.run(
+            command, cwd=EXAMPLES, capture_output=True, text=True, timeout=LIMIT_SECONDS
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"nbconvert --execute {name} did not finish within {LIMIT_SECONDS} s")
+    assert done.returncode == 0, done.stderr[-4000:]
+    return out_dir / name
+
+
+def _output_models(nb: Any) -> dict[str, Any]:
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    return {k: m["state"] for k, m in state.items() if m.get("model_name") == "OutputModel"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(LIMIT_SECONDS + 60)
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_nbconvert_executes_the_notebook_quickly_into_a_small_file(
+    name: str, tmp_path: Path
+) -> None:
+    executed = _nbconvert(name, tmp_path)
+    size = executed.stat().st_size
+    assert size < LIMIT_BYTES, f"{name} executed is {size:,} bytes"
+    nb = nbformat.read(executed, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert outputs, f"{name} produced no output"
+    assert [o for o in outputs if o.output_type == "error"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(LIMIT_SECONDS + 60)
+def test_the_tuner_cell_shows_its_panel_and_figure_under_nbconvert(tmp_path: Path) -> None:
+    nb = nbformat.read(_nbconvert("tune.ipynb", tmp_path), as_version=4)
+    cells = [c for c in nb.cells if "tuner" in c.metadata.get("tags", [])]
+    assert cells, "tune.ipynb has a cell tagged tuner"
+    views = [o for c in cells for o in c.outputs if WIDGET_MIME in o.get("data", {})]
+    assert len(views) == 1, "the tuner cell shows one widget panel"
+    charts = [
+        o["data"][PLOTLY_MIME]
+        for m in _output_models(nb).values()
+        for o in m.get("outputs", [])
+        if PLOTLY_MIME in o.get("data", {})
+    ]
+    assert charts and charts[-1].get("data"), "the tuner's chart holds a plotly figure"
+    for model in _output_models(nb).values():
+        for output in model.get("outputs", []):
+            assert "text/html" not in output.get("data", {}), "no HTML (plotly.js) in a widget"
