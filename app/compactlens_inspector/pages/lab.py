@@ -1,5 +1,5 @@
-"""Strategy lab: build a strategy or a pipeline and see the result live: tokens before and
-after, the budget bar, every group coloured by its decision, the status.
+"""Strategy lab: build a strategy or a pipeline and see the result live: the run's verdict
+on top, tokens before and after, the budget bar, every group coloured by its decision.
 
 The builder and its preview are one fragment in the page body (builder on the left,
 preview on the right): a parameter change re-runs only them, not the whole app. The
@@ -12,11 +12,12 @@ import streamlit as st
 import compactlens.viz as figures
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
-from compactlens_inspector.components.analysis_summary import analysis_summary
+from compactlens_inspector.components.analysis_summary import analysis_summary, analysis_wanted
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.verdict_bar import verdict_bar
 from compactlens_inspector.lab.config import LabConfig, config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -77,16 +78,20 @@ def _events_table(outcome: RunOutcome) -> None:
 
 
 def _preview(config: LabConfig) -> None:
-    st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
     outcome = state.run()
+    if outcome is not None and outcome.result is not None:
+        # The one verdict of the page, from the same analysis as the analysis card below.
+        judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
+        if judged is not None:
+            verdict_bar(judged, key="lab_verdict")
+    st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
     if outcome is None:
         return
     if outcome.result is None:
-        budget_bar.status_line(outcome)
+        budget_bar.status_line(outcome)  # the configuration error
         return
     r = outcome.result
     budget_bar.metric_cards(r, config, key="lab_metrics")
-    budget_bar.status_line(outcome)
     _usage(outcome)
     # The gauge is the budget picture (before and after against trigger and target):
     # HTML, so a change does not redraw a second plotly chart for the same numbers.
