@@ -9,6 +9,7 @@ choices share one computation.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 import streamlit as st
@@ -16,6 +17,7 @@ import streamlit as st
 from compactlens import MessageIndex
 from compactlens.analysis import AnalysisOverview, CompactionReport, FactReport, FixSearch
 from compactlens.analysis.verdict import Verdict, verdict
+from compactlens.engine.result import CompactionResult
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
 from compactlens_inspector.lab.runs import RunOutcome
@@ -143,7 +145,22 @@ def run_verdict(outcome: RunOutcome | None = None, *, measured: bool = True) -> 
     provider = out.guards.provider if out.guards is not None else None
     if report is None or provider not in report.providers:
         provider = None
-    return verdict(analysed_result(out), report, provider=provider)
+    return verdict(_with_target(out), report, provider=provider)
+
+
+def _with_target(out: RunOutcome) -> Any:
+    """What the verdict judges: :func:`analysed_result`, and for an engine run planned
+    without its explanation (the live preview) the target and smallest target that the
+    explanation would hold (the configuration's target; the tokens the run reached)."""
+    judged = analysed_result(out)
+    if not isinstance(judged, CompactionResult) or judged.status == "unchanged":
+        return judged
+    ex = judged.explanation
+    if ex.target_tokens is not None:
+        return judged
+    smallest = judged.tokens_after if judged.status == "cannot-fit" else None
+    filled = replace(ex, target_tokens=out.config.target_tokens, smallest_target=smallest)
+    return replace(judged, explanation=filled)
 
 
 def nonce() -> int:
