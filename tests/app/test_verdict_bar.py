@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from apptest_helpers import REPO_ROOT, go, no_exceptions, plain
+from apptest_helpers import REPO_ROOT, go, metric_int, no_exceptions, plain
 
 from compactlens import (
     CharEstimator,
@@ -81,6 +81,9 @@ def test_the_bar_is_the_library_verdict(app, sample: str, name: str, budget: int
     assert f"**Next step:** {expected.next_step}" in text
     for reason in expected.costs:
         assert reason.text in text
+    # The card below the bar counts groups as the verdict does.
+    assert expected.numbers.groups is not None
+    assert metric_int(at, "Groups kept") == expected.numbers.groups["kept"]
     for reason in expected.reasons:
         if reason.level == "safe" and reason.code != "target":
             assert reason.text not in text  # only the checks that did not pass

@@ -79,6 +79,7 @@ def _events_table(outcome: RunOutcome) -> None:
 
 def _preview(config: LabConfig) -> None:
     outcome = state.run()
+    judged = None
     if outcome is not None and outcome.result is not None:
         # The one verdict of the page, from the same analysis as the analysis card below.
         judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
@@ -91,7 +92,8 @@ def _preview(config: LabConfig) -> None:
         budget_bar.status_line(outcome)  # the configuration error
         return
     r = outcome.result
-    budget_bar.metric_cards(r, config, key="lab_metrics")
+    groups = judged.numbers.groups if judged is not None else None
+    budget_bar.metric_cards(r, config, key="lab_metrics", groups=groups)
     _usage(outcome)
     # The gauge is the budget picture (before and after against trigger and target):
     # HTML, so a change does not redraw a second plotly chart for the same numbers.
