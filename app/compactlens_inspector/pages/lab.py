@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 import compactlens.viz as figures
+from compactlens.analysis.verdict import Verdict
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.analysis_summary import analysis_summary, analysis_wanted
@@ -77,14 +78,26 @@ def _events_table(outcome: RunOutcome) -> None:
     )
 
 
+def _verdict(outcome: RunOutcome | None) -> Verdict | None:
+    """The page's one verdict, on top, from the same analysis as the analysis card below
+    (with the way to the fix search its next step names when the run does not fit)."""
+    if outcome is None or outcome.result is None:
+        return None
+    judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
+    if judged is not None:
+        verdict_bar(judged, key="lab_verdict")
+    if outcome.result.status == "cannot-fit":
+        st.page_link(
+            "compactlens_inspector/pages/cannot_fit.py",
+            label="Why does it not fit? Open the cannot-fit debugger",
+            icon=":material/troubleshoot:",
+        )
+    return judged
+
+
 def _preview(config: LabConfig) -> None:
     outcome = state.run()
-    judged = None
-    if outcome is not None and outcome.result is not None:
-        # The one verdict of the page, from the same analysis as the analysis card below.
-        judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
-        if judged is not None:
-            verdict_bar(judged, key="lab_verdict")
+    judged = _verdict(outcome)
     st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
     if outcome is None:
         return
@@ -112,12 +125,6 @@ def _preview(config: LabConfig) -> None:
         "groups by decision."
     )
     analysis_summary(outcome)
-    if r.status == "cannot-fit":
-        st.page_link(
-            "compactlens_inspector/pages/cannot_fit.py",
-            label="Why does it not fit? Open the cannot-fit debugger",
-            icon=":material/troubleshoot:",
-        )
     if outcome.boundary is not None:
         with st.expander("compact() boundary analysis", expanded=r.status == "cannot-fit"):
             for line in outcome.boundary.explain():
