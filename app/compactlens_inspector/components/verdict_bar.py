@@ -26,7 +26,7 @@ def unchanged(v: Verdict) -> bool:
     return v.numbers.status == "unchanged"
 
 
-def verdict_text(v: Verdict) -> str:
+def verdict_text(v: Verdict, why: str = "") -> str:
     """The bar's Markdown: headline and summary, the failed checks (and, for a run that
     changed nothing, why), the next step."""
     status = badges.badge(v.numbers.status, "gray")  # the run's own status
@@ -35,13 +35,16 @@ def verdict_text(v: Verdict) -> str:
     costs = [f"- {md_escape(r.text)}" for r in shown]
     if costs:
         lines.append("\n".join(costs))
+    if why:
+        lines.append(f"**Why the run stopped:** {md_escape(why)}")
     lines.append(f"**Next step:** {md_escape(v.next_step)}")
     return "\n\n".join(lines)
 
 
-def verdict_bar(v: Verdict, *, key: str) -> None:
-    """The verdict as one coloured alert in a keyed container (``key``)."""
+def verdict_bar(v: Verdict, *, key: str, why: str = "") -> None:
+    """The verdict as one coloured alert in a keyed container (``key``); ``why``: the
+    run's own reason for ending as it did (a failed summarizer, say), shown as it is."""
     kind, icon = LEVEL_STYLE[v.level]
     alert = {"success": st.success, "warning": st.warning, "error": st.error}[kind]
     with st.container(key=key):
-        alert(verdict_text(v), icon=icon)
+        alert(verdict_text(v, why), icon=icon)

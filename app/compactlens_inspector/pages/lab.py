@@ -84,9 +84,11 @@ def _verdict(outcome: RunOutcome | None) -> Verdict | None:
     if outcome is None or outcome.result is None:
         return None
     judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
+    r = outcome.result
+    why = group_digits(r.reason or "") if r.status == "cannot-fit" else ""
     if judged is not None:
-        verdict_bar(judged, key="lab_verdict")
-    if outcome.result.status == "cannot-fit":
+        verdict_bar(judged, key="lab_verdict", why=why)
+    if r.status == "cannot-fit":
         st.page_link(
             "compactlens_inspector/pages/cannot_fit.py",
             label="Why does it not fit? Open the cannot-fit debugger",
