@@ -36,14 +36,14 @@ def verdict_text(v: Verdict, why: str = "") -> str:
     if costs:
         lines.append("\n".join(costs))
     if why:
-        lines.append(f"**Why the run stopped:** {md_escape(why)}")
+        lines.append(f"**A stage failed:** {md_escape(why)}")
     lines.append(f"**Next step:** {md_escape(v.next_step)}")
     return "\n\n".join(lines)
 
 
 def verdict_bar(v: Verdict, *, key: str, why: str = "") -> None:
-    """The verdict as one coloured alert in a keyed container (``key``); ``why``: the
-    run's own reason for ending as it did (a failed summarizer, say), shown as it is."""
+    """The verdict as one coloured alert in a keyed container (``key``); ``why``: what
+    failed in the run (a summarizer error, say), shown as it is."""
     kind, icon = LEVEL_STYLE[v.level]
     alert = {"success": st.success, "warning": st.warning, "error": st.error}[kind]
     with st.container(key=key):

@@ -85,7 +85,10 @@ def _verdict(outcome: RunOutcome | None) -> Verdict | None:
         return None
     judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
     r = outcome.result
-    why = group_digits(r.reason or "") if r.status == "cannot-fit" else ""
+    # A failed stage (a summarizer error, say) is news the verdict's reasons do not hold;
+    # a missed target is already its first reason.
+    failed = [e for e in r.events if e.event == "failed"]
+    why = group_digits(failed[-1].detail or "a stage failed") if failed else ""
     if judged is not None:
         verdict_bar(judged, key="lab_verdict", why=why)
     if r.status == "cannot-fit":
