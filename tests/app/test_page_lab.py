@@ -108,8 +108,8 @@ def test_compact_mode(app) -> None:
     at = _lab(app, LabConfig(mode="compact", compact=CompactSettings(20000, 4, 60000)))
     no_exceptions(at)
     assert at.segmented_control(key="sb_mode").value == "compact"
-    # The sample is far below 60,000 tokens: the trigger does not fire.
-    assert "No trigger fired" in plain(texts(at))
+    # The sample is far below 60,000 tokens: the trigger does not fire (the verdict's words).
+    assert "No compaction was needed: no trigger fired" in plain(texts(at))
     at.number_input(key="sb_compact_trigger").set_value(0)
     at.number_input(key="sb_compact_target").set_value(2000).run()
     no_exceptions(at)

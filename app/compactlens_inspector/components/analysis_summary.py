@@ -16,26 +16,33 @@ from compactlens_inspector.views.analysis import recall_text, turns_text
 LIVE_ANALYSIS_MAX_MESSAGES = 2_000
 
 
+def analysis_wanted(outcome: RunOutcome) -> bool:
+    """Whether the lab analyzes this run now: always up to
+    :data:`LIVE_ANALYSIS_MAX_MESSAGES` messages, above that once the visitor asked."""
+    result = outcome.result
+    if result is None or result.messages_before <= LIVE_ANALYSIS_MAX_MESSAGES:
+        return True
+    return bool(st.session_state.get("lab_analysis_for") == outcome.config.key())
+
+
 def analysis_summary(outcome: RunOutcome) -> None:
     """A bordered row of the analysis' key numbers with a link to the Analysis page.
 
     On long transcripts the analysis runs on request (a button), not on every change.
     """
     result = outcome.result
-    if result is not None and result.messages_before > LIVE_ANALYSIS_MAX_MESSAGES:
-        wanted = st.session_state.get("lab_analysis_for") == outcome.config.key()
-        if not wanted:
-            with st.container(border=True):
-                head = st.columns([3, 1], vertical_alignment="center")
-                head[0].markdown(
-                    f"**Analysis** · not run live on transcripts over "
-                    f"{num(LIVE_ANALYSIS_MAX_MESSAGES)} messages (this one has "
-                    f"{num(result.messages_before)}), so that parameter changes stay fast."
-                )
-                if head[1].button("Analyze this run", key="lab_analyze"):
-                    st.session_state["lab_analysis_for"] = outcome.config.key()
-                    st.rerun()
-            return
+    if result is not None and not analysis_wanted(outcome):
+        with st.container(border=True):
+            head = st.columns([3, 1], vertical_alignment="center")
+            head[0].markdown(
+                f"**Analysis** · not run live on transcripts over "
+                f"{num(LIVE_ANALYSIS_MAX_MESSAGES)} messages (this one has "
+                f"{num(result.messages_before)}), so that parameter changes stay fast."
+            )
+            if head[1].button("Analyze this run", key="lab_analyze"):
+                st.session_state["lab_analysis_for"] = outcome.config.key()
+                st.rerun()
+        return
     report = state.analysis(outcome)
     if report is None:
         return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import streamlit as st
 
 import compactlens.viz as figures
@@ -27,11 +29,18 @@ STATUS_ICON = {
 }
 
 
-def metric_cards(result: CompactionResult, config: LabConfig, *, key: str) -> None:
+def metric_cards(
+    result: CompactionResult,
+    config: LabConfig,
+    *,
+    key: str,
+    groups: Mapping[str, int] | None = None,
+) -> None:
     """Tokens before / after (with the saving), messages, groups kept and the target.
 
-    Cards of fixed widths that wrap on a narrow window (equal columns cut a number like
-    6,435,832 at 1,024 px).
+    ``groups``: the verdict's groups by decision (then "Groups kept" counts what the
+    verdict calls kept, and its help names the rest). Cards of fixed widths that wrap on a
+    narrow window (equal columns cut a number like 6,435,832 at 1,024 px).
     """
     saved = result.tokens_saved
     pct = f"{-saved / result.tokens_before:.0%}" if result.tokens_before else "0%"
@@ -51,12 +60,20 @@ def metric_cards(result: CompactionResult, config: LabConfig, *, key: str) -> No
                 num(result.messages_after),
                 help=f"{num(result.messages_before)} before",
             ),
-            Card("Groups kept", num(groups_kept(result))),
+            _groups_card(result, groups),
             Card("Target", num(target) if target is not None else "—"),
         ],
         key=key,
         width=CARD_WIDTH,
     )
+
+
+def _groups_card(result: CompactionResult, groups: Mapping[str, int] | None) -> Card:
+    if groups is None:
+        return Card("Groups kept", num(groups_kept(result)))
+    rest = [f"{num(n)} {label}" for label, n in groups.items() if label != "kept" and n]
+    detail = ", ".join(rest) if rest else "nothing else"
+    return Card("Groups kept", num(groups.get("kept", 0)), help=f"Kept as they are; {detail}.")
 
 
 def status_text(result: CompactionResult) -> str:

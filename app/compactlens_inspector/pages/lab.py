@@ -1,5 +1,5 @@
-"""Strategy lab: build a strategy or a pipeline and see the result live: tokens before and
-after, the budget bar, every group coloured by its decision, the status.
+"""Strategy lab: build a strategy or a pipeline and see the result live: the run's verdict
+on top, tokens before and after, the budget bar, every group coloured by its decision.
 
 The builder and its preview are one fragment in the page body (builder on the left,
 preview on the right): a parameter change re-runs only them, not the whole app. The
@@ -10,13 +10,15 @@ from __future__ import annotations
 import streamlit as st
 
 import compactlens.viz as figures
+from compactlens.analysis.verdict import Verdict
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
-from compactlens_inspector.components.analysis_summary import analysis_summary
+from compactlens_inspector.components.analysis_summary import analysis_summary, analysis_wanted
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.verdict_bar import verdict_bar
 from compactlens_inspector.lab.config import LabConfig, config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -76,17 +78,40 @@ def _events_table(outcome: RunOutcome) -> None:
     )
 
 
+def _verdict(outcome: RunOutcome | None) -> Verdict | None:
+    """The page's one verdict, on top, from the same analysis as the analysis card below
+    (with the way to the fix search its next step names when the run does not fit)."""
+    if outcome is None or outcome.result is None:
+        return None
+    judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
+    r = outcome.result
+    # A failed stage (a summarizer error, say) is news the verdict's reasons do not hold;
+    # a missed target is already its first reason.
+    failed = [e for e in r.events if e.event == "failed"]
+    why = group_digits(failed[-1].detail or "a stage failed") if failed else ""
+    if judged is not None:
+        verdict_bar(judged, key="lab_verdict", why=why)
+    if r.status == "cannot-fit":
+        st.page_link(
+            "compactlens_inspector/pages/cannot_fit.py",
+            label="Why does it not fit? Open the cannot-fit debugger",
+            icon=":material/troubleshoot:",
+        )
+    return judged
+
+
 def _preview(config: LabConfig) -> None:
-    st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
     outcome = state.run()
+    judged = _verdict(outcome)
+    st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
     if outcome is None:
         return
     if outcome.result is None:
-        budget_bar.status_line(outcome)
+        budget_bar.status_line(outcome)  # the configuration error
         return
     r = outcome.result
-    budget_bar.metric_cards(r, config, key="lab_metrics")
-    budget_bar.status_line(outcome)
+    groups = judged.numbers.groups if judged is not None else None
+    budget_bar.metric_cards(r, config, key="lab_metrics", groups=groups)
     _usage(outcome)
     # The gauge is the budget picture (before and after against trigger and target):
     # HTML, so a change does not redraw a second plotly chart for the same numbers.
@@ -105,12 +130,6 @@ def _preview(config: LabConfig) -> None:
         "groups by decision."
     )
     analysis_summary(outcome)
-    if r.status == "cannot-fit":
-        st.page_link(
-            "compactlens_inspector/pages/cannot_fit.py",
-            label="Why does it not fit? Open the cannot-fit debugger",
-            icon=":material/troubleshoot:",
-        )
     if outcome.boundary is not None:
         with st.expander("compact() boundary analysis", expanded=r.status == "cannot-fit"):
             for line in outcome.boundary.explain():

@@ -93,6 +93,7 @@ from compactlens_inspector.state.results import (
     nonce,
     replay,
     run,
+    run_verdict,
     summary_notice,
 )
 from compactlens_inspector.state.url import ensure_source, init_from_url, sync_url, url_notice
@@ -156,6 +157,7 @@ __all__ = [
     "remove_source",
     "replay",
     "run",
+    "run_verdict",
     "sample_index",
     "samples",
     "set_analysis_settings",

@@ -1,5 +1,5 @@
 """This session's results: the run of a configuration over the active transcript, its
-analysis, its fixes and its replay.
+analysis, its verdict, its fixes and its replay.
 
 Each is a cached product (:mod:`~compactlens_inspector.state.products`) under a key made of
 the session's choices (:mod:`~compactlens_inspector.state.inputs`) and of whose API key
@@ -9,12 +9,15 @@ choices share one computation.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 import streamlit as st
 
 from compactlens import MessageIndex
 from compactlens.analysis import AnalysisOverview, CompactionReport, FactReport, FixSearch
+from compactlens.analysis.verdict import Verdict, verdict
+from compactlens.engine.result import CompactionResult
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
 from compactlens_inspector.lab.runs import RunOutcome
@@ -39,7 +42,12 @@ from compactlens_inspector.state.products import (
     planned_run,
     replayed,
 )
-from compactlens_inspector.views.analysis import AnalysisSettings, run_facts, run_overview
+from compactlens_inspector.views.analysis import (
+    AnalysisSettings,
+    analysed_result,
+    run_facts,
+    run_overview,
+)
 
 
 def replay(steps: int) -> list[ReplayStep]:
@@ -120,6 +128,39 @@ def analysis(
     overview = analysis_overview(outcome, settings)
     facts = analysis_facts(outcome) if overview is not None else None
     return overview.with_facts(facts) if overview is not None and facts is not None else None
+
+
+def run_verdict(outcome: RunOutcome | None = None, *, measured: bool = True) -> Verdict | None:
+    """The verdict of ``outcome`` (default: the lab's run), judged with :func:`analysis`
+    (the report the Lab's analysis card shows, with the configuration's triggers) and the
+    guards' provider when the report checked it; None for a configuration error.
+
+    ``measured=False`` judges the run without a report (a long transcript not analyzed
+    live): its checks read "not measured" and the level is never safe.
+    """
+    out = outcome or run()
+    if out is None or out.result is None:
+        return None
+    report = analysis(out) if measured else None
+    provider = out.guards.provider if out.guards is not None else None
+    if report is None or provider not in report.providers:
+        provider = None
+    return verdict(_with_target(out), report, provider=provider)
+
+
+def _with_target(out: RunOutcome) -> Any:
+    """What the verdict judges: :func:`analysed_result`, and for an engine run planned
+    without its explanation (the live preview) the target and smallest target that the
+    explanation would hold (the configuration's target; the tokens the run reached)."""
+    judged = analysed_result(out)
+    if not isinstance(judged, CompactionResult) or judged.status == "unchanged":
+        return judged
+    ex = judged.explanation
+    if ex.target_tokens is not None:
+        return judged
+    smallest = judged.tokens_after if judged.status == "cannot-fit" else None
+    filled = replace(ex, target_tokens=out.config.target_tokens, smallest_target=smallest)
+    return replace(judged, explanation=filled)
 
 
 def nonce() -> int:

@@ -145,7 +145,7 @@ def analysis_tokenizer(index: MessageIndex) -> Tokenizer:
     return memo_tokenizer(index)
 
 
-def _analysed(outcome: RunOutcome) -> Any:
+def analysed_result(outcome: RunOutcome) -> Any:
     """What a run's analysis reads: in ``compact()`` mode the real ``CompactResult`` (its
     replaced range and summarizer usage), otherwise the engine result (None: no result)."""
     if outcome.config.mode == "compact" and outcome.compact is not None:
@@ -162,7 +162,7 @@ def run_overview(
         return None
     return analyze_overview(
         index.messages,
-        _analysed(outcome),
+        analysed_result(outcome),
         triggers=analysis_triggers(outcome.config),
         context_window=settings.context_window,
         prices=settings.chosen,
@@ -180,7 +180,7 @@ def run_facts(
     extracted before. It does not depend on the analysis settings."""
     if outcome.result is None:
         return None
-    return analyze_facts(index.messages, _analysed(outcome), fact_cache=fact_cache)
+    return analyze_facts(index.messages, analysed_result(outcome), fact_cache=fact_cache)
 
 
 def run_analysis(
