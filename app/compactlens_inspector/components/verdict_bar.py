@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compactlens.analysis.verdict import Level, Verdict
+from compactlens.analysis import Verdict
+from compactlens.analysis import VerdictLevel as Level
 from compactlens_inspector.components import badges
 from compactlens_inspector.style.safety import md_escape
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 import compactlens.viz as figures
-from compactlens.analysis.verdict import Verdict
+from compactlens.analysis import Verdict
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.analysis_summary import analysis_summary, analysis_wanted

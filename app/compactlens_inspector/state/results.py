@@ -15,9 +15,15 @@ from typing import Any, cast
 import streamlit as st
 
 from compactlens import MessageIndex
-from compactlens.analysis import AnalysisOverview, CompactionReport, FactReport, FixSearch
-from compactlens.analysis.verdict import Verdict, verdict
-from compactlens.engine.result import CompactionResult
+from compactlens.analysis import (
+    AnalysisOverview,
+    CompactionReport,
+    FactReport,
+    FixSearch,
+    Verdict,
+    verdict,
+)
+from compactlens.engine import CompactionResult
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
 from compactlens_inspector.lab.runs import RunOutcome

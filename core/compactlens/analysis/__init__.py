@@ -80,6 +80,7 @@ from compactlens.analysis.retrigger import (
     growth_from_index,
     strategy_triggers,
 )
+from compactlens.analysis.verdict import Level as VerdictLevel
 from compactlens.analysis.verdict import Reason, Verdict, VerdictNumbers, verdict
 
 __all__ = [
@@ -116,6 +117,7 @@ __all__ = [
     "RetriggerEstimate",
     "StrategyFactory",
     "Verdict",
+    "VerdictLevel",
     "VerdictNumbers",
     "agent_kept",
     "analyze",
