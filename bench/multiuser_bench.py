@@ -255,6 +255,22 @@ def read_runs(log: Path, since: float, until: float) -> list[dict[str, Any]]:
     return runs
 
 
+def runs_of_wave(log: Path, began: float, sessions: Sequence[Session]) -> list[dict[str, Any]]:
+    """The server's script runs of a wave that just ended: those that started between its
+    start and now. A change the browser counted near the end (issued before the wave's
+    nominal end, answered after it) has its run there too; the run's line is written when
+    the script run ends, so wait (at most 10 s) until there are as many runs as counted
+    changes."""
+    ended = time.monotonic()
+    wanted = sum(len(s.changes_s) for s in sessions)
+    deadline = ended + 10.0
+    while True:
+        runs = read_runs(log, began, ended)
+        if len(runs) >= wanted or time.monotonic() > deadline:
+            return runs
+        threading.Event().wait(0.1)
+
+
 # -- the server's memory ---------------------------------------------------------------------------
 
 
@@ -796,7 +812,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             wave.metrics_open, began = run_wave(
                 n, sessions, base_url, chromium, seconds, args.think
             )
-            timed = read_runs(run_log, began, began + seconds)
+            timed = runs_of_wave(run_log, began, sessions)
             wave.server_latency_s = [r["end"] - (r["arrived"] or r["start"]) for r in timed]
             wave.server_run_cpu_s = [r["cpu"] for r in timed]
             wave.wall_s = sampler.now() - t0
