@@ -36,16 +36,14 @@ from compactlens_inspector.serving.egress import (
     is_public,
 )
 from compactlens_inspector.serving.hosting import (
-    ENDPOINT_FAILED,
     OFFICIAL_BASE_URL,
     EndpointError,
-    EndpointFailed,
     HostingConfigError,
-    UniformFailures,
     normalize_base_url,
     policy_from_settings,
     resolve_access,
 )
+from compactlens_inspector.serving.limits import ENDPOINT_FAILED, EndpointFailed, UniformFailures
 
 
 @pytest.fixture

@@ -26,12 +26,14 @@ from compactlens_inspector.serving.hosting import (
     DEFAULT_MODELS,
     SETTINGS,
     HostingConfigError,
+    policy_from_settings,
+)
+from compactlens_inspector.serving.limits import (
     LimitedSummarizer,
     ServerBudget,
     SummaryLimiter,
     SummaryLimitReached,
     TokenCounter,
-    policy_from_settings,
 )
 from compactlens_inspector.serving.preflight import settings_problems
 from compactlens_inspector.state.endpoints import _server_budget

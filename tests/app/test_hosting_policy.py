@@ -23,12 +23,14 @@ from compactlens_inspector.serving.hosting import (
     EndpointError,
     HostingConfigError,
     HostingPolicy,
-    LimitedSummarizer,
-    SummaryLimiter,
-    SummaryLimitReached,
     normalize_base_url,
     policy_from_settings,
     resolve_access,
+)
+from compactlens_inspector.serving.limits import (
+    LimitedSummarizer,
+    SummaryLimiter,
+    SummaryLimitReached,
 )
 
 SERVER_KEY = "sk-server-0123456789abcdef"

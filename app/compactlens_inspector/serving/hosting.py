@@ -13,13 +13,13 @@ Streamlit secrets; see ``docs/deploy.md``):
 * ``COMPACTLENS_ALLOWED_PRIVATE_HOSTS`` (host names, addresses or networks);
 * ``COMPACTLENS_SUMMARY_RPM`` / ``COMPACTLENS_SUMMARY_MAX_TOKENS``: per browser session, at
   most this many summary requests a minute, and this many tokens per request (input plus
-  the output allowance, counted conservatively: :class:`TokenCounter`);
+  the output allowance, counted conservatively: ``limits.TokenCounter``);
 * ``COMPACTLENS_SERVER_RPM`` / ``COMPACTLENS_SERVER_TPM``: for the whole server process,
   across every session, at most this many summary requests and tokens a minute
-  (:class:`ServerBudget`).
+  (``limits.ServerBudget``).
 
-The limits themselves live in :mod:`~compactlens_inspector.serving.limits` (re-exported
-here). URLs are compared after :func:`normalize_base_url`, and the normalised URL is the one
+The limits themselves live in :mod:`~compactlens_inspector.serving.limits` (import them
+from there). URLs are compared after :func:`normalize_base_url`, and the normalised URL is the one
 the client is given, so what was checked is what is called. No Streamlit here: the
 session state and the widgets live in ``state`` and ``components/summarizer_settings.py``.
 """
@@ -33,29 +33,19 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from compactlens.summarizers import OFFICIAL_BASE_URL
 from compactlens_inspector.serving.egress import PrivateHosts, literal_address
 from compactlens_inspector.serving.limits import (
     DEFAULT_MAX_REQUEST_TOKENS,
     DEFAULT_REQUESTS_PER_MINUTE,
     DEFAULT_SERVER_RPM,
     DEFAULT_SERVER_TPM,
-    ENDPOINT_FAILED,
     ENV_MAX_TOKENS,
     ENV_RPM,
     ENV_SERVER_RPM,
     ENV_SERVER_TPM,
-    EndpointFailed,
-    LimitedSummarizer,
-    RefusingSummarizer,
-    ServerBudget,
-    SummaryLimiter,
-    SummaryLimitReached,
-    SummaryRefused,
-    TokenCounter,
-    UniformFailures,
 )
 
-OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 #: The models the server's key may be used with unless the operator lists others.
 DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-5-mini", "gpt-5-nano")
 #: Sent to an endpoint that gets no key (local servers such as Ollama ignore it).
@@ -342,23 +332,13 @@ def _private_literal(url: str, guard: PrivateHosts) -> str:
 
 __all__ = [
     "DEFAULT_MODELS",
-    "ENDPOINT_FAILED",
     "LOCKED_POLICY",
     "NO_KEY",
     "OFFICIAL_BASE_URL",
     "Access",
     "EndpointError",
-    "EndpointFailed",
     "HostingConfigError",
     "HostingPolicy",
-    "LimitedSummarizer",
-    "RefusingSummarizer",
-    "ServerBudget",
-    "SummaryLimitReached",
-    "SummaryLimiter",
-    "SummaryRefused",
-    "TokenCounter",
-    "UniformFailures",
     "normalize_base_url",
     "policy_from_settings",
     "resolve_access",

@@ -21,11 +21,10 @@ from compactlens_inspector.serving.hosting import (
     Access,
     HostingConfigError,
     HostingPolicy,
-    ServerBudget,
-    SummaryLimiter,
     policy_from_settings,
     resolve_access,
 )
+from compactlens_inspector.serving.limits import ServerBudget, SummaryLimiter
 from compactlens_inspector.serving.preflight import streamlit_secrets
 from compactlens_inspector.state.inputs import summarizer_settings
 from compactlens_inspector.state.keys import LIMITER, VISITOR_KEY, VISITOR_TAG

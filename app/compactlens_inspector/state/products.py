@@ -46,7 +46,8 @@ from compactlens_inspector.lab.runs import (
     make_summarizer,
     run_config,
 )
-from compactlens_inspector.serving.hosting import Access, RefusingSummarizer, SummaryLimiter
+from compactlens_inspector.serving.hosting import Access
+from compactlens_inspector.serving.limits import RefusingSummarizer, SummaryLimiter
 from compactlens_inspector.serving.loader import (
     LoadedTranscript,
     Sample,

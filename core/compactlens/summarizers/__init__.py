@@ -28,11 +28,13 @@ from compactlens.summarizers.base import (
 )
 from compactlens.summarizers.caching import CachingSummarizer
 from compactlens.summarizers.extractive import ExtractiveSummarizer
-from compactlens.summarizers.openai import OpenAISummarizer
+from compactlens.summarizers.openai import CREDENTIAL_SETTINGS, OFFICIAL_BASE_URL, OpenAISummarizer
 from compactlens.summarizers.testing import FakeSummarizer, StaticSummarizer
 
 __all__ = [
+    "CREDENTIAL_SETTINGS",
     "FINISH_STOP",
+    "OFFICIAL_BASE_URL",
     "SUMMARY_PROMPT",
     "AsyncSummarizer",
     "CachingSummarizer",

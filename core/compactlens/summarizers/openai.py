@@ -261,4 +261,9 @@ class OpenAISummarizer:
             self._client.close()
 
 
-__all__ = ["CREDENTIAL_SETTINGS", "OpenAISummarizer", "response_from_completion"]
+__all__ = [
+    "CREDENTIAL_SETTINGS",
+    "OFFICIAL_BASE_URL",
+    "OpenAISummarizer",
+    "response_from_completion",
+]
