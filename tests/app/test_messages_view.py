@@ -35,6 +35,23 @@ def test_each_role_has_its_own_label_icon_and_colour() -> None:
     assert [c.badge for c in cards] == [ROLES[r].badge for r in ("system", "user", "assistant")]
 
 
+def test_a_compaction_summary_is_labelled_as_one_with_its_author() -> None:
+    raw = [
+        {"role": "user", "content": "Fix the rounding."},
+        {
+            "role": "user",
+            "content": "This session is being continued from a previous conversation.",
+        },
+        {"role": "user", "content": "Previous conversation summary:\nRounding fixed."},
+    ]
+    labels = [message_card(m, i).label for i, m in enumerate(_messages(raw))]
+    assert labels == [
+        "User",
+        "User · compaction summary (Claude Code)",
+        "User · compaction summary (compactlens)",
+    ]
+
+
 def test_tool_call_and_result_become_folded_cards_with_name_and_size() -> None:
     raw = [
         {"role": "user", "content": "read it"},

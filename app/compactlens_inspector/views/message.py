@@ -25,6 +25,7 @@ from compactlens.model import (
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    summary_form,
 )
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_escape
@@ -39,6 +40,25 @@ ROLE_LABELS = {
     "assistant": "Assistant",
     "tool": "Tool",
 }
+#: How a compaction summary's card names it (beside its role): the agent that wrote it.
+SUMMARY_AUTHORS = {
+    "compactlens": "compactlens",
+    "claude_code": "Claude Code",
+    "codex": "Codex",
+    "langchain": "LangChain",
+    "gemini_cli": "Gemini CLI",
+    "openhands": "OpenHands",
+}
+
+
+def card_label(message: Message) -> str:
+    """The role's label; for a compaction summary, ``User · compaction summary (Claude Code)``."""
+    role = str(message.role)
+    label = ROLE_LABELS.get(role, role)
+    form = summary_form(message)
+    if form is None:
+        return label
+    return f"{label} · compaction summary ({SUMMARY_AUTHORS.get(form, form)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +177,7 @@ def message_card(
     return MessageCard(
         position=position,
         role=role,
-        label=ROLE_LABELS.get(role, role),
+        label=card_label(message),
         badge=role_badge(role),
         icon=ROLE_ICONS.get(role, ":material/chat:"),
         name=message.name or "",

@@ -38,13 +38,13 @@ from compactlens.formats.caller import CallerMessages
 from compactlens.formats.openai_chat import NAME, simple_tool_call
 from compactlens.model.messages import (
     EMPTY_META,
-    SUMMARY_PREFIX,
     Message,
     Part,
     ReasoningPart,
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    text_summary_form,
 )
 from compactlens.model.tokens import (
     CharEstimator,
@@ -188,8 +188,8 @@ def _code(role: str, content: str | None, reasoning: str, calls: bool) -> int:
     """The grouping code of a system, user or assistant message (see ``index._scan``)."""
     if role in _INSTRUCTIONS:
         return _SYSTEM
-    # Message.is_summary: the first part is a text that starts with the prefix.
-    if not reasoning and content and content.startswith(SUMMARY_PREFIX):
+    # Message.is_summary: the first part is a text in a summary form.
+    if not reasoning and content and text_summary_form(content) is not None:
         return _SUMMARY
     if role == "user":
         return _USER

@@ -5,7 +5,8 @@ system, user and assistant messages. An action with ``tool_call_metadata`` is
 a tool call of the model response it came from: the actions of one response
 (one per call it made) are one assistant message, its text and calls read from
 ``model_response`` and its ``wire`` the tuple of the events. An observation
-with ``tool_call_metadata`` is a tool result (its ``content``). Other events
+with ``tool_call_metadata`` is a tool result (its ``content``). A ``condense``
+observation (a condenser's summary) is a user message marked as a summary. Other events
 (``recall``, errors without a tool call, state changes) are not messages and
 are passed through at their positions.
 
@@ -35,6 +36,7 @@ from compactlens.formats._common import (
 )
 from compactlens.formats.base import META_POSITIONS, Encoded, Split, WireFormat
 from compactlens.model.messages import (
+    META_SUMMARY_FORM,
     Message,
     Part,
     ReasoningPart,
@@ -44,6 +46,10 @@ from compactlens.model.messages import (
     ToolResultPart,
 )
 
+#: The summary form of condensation summaries (:data:`compactlens.model.META_SUMMARY_FORM`).
+SUMMARY_FORM = "openhands"
+#: The observation that holds a condenser's summary (``AgentCondensationObservation``).
+CONDENSE = "condense"
 NAME = "openhands-events"
 MESSAGE_KEYS = frozenset(
     {"source", "action", "observation", "message", "args", "content", "tool_call_metadata"}
@@ -58,16 +64,15 @@ class _Builder:
     events: list[Mapping[str, Any]] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)
     remaining: list[Any] = field(default_factory=list)  # call ids not yet seen as actions
+    summary: bool = False  # the agent's condensation summary
 
     def build(self) -> Message:
         wire: Any = self.events[0] if len(self.events) == 1 else tuple(self.events)
+        meta: dict[str, Any] = {META_POSITIONS: tuple(self.positions)}
+        if self.summary:
+            meta[META_SUMMARY_FORM] = SUMMARY_FORM
         return make_message(
-            self.role,
-            self.parts,
-            [None] * len(self.parts),
-            wire=wire,
-            fmt=NAME,
-            meta={META_POSITIONS: tuple(self.positions)},
+            self.role, self.parts, [None] * len(self.parts), wire=wire, fmt=NAME, meta=meta
         )
 
 
@@ -161,6 +166,13 @@ def split(items: Sequence[Any], source: str = "<input>") -> Split:
             output = content if isinstance(content, str) else _text(event, source, loc)
             target = _Builder("tool", None)
             target.parts.append(ToolResultPart(call_id, output, name=name))
+            builders.append(target)
+        elif observation == CONDENSE:
+            content = event.get("content")
+            target = _Builder("user", None, summary=True)
+            target.parts.append(
+                TextPart(content if isinstance(content, str) else _text(event, source, loc))
+            )
             builders.append(target)
         elif action in ("system", "message"):
             if action == "system":

@@ -5,10 +5,10 @@ content parts, tool calls, reasoning), ``ActionEvent`` (one tool call: ``tool_ca
 with ``id``, ``name``, ``arguments``; ``thought``; the actions of one model response
 share ``llm_response_id`` and become one assistant message), ``ObservationEvent``,
 ``UserRejectObservation`` and ``AgentErrorEvent`` (tool results, by ``tool_call_id``)
-and ``CondensationSummaryEvent`` become messages. Other events (``Condensation``,
-``CondensationRequest``, ``ConversationStateUpdateEvent``, ``PauseEvent``...) are
-passed through at their positions. A ``Condensation`` (``forgotten_event_ids``,
-``summary``, ``summary_offset``) is the agent's compaction.
+and ``CondensationSummaryEvent`` (a user message marked as a summary) become messages.
+Other events (``Condensation``, ``CondensationRequest``, ``ConversationStateUpdateEvent``,
+``PauseEvent``...) are passed through at their positions. A ``Condensation``
+(``forgotten_event_ids``, ``summary``, ``summary_offset``) is the agent's compaction.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from compactlens.formats._common import (
 from compactlens.formats._recorded import first_positions, message_at, opt_text, text_of_content
 from compactlens.formats.base import META_POSITIONS, Encoded, Split, WireFormat
 from compactlens.model.messages import (
+    META_SUMMARY_FORM,
     Message,
     Part,
     ReasoningPart,
@@ -42,6 +43,8 @@ from compactlens.model.messages import (
 )
 from compactlens.model.recorded import RecordedCompaction
 
+#: The summary form of condensation summaries (:data:`compactlens.model.META_SUMMARY_FORM`).
+SUMMARY_FORM = "openhands"
 NAME = "openhands-sdk"
 RESULT_KINDS = ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
 MESSAGE_KINDS = (
@@ -73,16 +76,15 @@ class _Builder:
     parts: list[Part] = field(default_factory=list)
     events: list[Mapping[str, Any]] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)
+    summary: bool = False  # the agent's condensation summary
 
     def build(self) -> Message:
         wire: Any = self.events[0] if len(self.events) == 1 else tuple(self.events)
+        meta: dict[str, Any] = {META_POSITIONS: tuple(self.positions)}
+        if self.summary:
+            meta[META_SUMMARY_FORM] = SUMMARY_FORM
         return make_message(
-            self.role,
-            self.parts,
-            [None] * len(self.parts),
-            wire=wire,
-            fmt=NAME,
-            meta={META_POSITIONS: tuple(self.positions)},
+            self.role, self.parts, [None] * len(self.parts), wire=wire, fmt=NAME, meta=meta
         )
 
 
@@ -185,7 +187,7 @@ def split(items: Sequence[Any], source: str = "<input>") -> Split:
                 )
             elif kind == "CondensationSummaryEvent":
                 text = expect_str(event.get("summary"), source, f"{loc}.summary")
-                target = _Builder("user", parts=[TextPart(text)])
+                target = _Builder("user", parts=[TextPart(text)], summary=True)
             else:
                 target = _message_event(event, source, loc)
                 action = None

@@ -25,7 +25,9 @@ from compactlens.model.errors import (
 )
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import (
+    META_SUMMARY_FORM,
     ROLES,
+    SUMMARY_OPENINGS,
     SUMMARY_PREFIX,
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -40,7 +42,9 @@ from compactlens.model.messages import (
     ToolResultPart,
     message_text,
     part_text,
+    summary_form,
     text_message,
+    text_summary_form,
 )
 from compactlens.model.recorded import RecordedCompaction
 from compactlens.model.serialize import (
@@ -65,8 +69,10 @@ from compactlens.model.validation import check_int
 
 __all__ = [
     "DECISION_COLORS",
+    "META_SUMMARY_FORM",
     "ROLES",
     "STATUS_COLORS",
+    "SUMMARY_OPENINGS",
     "SUMMARY_PREFIX",
     "ApprovalRequestPart",
     "ApprovalResponsePart",
@@ -109,7 +115,9 @@ __all__ = [
     "part_from_dict",
     "part_text",
     "part_to_dict",
+    "summary_form",
     "text_message",
+    "text_summary_form",
     "tokenizer_name",
     "utf16_length",
 ]

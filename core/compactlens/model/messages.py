@@ -43,6 +43,28 @@ EMPTY_META: Mapping[str, Any] = _EmptyMeta()
 #: Prefix that marks a summary message produced by compaction.
 SUMMARY_PREFIX = "Previous conversation summary:\n"
 
+#: The form compactlens's own summary messages have (:data:`SUMMARY_PREFIX`).
+COMPACTLENS_FORM = "compactlens"
+
+#: How the agents we read open the compaction summary they put into the history as a
+#: message, (form, opening): Claude Code's continuation message, Codex's handoff text
+#: (``compact/summary_prefix.md``) and its older history bridge, LangChain's
+#: ``SummarizationMiddleware`` and Gemini CLI's compressed ``<state_snapshot>``.
+SUMMARY_OPENINGS: tuple[tuple[str, str], ...] = (
+    ("claude_code", "This session is being continued from a previous conversation"),
+    ("codex", "Another language model started to solve this problem"),
+    ("codex", "You were originally given instructions from a user over one or more turns"),
+    ("langchain", "Here is a summary of the conversation to date:"),
+    ("gemini_cli", "<state_snapshot>"),
+)
+
+#: Meta key a reader sets (to the form's name) on a message that is a compaction summary by
+#: the kind of record it was read from, not by its text (OpenHands condensation summaries).
+META_SUMMARY_FORM = "summary_form"
+
+#: Leading characters of a text looked at to recognise a summary opening.
+_HEAD = 200
+
 
 @dataclass(frozen=True, slots=True)
 class TextPart:
@@ -204,14 +226,40 @@ class Message:
 
     @property
     def is_summary(self) -> bool:
-        """True for a summary inserted by compaction (by its text prefix)."""
-        if self.role not in ("user", "assistant", "system"):
-            return False
-        for p in self.parts:
-            if isinstance(p, TextPart):
-                return p.text.startswith(SUMMARY_PREFIX)
-            return False
-        return False
+        """True for a compaction summary: one compactlens inserted (by its prefix) or one
+        an agent wrote into its own history (see :func:`summary_form`)."""
+        return summary_form(self) is not None
+
+
+def text_summary_form(text: str) -> str | None:
+    """The summary form a message text opens with (:data:`SUMMARY_PREFIX`, else one of
+    :data:`SUMMARY_OPENINGS` after leading whitespace), or None."""
+    if text.startswith(SUMMARY_PREFIX):
+        return COMPACTLENS_FORM
+    head = text[:_HEAD].lstrip()
+    for form, opening in SUMMARY_OPENINGS:
+        if head.startswith(opening):
+            return form
+    return None
+
+
+def summary_form(message: Message) -> str | None:
+    """Which compaction summary ``message`` is, or None when it is not one.
+
+    A system, user or assistant message is a summary when a reader marked it so
+    (:data:`META_SUMMARY_FORM`) or when its first part is a text in one of the known forms
+    (:func:`text_summary_form`): ``"compactlens"``, ``"claude_code"``, ``"codex"``,
+    ``"langchain"``, ``"gemini_cli"``, or the reader's mark (``"openhands"``).
+    """
+    if message.role not in ("user", "assistant", "system"):
+        return None
+    marked = message.meta.get(META_SUMMARY_FORM)
+    if isinstance(marked, str) and marked:
+        return marked
+    first = message.parts[0] if message.parts else None
+    if not isinstance(first, TextPart):
+        return None
+    return text_summary_form(first.text)
 
 
 #: Opaque part types that carry reasoning (encrypted, redacted or protected thinking).

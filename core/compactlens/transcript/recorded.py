@@ -23,7 +23,7 @@ from compactlens.formats import openhands_v1 as openhands_sdk_format
 from compactlens.formats import recording as recording_format
 from compactlens.formats.base import WireFormat
 from compactlens.model.errors import TranscriptError
-from compactlens.model.messages import Message, OpaquePart
+from compactlens.model.messages import Message, OpaquePart, summary_form
 from compactlens.model.recorded import RecordedCompaction
 from compactlens.transcript.container import Container
 
@@ -138,6 +138,60 @@ def _subagent_compaction(
     )
 
 
+#: The source label of a summary message no marker accounts for: ``<form>.summary_message``.
+SUMMARY_MESSAGE = "summary_message"
+
+
+def _accounted(found: Sequence[RecordedCompaction], i: int, text: str) -> bool:
+    """True when a compaction read from a marker already is the summary at ``i``."""
+    for c in found:
+        if c.summary_index == i:
+            return True
+        summary = (c.summary or "").strip()
+        if summary and summary in text:
+            return True
+    return False
+
+
+def _summary_messages(
+    messages: Sequence[Message], found: Sequence[RecordedCompaction]
+) -> tuple[RecordedCompaction, ...]:
+    """The summary messages (:func:`~compactlens.model.summary_form`) that no recorded
+    marker accounts for (an export, a converted file, a format with no marker): each is a
+    compaction at its position, its replaced history the messages since the previous
+    compaction when there are any besides instructions."""
+    ends = sorted(
+        {c.index for c in found}
+        | {c.summary_index + 1 for c in found if c.summary_index is not None}
+    )
+    out: list[RecordedCompaction] = []
+    previous = 0
+    for i, m in enumerate(messages):
+        form = summary_form(m)
+        if form is None:
+            continue
+        previous = max([previous, *(e for e in ends if e <= i)])
+        if _accounted(found, i, m.text):
+            previous = i + 1
+            continue
+        history = messages[previous:i]
+        kept = any(not h.is_system for h in history)
+        out.append(
+            RecordedCompaction(
+                index=i,
+                source=f"{form}.{SUMMARY_MESSAGE}",
+                summary=m.text,
+                summary_index=i,
+                replaced=tuple(history) if kept else None,
+                after=(m,),
+                note="read from the summary message's form"
+                + ("" if kept else "; the history it replaced is not in this file"),
+            )
+        )
+        previous = i + 1
+    return tuple(out)
+
+
 def _recorded(
     fmt: WireFormat,
     items: Sequence[Any],
@@ -152,6 +206,9 @@ def _recorded(
         found = _compaction_parts(messages)
     else:
         found = reader(items, messages, container.parent(), source)
+    extra = _summary_messages(messages, found)
+    if extra:
+        found = tuple(sorted((*found, *extra), key=lambda c: c.index))
     if not offset:
         return found
     return tuple(
