@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 
 from compactlens.cli.errors import CliError
-from compactlens.model.tokens import CharEstimator, EncodingUnavailableError, TiktokenTokenizer
+from compactlens.model.tokens import EncodingUnavailableError
 from compactlens.model.tokens import Tokenizer as _Tokenizer
+from compactlens.model.tokens import make_tokenizer as _make_tokenizer
 from compactlens.transcript import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_STRING,
@@ -16,7 +17,7 @@ from compactlens.transcript import (
     load_transcript,
 )
 
-TOKENIZERS = ("estimate", "o200k_base", "cl100k_base")
+TOKENIZERS = ("estimate", "calibrated", "o200k_base", "cl100k_base")
 _SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 
@@ -51,9 +52,8 @@ def parse_size(text: str) -> int:
 
 
 def make_tokenizer(name: str) -> _Tokenizer:
-    if name == "estimate":
-        return CharEstimator()
+    """The counter ``--tokenizer`` names (:func:`compactlens.model.make_tokenizer`)."""
     try:
-        return TiktokenTokenizer(name)
+        return _make_tokenizer(name)
     except (EncodingUnavailableError, ValueError, KeyError) as exc:
         raise CliError(f"--tokenizer {name}: {exc}") from None

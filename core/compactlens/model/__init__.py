@@ -4,6 +4,7 @@ JSON, token counting (estimates and offline tiktoken), errors and shared validat
 Imports nothing else from compactlens.
 """
 
+from compactlens.model.calibrated import ContentEstimator
 from compactlens.model.display import (
     DECISION_COLORS,
     STATUS_COLORS,
@@ -62,6 +63,7 @@ from compactlens.model.tokens import (
     count_messages,
     estimate_message_tokens,
     make_tokenizer,
+    tokenizer_for_model,
     tokenizer_name,
     utf16_length,
 )
@@ -80,6 +82,7 @@ __all__ = [
     "CharEstimator",
     "CompactlensError",
     "ConfigError",
+    "ContentEstimator",
     "DataError",
     "EncodingUnavailableError",
     "InputTypeError",
@@ -118,6 +121,7 @@ __all__ = [
     "summary_form",
     "text_message",
     "text_summary_form",
+    "tokenizer_for_model",
     "tokenizer_name",
     "utf16_length",
 ]

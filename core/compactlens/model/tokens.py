@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from compactlens.model.calibrated import ContentEstimator
 from compactlens.model.errors import CompactlensError, ConfigError, InputTypeError
 from compactlens.model.messages import Message, ToolCallPart, message_text, part_text
 from compactlens.model.serialize import messages_to_json
@@ -424,8 +425,27 @@ def estimate_message_tokens(messages: Sequence[Message]) -> int:
 
 
 def make_tokenizer(name: str) -> Tokenizer:
-    """``estimate`` (or ``chars`` / empty) -> :class:`CharEstimator`; an encoding or a model
-    name -> :class:`TiktokenTokenizer` (loaded offline, hash-checked)."""
+    """``estimate`` (or ``chars`` / empty) -> :class:`CharEstimator`; ``calibrated`` ->
+    :class:`~compactlens.model.calibrated.ContentEstimator`; an encoding or a model name ->
+    :class:`TiktokenTokenizer` (loaded offline, hash-checked)."""
     if name in ("estimate", "chars", ""):
         return CharEstimator()
+    if name == "calibrated":
+        return ContentEstimator()
     return TiktokenTokenizer(name)
+
+
+def tokenizer_for_model(model: str | None) -> Tokenizer:
+    """The counter closest to ``model``'s own that works offline: its tiktoken encoding
+    for an OpenAI model we have one for (``gpt-5.1-codex`` -> ``o200k_base``), else (no
+    model, or a model whose tokenizer is not public offline: Claude, Gemini, ...) the
+    calibrated estimate (:class:`~compactlens.model.calibrated.ContentEstimator`).
+
+    Model names may carry a provider prefix (``openai/gpt-4o``, ``openai:gpt-4o``)."""
+    if model:
+        bare = model.rsplit("/", 1)[-1].rsplit(":", 1)[-1].strip().lower()
+        try:
+            return TiktokenTokenizer(encoding_for(bare))
+        except (ConfigError, EncodingUnavailableError):
+            pass
+    return ContentEstimator()

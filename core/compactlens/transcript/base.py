@@ -78,6 +78,16 @@ class Transcript:
         return model if isinstance(model, str) else None
 
     @property
+    def named_model(self) -> str | None:
+        """The model the log names, where its agent writes it (Codex ``turn_context``,
+        Claude Code assistant records, OpenHands ``llm_config``, Inspect AI ``eval``,
+        a request body's ``model``...): the latest one named, or None.
+        :func:`compactlens.model.tokenizer_for_model` picks the counter for it."""
+        from compactlens.transcript.model_name import named_model
+
+        return named_model(self.messages, self.container.passthrough, self.container.document)
+
+    @property
     def tools(self) -> tuple[Any, ...] | None:
         """The ``tools`` of a request body, if any (as given, not converted)."""
         parent = self.container.parent()
