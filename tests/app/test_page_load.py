@@ -4,10 +4,11 @@ and clear errors (file, location, message) instead of tracebacks."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from apptest_helpers import go, metric, metric_int, no_exceptions, plain, texts
 
-from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
+from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer, load_transcript
 from compactlens.formats import from_caller
 
 
@@ -126,3 +127,25 @@ def test_a_log_cut_mid_line_loads_with_a_note_naming_the_cut(app) -> None:
     assert metric(at, "Messages") == "2"
     notes = plain(" ".join(str(e.value) for e in at.info))
     assert "Read with notes" in notes and "line 3, cut off mid-line" in notes
+
+
+def test_the_load_page_says_which_counter_counts_and_which_fits_the_model(app) -> None:
+    """A Codex rollout names gpt-5.1-codex (o200k_base, exact offline); a Claude Code log
+    names a Claude model, whose tokenizer we do not have: the calibrated estimate fits."""
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+    at = go(app().run(), "load")
+    for name in ("codex_rollout.jsonl", "claude_code_session.jsonl"):
+        data = (root / name).read_bytes()
+        at.file_uploader(key="load_upload").set_value((name, data, "application/jsonl")).run()
+        no_exceptions(at)
+        model = load_transcript(root / name).named_model
+        assert model is not None
+        shown = plain(texts(at)).replace("`", "")
+        assert "Budgets and the lab count with: estimate (characters / 4)" in shown
+        if name.startswith("codex"):
+            assert f"names its model, {model}: its tokenizer is o200k_base" in shown
+        else:
+            assert f"names its model, {model}, whose tokenizer is not available" in shown
+    at.selectbox(key="sidebar_tokenizer").set_value("calibrated").run()
+    no_exceptions(at)
+    assert "count with: calibrated estimate (per kind of content)" in plain(texts(at))

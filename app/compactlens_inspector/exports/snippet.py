@@ -17,6 +17,8 @@ from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, safe
 def _tokenizer_code(tokenizer: str) -> tuple[str, str]:
     if tokenizer == "estimate":
         return "from compactlens import CharEstimator", "tokenizer = CharEstimator()"
+    if tokenizer == "calibrated":
+        return "from compactlens import ContentEstimator", "tokenizer = ContentEstimator()"
     return (
         "from compactlens import TiktokenTokenizer",
         f"tokenizer = TiktokenTokenizer({tokenizer!r})",

@@ -62,6 +62,7 @@ KINDS = ("system", "user", "assistant_text", "tool_call", "summary")
 #: The token counters the app offers (the name is the URL value too).
 TOKENIZERS: dict[str, str] = {
     "estimate": "estimate (characters / 4)",
+    "calibrated": "calibrated estimate (per kind of content)",
     "o200k_base": "tiktoken o200k_base (GPT-4o, o-series)",
     "cl100k_base": "tiktoken cl100k_base (GPT-4, GPT-3.5)",
 }

@@ -15,6 +15,7 @@ from compactlens_inspector.pages._common import header, page
 from compactlens_inspector.serving.loader import max_upload_bytes
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_code, md_escape
+from compactlens_inspector.views.counters import counter_note
 
 UPLOADED = "cl_uploaded_ids"
 #: True when the last load attempt (upload, sample, paste) loaded at least one file.
@@ -134,6 +135,7 @@ def _summary() -> None:
         border=True,
         help="tiktoken, offline, +3 framing tokens per message",
     )
+    st.caption(counter_note(current.transcript.named_model, state.tokenizer()))
     problems = ix.problems
     if problems:
         st.warning(
