@@ -43,6 +43,7 @@ from compactlens.analysis.facts import (
     fact_survival,
     latest_user_request,
 )
+from compactlens.analysis.fix_verdicts import improves, judge_fix, judge_fixes, next_step
 from compactlens.analysis.fixes import (
     DEFAULT_MIN_RECALL,
     Change,
@@ -133,9 +134,13 @@ __all__ = [
     "extract_facts",
     "fact_survival",
     "growth_from_index",
+    "improves",
+    "judge_fix",
+    "judge_fixes",
     "judge_survival",
     "latest_user_request",
     "measure",
+    "next_step",
     "postmortem",
     "price_table",
     "prices_for",
