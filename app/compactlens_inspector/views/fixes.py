@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from compactlens.analysis import Fix, Verdict, improves
+from compactlens.analysis import Fix, Verdict, listed_fixes
 
 Section = Literal["nothing", "improvements", "fixes"]
 
@@ -56,15 +56,10 @@ def section(current: Verdict) -> Section:
 
 
 def fix_rows(fixes: Sequence[Fix], current: Verdict) -> list[FixRow]:
-    """The fixes to list for ``current`` (judged fixes; see the module docstring): none
-    when it is safe, only improvements when it fits, every fix otherwise. The first
-    listed fix that is not destructive is the primary one."""
-    kind = section(current)
-    if kind == "nothing":
-        return []
-    shown = [f for f in fixes if f.verdict is not None and improves(f, current)]
-    if kind == "fixes":
-        shown = [f for f in fixes if f.verdict is not None and f.verdict.level != "no-fit"]
+    """The fixes to list for ``current`` (:func:`compactlens.analysis.listed_fixes` of
+    judged fixes: none when it is safe, only improvements when it fits, every fix that
+    fits otherwise). The first listed fix that is not destructive is the primary one."""
+    shown = listed_fixes(fixes, current)
     rows: list[FixRow] = []
     primary_given = False
     for n, fix in enumerate(shown):

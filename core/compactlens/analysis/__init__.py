@@ -43,7 +43,14 @@ from compactlens.analysis.facts import (
     fact_survival,
     latest_user_request,
 )
-from compactlens.analysis.fix_verdicts import improves, judge_fix, judge_fixes, next_step
+from compactlens.analysis.fix_verdicts import (
+    improves,
+    judge_fix,
+    judge_fixes,
+    judge_run,
+    listed_fixes,
+    next_step,
+)
 from compactlens.analysis.fixes import (
     DEFAULT_MIN_RECALL,
     Change,
@@ -137,8 +144,10 @@ __all__ = [
     "improves",
     "judge_fix",
     "judge_fixes",
+    "judge_run",
     "judge_survival",
     "latest_user_request",
+    "listed_fixes",
     "measure",
     "next_step",
     "postmortem",
