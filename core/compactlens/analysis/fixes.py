@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from compactlens.analysis.facts import message_facts, normalize_space
+from compactlens.analysis.facts import message_facts, minor_kind, normalize_space
 from compactlens.analysis.retrigger import (
     Growth,
     HistoryMetrics,
@@ -275,7 +275,8 @@ class FactTable:
                 continue
             said = Message(role=m.role, parts=tuple(p for p in m.parts if isinstance(p, TextPart)))
             for fact in message_facts(said, i):
-                found.setdefault(fact.value, []).append(i)
+                if minor_kind(fact) is None:  # timestamps, hashes, placeholders: apart
+                    found.setdefault(fact.value, []).append(i)
         return cls(tuple(found), tuple(tuple(v) for v in found.values()))
 
     def recall(self, plan: Plan) -> float:

@@ -170,7 +170,7 @@ class Postmortem:
 def _outcome(
     label: str, status: str, facts: Sequence[Fact], kept: Sequence[Message], tokens: int
 ) -> Outcome:
-    report = FactReport(check_facts(facts, kept), ())
+    report = FactReport.of(check_facts(facts, kept), ())
     return Outcome(
         label=label,
         status=status,

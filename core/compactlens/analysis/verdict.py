@@ -48,7 +48,8 @@ DEFAULT_RECALL_FLOOR = 0.5
 FACT_DEFINITION = (
     "Facts are the identifiers, paths, numbers, names and other exact values in the "
     "messages the compaction dropped, collapsed or summarized; a fact counts as kept when "
-    "it still appears word for word in the compacted history."
+    "it still appears word for word in the compacted history. Timestamps, hashes and "
+    "redaction placeholders are counted apart, not in recall."
 )
 #: How the verdict names each group decision, in display order.
 GROUP_LABELS: Mapping[str, str] = MappingProxyType(
