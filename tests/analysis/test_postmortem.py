@@ -150,3 +150,31 @@ def test_recall_is_a_fraction_and_a_verbatim_summary_keeps_everything(
         assert c.agent.survived <= c.agent.extracted
         if text is verbatim:
             assert c.agent.recall == 1.0
+
+
+def test_a_strategy_is_at_equal_size_only_when_it_fits_the_room_the_agent_kept() -> None:
+    t = load_transcript(FIXTURES / "claude_code_compacted.jsonl")
+    drop_all = {
+        "type": "truncation",
+        "minimum_preserved": 0,
+        "preserve_system": False,
+    }
+
+    def everything(_budget: int) -> object:
+        never = {"op": "exceed", "metric": "tokens", "n": 10**9}
+        return strategy_from_config({"type": "truncation", "trigger": never})
+
+    def to_budget(budget: int) -> object:
+        trigger = {"op": "exceed", "metric": "tokens", "n": max(1, budget)}
+        return strategy_from_config({**drop_all, "trigger": trigger})
+
+    pm = postmortem(t, [("keeps all", everything), ("to budget", to_budget)])  # type: ignore[list-item]
+    for c in pm.compactions:
+        keeps_all, sized = c.strategies
+        assert keeps_all.tokens_after == c.history_tokens > c.budget
+        assert not c.at_equal_size(keeps_all)
+        assert c.at_equal_size(sized) == (
+            sized.status != "cannot-fit" and sized.tokens_after <= c.budget
+        )
+        flags = [s["at_equal_size"] for s in c.to_dict()["strategies"]]
+        assert flags == [False, c.at_equal_size(sized)]

@@ -32,7 +32,7 @@ from compactlens import (
     strategy_from_config,
     verdict,
 )
-from compactlens.analysis import CompactionReport, search_fixes, strategy_triggers
+from compactlens.analysis import CompactionReport, judge_fixes, search_fixes, strategy_triggers
 from compactlens.formats import from_caller
 from compactlens.model import ConfigError, InputTypeError
 
@@ -200,7 +200,15 @@ def test_a_fix_search_gives_the_next_step_of_a_run_that_does_not_fit() -> None:
     assert found.best is not None
     v = verdict(result, report, fixes=found)
     assert v.level == "no-fit"
-    assert v.next_step == f"Apply the best fix: {found.best.summary} ({found.best.costs()})."
+    best = found.best
+    assert (
+        v.next_step == f"Apply the best fix: {best.plain_summary} ({best.tokens_after:,} tokens)."
+    )
+    assert "=" not in v.next_step  # no code names such as minimum_preserved=3
+    judged = judge_fixes(index, found)
+    assert judged.best is not None and judged.best.verdict is not None
+    v = verdict(result, report, fixes=judged)
+    assert v.next_step.endswith(f"({judged.best.verdict.summary}).")
 
 
 def test_a_run_whose_trigger_did_not_fire_says_so() -> None:

@@ -3,6 +3,8 @@ single changes found by re-running, which can be applied."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions, plain, texts
 
 from compactlens import MessageIndex, run_strategy, strategy_from_config
@@ -29,9 +31,11 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     assert metric(at, "Over the target") == f"{after - 1500:,}"
     assert metric_int(at, "Smallest target that fits") == after
     parts = at.dataframe[0].value
-    assert "minimum_preserved" in list(parts["part"])
+    assert "newest groups never touched" in list(parts["part"])  # words, not code names
+    assert "minimum_preserved" not in list(parts["part"])
     assert sum(parts["tokens"]) == after  # the waterfall adds up to what is left
-    # The ranked fixes are the library's search over the same run, each with its cost.
+    # The ranked fixes are the library's search over the same run, each in plain words
+    # with the verdict of the run it gives.
     config = _truncation(1500, 12)
     strategy = strategy_from_config(config.strategy_config())
     index = MessageIndex.build(from_caller(coding_agent()).messages)
@@ -39,13 +43,12 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     found = search_fixes(index, strategy, guards=config.guard_set("openai-chat"))
     top = found.fixes[0]
     body = plain(texts(at))
-    assert top.summary in body and top.costs() in body
+    assert top.plain_summary[1:] in body and top.summary not in body.replace(top.plain_summary, "")
     assert not top.destructive and top.request_kept and result.status == "cannot-fit"
+    promised = _fix_caption(at, 0)
     at.button(key="cf_apply_0").click().run()
     no_exceptions(at)
     assert not at.error  # no red box: the applied configuration fits
-    body = plain(texts(at))
-    assert "This configuration fits" in body or "The target was met" in body
     applied = at.session_state["cl_lab"]
     rerun = run_strategy(
         index,
@@ -53,12 +56,53 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
         guards=applied.guard_set("openai-chat"),
     )
     assert rerun.status == "compacted" and rerun.tokens_after == top.tokens_after
+    # The fix's cost was the verdict the page shows once it is applied.
+    assert metric_int(at, "Tokens after") == top.tokens_after
+    assert f"to {top.tokens_after:,} tokens" in promised
+
+
+def _fix_caption(at: Any, n: int) -> str:
+    """The verdict line under fix ``n`` (its headline and summary)."""
+    captions = [plain(c.value) for c in at.caption if c.value.startswith("**Fits")]
+    return captions[n]
+
+
+def test_a_costly_best_fix_comes_with_a_one_click_larger_target(app) -> None:
+    at = go(app(cfg=encode_config(_truncation(1000, 40))).run(), "cannot_fit")
+    no_exceptions(at)
+    whole = metric_int(at, "Smallest target that fits")
+    body = plain(texts(at))
+    assert "No fix" not in body and "only destructive changes fit" not in body
+    # Fix 1 is the change a user would make, with its cost; fix 2 raises the target.
+    assert "**1.** Minimum preserved groups to" in body
+    assert f"**2.** Raise the target to {whole:,} tokens" in body
+    assert "Fact recall is" in body and "under the floor" in body  # the cost, named
+    labels = [b.label for b in at.button if b.key and b.key.startswith("cf_apply_")]
+    assert labels == ["Apply", "Raise the target"]
+    assert "1 destructive fixes" not in body
+    at.button(key="cf_apply_1").click().run()
+    no_exceptions(at)
+    assert not at.error
+    assert metric_int(at, "Target") == whole
+    assert "cannot-fit" not in plain(texts(at))
+
+
+def test_a_safe_configuration_has_nothing_to_fix(app) -> None:
+    at = go(app(cfg=encode_config(_truncation(20000, 2))).run(), "cannot_fit")
+    no_exceptions(at)
+    body = plain(texts(at))
+    assert "Nothing to fix" in body
+    assert "Fixes, ranked" not in body and "Optional improvements" not in body
+    assert not [b for b in at.button if b.key and b.key.startswith("cf_apply_")]
 
 
 def test_a_fitting_configuration_says_so(app) -> None:
     at = go(app(cfg=encode_config(_truncation(3000, 2))).run(), "cannot_fit")
     no_exceptions(at)
-    assert "This configuration fits" in plain(texts(at))
+    body = plain(texts(at))
+    assert "This configuration fits" in body
+    # It fits with costs: only changes that fail fewer checks are offered, never a no-op.
+    assert "Optional improvements" in body and "Fixes, ranked" not in body
     assert metric_int(at, "Room under the target") == 3000 - metric_int(at, "Tokens after")
 
 
@@ -74,7 +118,7 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     assert metric_int(at, "Candidate tokens") == sum(table["tokens"])
     assert metric_int(at, "Over the target") == sum(table["tokens"]) - 600
     assert parts[0] == "leading system messages"
-    assert "keep_last_messages" in parts and "summary wrapper" in parts
+    assert "newest messages kept verbatim" in parts and "summary wrapper" in parts
     fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]
     assert any("keep_last_messages=" in f and "tokens to spare" in f for f in fixes), fixes
 

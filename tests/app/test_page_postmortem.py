@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apptest_helpers import REPO_ROOT, go, metric, no_exceptions, texts
+from apptest_helpers import REPO_ROOT, go, metric, no_exceptions, plain, texts
 
 from compactlens import load_transcript
 from compactlens.analysis import postmortem, reference_pipeline
 from compactlens_inspector.views.message import prose
+from compactlens_inspector.views.postmortem import recall_share
 
 SAMPLE = REPO_ROOT / "sample_transcripts" / "claude_code_compacted.jsonl"
 
@@ -33,17 +34,21 @@ def test_every_compaction_is_on_the_timeline_with_recall(app) -> None:
     at = _paste(app().run(), SAMPLE.read_text(encoding="utf-8"))
     no_exceptions(at)
     expected = postmortem(load_transcript(SAMPLE), [("ref", reference_pipeline)])
-    rows = _table_with(at, "agent recall %")
+    rows = _table_with(at, "agent recall")
     assert list(rows["at message"]) == [c.recorded.index for c in expected.compactions]
-    agent = [round(c.agent.recall * 100, 1) for c in expected.compactions]  # type: ignore[union-attr]
-    assert list(rows["agent recall %"]) == agent
-    ref = [round(c.strategies[0].recall * 100, 1) for c in expected.compactions]  # type: ignore[operator]
-    assert list(rows["reference pipeline recall %"]) == ref
-    assert "lab configuration recall %" in rows.columns
+    agent = [recall_share(c.agent) for c in expected.compactions]
+    assert list(rows["agent recall"]) == agent
+    ref = [recall_share(c.strategies[0]) for c in expected.compactions]
+    assert list(rows["reference pipeline recall"]) == ref
+    equal = ["yes" if c.at_equal_size(c.strategies[0]) else "no" for c in expected.compactions]
+    assert list(rows["reference pipeline at equal size"]) == equal
+    assert "lab configuration recall" in rows.columns
+    assert not any("None" in str(v) for v in rows.to_numpy().ravel())
     assert any(c.key == "pm_timeline" for c in at.get("plotly_chart"))
     first = expected.compactions[0]
+    assert first.agent is not None
     assert metric(at, "Agent recall") == (
-        f"{first.agent.recall:.1%} ({first.agent.survived}/{first.agent.extracted})"  # type: ignore[union-attr]
+        f"{recall_share(first.agent)} ({first.agent.survived} of {first.agent.extracted})"
     )
     assert first.recorded.summary is not None
     assert prose(first.recorded.summary) in [str(m.value) for m in at.markdown]
@@ -52,9 +57,18 @@ def test_every_compaction_is_on_the_timeline_with_recall(app) -> None:
     no_exceptions(at)
     second = postmortem(load_transcript(SAMPLE)).compactions[1]
     assert metric(at, "History replaced") == f"{len(second.history)} msgs"
-    assert metric(at, "Recall · Reference pipeline").endswith(
-        f"({second.strategies[0].survived}/{second.strategies[0].extracted})"
+    # Columns that kept the same thing are one ("Lab configuration = reference pipeline").
+    recalls = [m.label for m in at.metric if m.label.startswith("Recall · ")]
+    assert len(recalls) == len(set(recalls))
+    ref_label = next(m.label for m in at.metric if "reference pipeline" in m.label.lower())
+    assert metric(at, ref_label).endswith(
+        f"({second.strategies[0].survived} of {second.strategies[0].extracted})"
     )
+    # Both sizes beside the recall; a strategy that cannot get as small as the agent says so.
+    body = plain(texts(at))
+    assert f"(the agent: {second.budget:,})" in body
+    if not second.at_equal_size(second.strategies[0]):
+        assert any("Not at equal size" in w.value for w in at.warning)
 
 
 def test_a_transcript_without_compactions_says_so(app) -> None:
@@ -86,7 +100,7 @@ def test_codex_rollout_and_inspect_log_show_their_compactions(app) -> None:
         at = _paste(app().run(), path.read_text(encoding="utf-8"))
         no_exceptions(at)
         expected = postmortem(load_transcript(path), [("ref", reference_pipeline)])
-        rows = _table_with(at, "agent recall %")
+        rows = _table_with(at, "agent recall")
         assert list(rows["marker"]) == [c.recorded.source for c in expected.compactions], name
-        agent = [round(c.agent.recall * 100, 1) for c in expected.compactions]  # type: ignore[union-attr]
-        assert list(rows["agent recall %"]) == agent, name
+        agent = [recall_share(c.agent) for c in expected.compactions]
+        assert list(rows["agent recall"]) == agent, name

@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 from apptest_helpers import REPO_ROOT, go, no_exceptions, texts
 
+from compactlens.analysis.facts import Fact, minor_kind
 from compactlens_inspector.lab.runs import build_index
 from compactlens_inspector.serving.loader import parse_transcript
-from compactlens_inspector.views.story import STEPS, STRATEGIES, build_story, step_number
+from compactlens_inspector.views.story import (
+    STEPS,
+    STRATEGIES,
+    build_story,
+    recognisable,
+    step_number,
+)
 
 SAMPLES = REPO_ROOT / "sample_transcripts"
 
@@ -80,6 +87,11 @@ def test_story_numbers_keep_their_promises() -> None:
         assert 0 <= run.facts_survived <= run.facts_extracted
         assert 0.0 <= run.recall <= 1.0 and 0.0 <= run.cache_kept <= 1.0
         assert len(run.lost_examples) == min(5, run.facts_extracted - run.facts_survived)
+        # What was lost reads as kinds in words, never as timestamps or hashes.
+        for kind, value in run.lost_examples:
+            assert "_" not in kind, kind
+            assert minor_kind(Fact("identifier", value, 0, "tool", "text")) is None, value
+            assert minor_kind(Fact("date", value, 0, "tool", "text")) is None, value
     assert story.fix is not None and story.fix.tokens > story.fix.target
     assert story.fix.fixes and all(after <= story.fix.target for _, after, _ in story.fix.fixes)
 
@@ -109,3 +121,22 @@ def test_the_last_step_finds_a_fix_and_links_to_the_debugger(app) -> None:
     config = at.session_state["cl_lab"]
     assert config.stages[0]["type"] == "sliding_window"
     assert "cannot-fit" in texts(at)
+
+
+def test_what_was_lost_shows_one_value_of_each_recognisable_kind_first() -> None:
+    lost = [
+        Fact("tool_name", "run_tests", 1, "assistant", "tool_call"),
+        Fact("quoted", "ruff --fix", 2, "assistant", "text"),
+        Fact("identifier", "INC-4821", 3, "user", "text"),
+        Fact("identifier", "ORD-99812", 4, "user", "text"),
+        Fact("path", "src/money.py", 5, "assistant", "text"),
+    ]
+    shown = recognisable(lost)
+    assert [k for k, _ in shown] == [
+        "identifier",
+        "file path",
+        "quoted name or text",
+        "tool name",
+        "identifier",
+    ]
+    assert shown[0] == ("identifier", "INC-4821")

@@ -124,13 +124,13 @@ def test_cannot_fit_debugger_explains_and_applies_a_fix(app: StreamlitApp) -> No
     assert 16000 < smallest <= tokens_after
     assert app.chart_traces("cf_waterfall"), "the budget waterfall drew no trace"
 
-    # The top fix keeps the request, says what it costs, and applies.
+    # The top fix reads as the verdict of the run it gives, and applies to exactly that.
     top = app.keyed("cf_fix_0")
     top.wait_for()
     card = str(top.inner_text())
-    assert "latest request kept" in card and "conversation's facts kept" in card, card
+    assert "Fits" in card and "fact recall" in card, card
     assert "destructive" not in card
-    promised = number(card.split(" tokens;")[0].split()[-1])
+    promised = number(card.split(" tokens (target")[0].split()[-1])
     app.click("cf_apply_0")
     alert = str(app.main().locator('[data-testid="stAlert"]').first.inner_text())
     assert "fits" in alert or "target was met" in alert, alert

@@ -157,10 +157,31 @@ def test_the_debugger_ranks_the_librarys_fixes_and_apply_makes_it_fit() -> None:
     assert [f.summary for f in debugger.fixes] == [f.summary for f in expected.fixes]
     assert debugger.fixes, "the sample has a fix"
     assert len(debugger.choice.options) == len(debugger.fixes)
+    # The card's next step is the list's first fix, in plain words.
+    top = debugger.fixes[0]
+    assert debugger.verdict.level == "no-fit" and not debugger.nothing_to_fix
+    assert debugger.verdict.next_step.startswith(f"Apply: {top.plain_summary}")
+    assert "Apply: " in debugger.before.value
     debugger.apply_button.click()
     assert debugger.applied is not None and debugger.applied.status == "compacted"
-    assert debugger.applied.tokens_after == debugger.fixes[0].tokens_after
-    assert "compacted" in debugger.after.value
+    assert debugger.applied.tokens_after == top.tokens_after
+    # What the fix promised is the verdict of the applied run.
+    assert top.verdict is not None and top.verdict.numbers.tokens_after == top.tokens_after
+    assert f"Verdict: {top.verdict.headline}" in debugger.after.value
+    assert f"{top.tokens_after:,}" in debugger.after.value
+
+
+def test_the_debugger_of_a_safe_run_has_nothing_to_fix() -> None:
+    stuck = load_transcript(SAMPLES / "cannot_fit_16k.json")
+    index = MessageIndex.build(stuck.messages, CharEstimator())
+    strategy = TruncationStrategy(tokens_exceed(index.total_tokens * 2), minimum_preserved=4)
+    result = apply_compaction(stuck.messages, strategy, CharEstimator())
+    debugger = debug(result, strategy, index)
+    assert debugger.verdict.level == "safe" and debugger.nothing_to_fix
+    assert debugger.fixes == ()
+    assert debugger.verdict.next_step.startswith("Nothing to fix")
+    assert "Nothing to fix" in debugger.before.value
+    assert debugger.apply_button.disabled
 
 
 def test_apply_from_a_tuner_loads_the_fix_into_it(transcript: Transcript) -> None:

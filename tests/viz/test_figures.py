@@ -130,6 +130,9 @@ def test_budget_waterfall_totals_and_room(index: MessageIndex) -> None:
     assert waterfall.y[-1] == outcome.result.tokens_after
     room = fig.data[1]
     assert room.y[0] == 2000 - outcome.result.tokens_after
+    # The label is the number the page's card shows, without a sign: the bar's name
+    # ("room under target" / "over the target") says which way.
+    assert room.text[0] == f"{abs(2000 - outcome.result.tokens_after):,}"
 
 
 def test_event_timeline_carries_event_numbers(index: MessageIndex) -> None:

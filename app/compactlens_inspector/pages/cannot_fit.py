@@ -10,7 +10,7 @@ import streamlit as st
 
 import compactlens.viz as figures
 from compactlens import CompactionResult
-from compactlens.analysis import BudgetPart, protection_label, unique_protections
+from compactlens.analysis import BudgetPart, Verdict, protection_label, unique_protections
 from compactlens.engine import StageEvent
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
@@ -21,6 +21,7 @@ from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
 from compactlens_inspector.style.safety import md_code, md_escape, sheet_safe
 from compactlens_inspector.style.wording import part_words
+from compactlens_inspector.views import fixes as fixes_view
 
 FIXES_REQUESTED = "cf_fixes_requested"
 
@@ -115,6 +116,24 @@ def _stage_missed_note(r: CompactionResult, missed: list[StageEvent]) -> None:
     )
 
 
+def _fits_note(r: CompactionResult, v: Verdict | None) -> None:
+    """The note for a run that fits: nothing to fix when its verdict is safe, else what
+    it costs (the optional improvements follow)."""
+    if v is not None and v.level == "safe":
+        st.success(
+            f"**{fixes_view.nothing_to_fix(v)}** The waterfall below still shows what the "
+            "compacted history is made of.",
+            icon=":material/check_circle:",
+        )
+        return
+    costs = " ".join(c.text for c in v.costs) if v is not None else ""
+    st.info(
+        f"**This configuration fits** ({r.status}), with costs: {md_escape(costs)} See "
+        "*Optional improvements* below.",
+        icon=":material/info:",
+    )
+
+
 def _lower_trigger_fix(config: LabConfig, target: int, find: bool) -> None:
     """The lowered-trigger change, re-run (when allowed) to say whether it then fits."""
     lowered = lower_token_triggers(config, target)
@@ -187,11 +206,7 @@ def render() -> None:
     if untriggered and target is not None:
         _not_triggered(r, target)
     elif r.status != "cannot-fit" and not missed:
-        st.success(
-            f"**This configuration fits** ({r.status}): nothing to debug. The waterfall below "
-            "still shows what the compacted history is made of.",
-            icon=":material/check_circle:",
-        )
+        _fits_note(r, state.run_verdict(outcome))
     elif r.status == "compacted":
         _stage_missed_note(r, missed)
     else:
@@ -248,7 +263,7 @@ def render() -> None:
             sheet_safe(
                 [
                     {
-                        "part": p.label,
+                        "part": part_words(p.label),
                         "tokens": p.tokens,
                         "groups": len(p.group_ids),
                         "why": p.detail,
@@ -278,13 +293,22 @@ def render() -> None:
                 width="stretch",
                 key="cf_protected",
             )
-    st.subheader("What to change" if untriggered else "Fixes, ranked", anchor=False)
+    current_verdict = state.run_verdict(outcome)
+    if untriggered:
+        heading = "What to change"
+    elif config.mode == "compact" or current_verdict is None:
+        heading = "Fixes, ranked"
+    else:
+        heading = fixes_view.HEADINGS[fixes_view.section(current_verdict)]
+    st.subheader(heading, anchor=False)
     if untriggered and target is not None:
         _lower_trigger_fix(config, target, find)
     if config.mode == "compact":
         _compact_suggestions(config, list(expl.suggestions), find)
-    else:
-        _ranked_fixes(config)
+    elif current_verdict is not None and current_verdict.level == "safe":
+        st.caption(fixes_view.nothing_to_fix(current_verdict))
+    elif current_verdict is not None:
+        _ranked_fixes(config, current_verdict)
 
 
 def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) -> None:
@@ -315,46 +339,50 @@ def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) 
                 )
 
 
-def _ranked_fixes(config: LabConfig) -> None:
-    """The fix search: changes and pairs of changes re-run over the cached index, each with
-    what it costs; destructive ones only on request."""
+def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
+    """The fix search: changes and pairs of changes re-run over the cached index, each
+    read as the verdict of the run it gives; destructive ones only on request."""
     show = st.toggle(
         "Show destructive fixes too",
         key="cf_destructive",
         help="Fixes that drop the latest user request or most of the conversation's facts.",
     )
-    found = state.fixes(include_destructive=bool(show))
+    found = state.judged_fixes(include_destructive=bool(show))
     if found is None:
         return
     st.caption(
         f"{num(found.tried)} changes re-run over the cached index in "
-        f"{num(round(found.duration_ms))} ms; no model was called (summaries are replayed)."
+        f"{num(round(found.duration_ms))} ms; no model was called (summaries are replayed). "
+        "Each fix shows the verdict of the run it gives once applied."
     )
-    if not found.fixes:
-        st.info(
-            md_escape(group_digits(found.none_reason or "No fix found.")), icon=":material/info:"
+    rows = fixes_view.fix_rows(found.fixes, current)
+    if not rows:
+        empty = (
+            fixes_view.no_improvement()
+            if current.level == "costs"
+            else group_digits(found.none_reason or "No fix found.")
         )
-    for n, fix in enumerate(found.fixes):
-        with st.container(border=True, key=f"cf_fix_{n}"):
+        st.info(md_escape(empty), icon=":material/info:")
+    for row in rows:
+        with st.container(border=True, key=f"cf_fix_{row.rank - 1}"):
             c = st.columns([6, 1], vertical_alignment="center")
-            mark = ":red-badge[destructive] " if fix.destructive else ""
-            c[0].markdown(f"{mark}**{n + 1}.** {md_escape(group_digits(fix.summary))}")
-            c[0].caption(md_escape(fix.costs()))
-            for warning in fix.warnings:
-                c[0].caption(f":orange[{md_escape(warning)}]")
+            colour = "orange" if row.badge == "costly" else "red"
+            mark = f":{colour}-badge[{row.badge}] " if row.badge else ""
+            c[0].markdown(f"{mark}**{row.rank}.** {md_escape(row.title)}")
+            c[0].caption(f"**{md_escape(row.headline)}**: {md_escape(row.summary)}")
+            for cost in row.costs:
+                c[0].caption(f":orange[{md_escape(cost)}]")
             c[1].button(
-                "Apply",
-                key=f"cf_apply_{n}",
+                "Raise the target" if row.raises_target else "Apply",
+                key=f"cf_apply_{row.rank - 1}",
                 on_click=_apply_config,
-                args=(fix_config(fix, config),),
-                type="primary" if n == 0 and not fix.destructive else "secondary",
+                args=(fix_config(row.fix, config),),
+                type="primary" if row.primary else "secondary",
                 width="stretch",
             )
-    if found.hidden_destructive:
-        st.caption(
-            f"{num(found.hidden_destructive)} destructive fixes are hidden (they drop the latest "
-            "request or most of the conversation's facts); the toggle above shows them."
-        )
+    note = fixes_view.hidden_note(found.hidden_destructive)
+    if note:
+        st.caption(note)
 
 
 if __name__ == "__main__":

@@ -69,12 +69,14 @@ def _details(pm: Postmortem) -> None:
     sides = side_views(c)
     if not sides:
         return
-    st.markdown("##### What each side kept, and the facts it lost")
+    st.markdown("##### What each side kept at the agent's size, and the facts it lost")
     for col, side in zip(st.columns(len(sides)), sides, strict=True):
         with col:
             st.markdown(f"**{md_escape(side.title)}**")
             st.metric(f"Recall · {md_escape(side.title)}", side.recall, border=True)
-            st.caption(f"{num(side.tokens)} tokens · {side.status}")
+            st.caption(f"{md_escape(side.size)} · {md_escape(side.status)}")
+            if side.unequal:
+                st.warning(md_escape(side.unequal), icon=":material/straighten:")
             table(side.kept, key=f"pm_kept_{side.title}")
             if side.lost:
                 table([{"lost fact": v} for v in side.lost], key=f"pm_lost_{side.title}")
@@ -101,8 +103,10 @@ def render() -> None:
     table(timeline_rows(pm), key="pm_table")
     st.caption(
         "Recall: the facts of the replaced history (paths, ids, numbers, names, the latest "
-        "request) found verbatim in what the model saw afterwards. Strategies are sized to "
-        "the tokens the agent kept; the lab configuration is scaled to that budget."
+        "request) found verbatim in what the model saw afterwards; timestamps and hashes "
+        "are not counted. Strategies are sized to the tokens the agent kept (equal size); "
+        "the lab configuration is scaled to that budget, and a strategy that cannot get "
+        "that small is marked as not at equal size."
         + (
             " The lab is in compact() mode (a one-shot, not a strategy): only the reference "
             "pipeline is compared."

@@ -145,6 +145,11 @@ def _lost(story: Story) -> None:
         hide_index=True,
         key="story_lost_examples",
     )
+    if worst.minor_lost:
+        st.caption(
+            f"Not counted as facts: {num(worst.minor_lost)} timestamps, hashes or redaction "
+            "placeholders it also dropped (kept apart so they do not drive the recall)."
+        )
     st.caption("Tool-result collapse keeps almost every fact but may not reach the budget.")
 
 

@@ -26,7 +26,7 @@ from compactlens.analysis import (
 from compactlens.engine import CompactionResult
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
-from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.lab.runs import RunOutcome, fix_config
 from compactlens_inspector.state.endpoints import access, limiter, summarizer_cache_key
 from compactlens_inspector.state.inputs import (
     analysis_settings,
@@ -225,6 +225,20 @@ def summary_notice() -> str:
         return acc.problem
     value = st.session_state.pop(LIMIT_NOTICE, "")
     return value if isinstance(value, str) else ""
+
+
+def judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
+    """:func:`fixes`, each with the verdict of the lab configuration it gives once applied
+    (:func:`run_verdict` of that run, the verdict the page shows after Apply; cached)."""
+    found = fixes(include_destructive=include_destructive)
+    if found is None:
+        return None
+    config = lab()
+    judged = []
+    for fix in found.fixes:
+        v = run_verdict(run(fix_config(fix, config)))
+        judged.append(replace(fix, verdict=v) if v is not None else fix)
+    return replace(found, fixes=tuple(judged))
 
 
 def fixes(*, include_destructive: bool = False) -> FixSearch | None:

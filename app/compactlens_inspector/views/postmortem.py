@@ -23,6 +23,7 @@ from compactlens.analysis import (
     postmortem,
     reference_pipeline,
 )
+from compactlens.analysis.verdict import percent
 from compactlens.model import make_tokenizer
 from compactlens_inspector.lab.config import LabConfig, sized
 
@@ -56,18 +57,32 @@ def run_postmortem(transcript: Transcript, config: LabConfig | None, tokenizer: 
 
 
 def recall_text(outcome: Outcome | None) -> str:
-    """``62.5% (5/8)``, ``encrypted``, or ``not measured``."""
+    """``63% (5 of 8)``, ``encrypted``, or ``not measured``."""
     if outcome is None:
         return "not measured"
-    recall = outcome.recall
-    if recall is None:
+    if outcome.recall is None:
         return "encrypted"
-    return f"{recall:.1%} ({outcome.survived}/{outcome.extracted})"
+    return f"{recall_share(outcome)} ({outcome.survived:,} of {outcome.extracted:,})"
+
+
+def recall_share(outcome: Outcome | None) -> str:
+    """The recall as a whole percentage that never rounds a loss away (``63%``,
+    ``over 99%``), ``encrypted`` or ``not measured``."""
+    if outcome is None:
+        return "not measured"
+    if outcome.recall is None:
+        return "encrypted"
+    return percent(outcome.survived, outcome.extracted) if outcome.extracted else "100%"
 
 
 def _percent(outcome: Outcome | None) -> float | None:
     recall = outcome.recall if outcome is not None else None
     return None if recall is None else round(recall * 100, 1)
+
+
+def _recorded(tokens: int | None) -> str:
+    """A count the agent recorded, or "not recorded" (never an empty ``None`` cell)."""
+    return f"{tokens:,}" if tokens is not None else "not recorded"
 
 
 def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
@@ -81,16 +96,17 @@ def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
             "marker": r.source,
             "kind": r.kind,
             "trigger": r.trigger or "",
-            "tokens before (recorded)": r.tokens_before,
-            "tokens after (recorded)": r.tokens_after,
+            "tokens before (recorded)": _recorded(r.tokens_before),
+            "tokens after (recorded)": _recorded(r.tokens_after),
             "history messages": len(c.history),
             "history tokens": c.history_tokens,
             "agent kept (tokens)": c.budget,
-            "agent recall %": _percent(c.agent),
+            "agent recall": recall_share(c.agent),
         }
         for o in c.strategies:
-            row[f"{o.label} recall %"] = _percent(o)
+            row[f"{o.label} recall"] = recall_share(o)
             row[f"{o.label} tokens"] = o.tokens_after
+            row[f"{o.label} at equal size"] = "yes" if c.at_equal_size(o) else "no"
         rows.append(row)
     return rows
 
@@ -112,13 +128,13 @@ def timeline_figure(pm: Postmortem) -> go.Figure:
         opacity=0.45,
     )
     series: list[tuple[str, list[float | None]]] = [
-        ("agent recall %", [_percent(c.agent) for c in pm.compactions])
+        ("agent recall", [_percent(c.agent) for c in pm.compactions])
     ]
     labels = [o.label for o in pm.compactions[0].strategies] if pm.compactions else []
     for k, label in enumerate(labels):
         series.append(
             (
-                f"{label} recall %",
+                f"{label} recall",
                 [
                     _percent(c.strategies[k]) if k < len(c.strategies) else None
                     for c in pm.compactions
@@ -132,7 +148,8 @@ def timeline_figure(pm: Postmortem) -> go.Figure:
             name=name,
             mode="markers+lines",
             yaxis="y2",
-            hovertemplate="message %{x}<br>%{y}%<extra>" + name + "</extra>",
+            hovertemplate="message %{x}<br>%{y:.0f}%<extra>" + name + "</extra>",
+            cliponaxis=False,
         )
     fig.update_layout(
         title="Recorded compactions",
@@ -140,7 +157,14 @@ def timeline_figure(pm: Postmortem) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         xaxis={"title": "message index", "rangemode": "tozero"},
         yaxis={"title": "tokens replaced", "rangemode": "tozero"},
-        yaxis2={"title": "fact recall %", "overlaying": "y", "side": "right", "range": [0, 105]},
+        yaxis2={
+            "title": "fact recall",
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 100],
+            "tickvals": [0, 25, 50, 75, 100],
+            "ticksuffix": "%",
+        },
         legend={"orientation": "h", "y": -0.25},
     )
     return fig
@@ -148,7 +172,8 @@ def timeline_figure(pm: Postmortem) -> go.Figure:
 
 @dataclass(frozen=True, slots=True)
 class SideView:
-    """One column of the side-by-side comparison."""
+    """One column of the side-by-side comparison: its recall, its size beside the
+    agent's (``size``), and ``unequal``, a warning when it is not at the agent's size."""
 
     title: str
     recall: str
@@ -156,6 +181,8 @@ class SideView:
     status: str
     lost: tuple[str, ...]
     kept: tuple[dict[str, Any], ...]
+    size: str = ""
+    unequal: str = ""
 
 
 def message_rows(messages: Sequence[Message], offset: int = 0) -> list[dict[str, Any]]:
@@ -173,15 +200,55 @@ def message_rows(messages: Sequence[Message], offset: int = 0) -> list[dict[str,
     return rows
 
 
+def _same(a: Outcome, b: Outcome) -> bool:
+    """Whether two strategies kept the same thing (then one column shows both)."""
+    same_text = [m.text for m in a.kept] == [m.text for m in b.kept]
+    numbers = (a.status, a.tokens_after, a.survived, a.extracted, a.lost)
+    return same_text and numbers == (b.status, b.tokens_after, b.survived, b.extracted, b.lost)
+
+
+def _merged(c: CompactionPostmortem) -> list[tuple[str, Outcome]]:
+    """Each strategy with its title; strategies that kept the same thing share a column
+    ("Lab configuration = reference pipeline")."""
+    groups: list[tuple[list[str], Outcome]] = []
+    for o in c.strategies:
+        twin = next((g for g in groups if _same(g[1], o)), None)
+        if twin is not None:
+            twin[0].append(o.label)
+        else:
+            groups.append(([o.label], o))
+    return [(" = ".join(labels).capitalize(), o) for labels, o in groups]
+
+
+def unequal_note(c: CompactionPostmortem, o: Outcome) -> str:
+    """Why ``o`` does not compare with the agent at equal size ("" when it does)."""
+    if c.at_equal_size(o):
+        return ""
+    return (
+        f"Not at equal size: the agent kept {c.budget:,} tokens, and this strategy could "
+        f"not compact the history that far (its best is {o.tokens_after:,} tokens), so "
+        "its recall is not comparable with the agent's."
+    )
+
+
 def side_views(c: CompactionPostmortem) -> list[SideView]:
-    """The agent's side, then each strategy's."""
+    """The agent's side, then each strategy's (identical strategies in one column), each
+    with its size beside the agent's."""
     out: list[SideView] = []
-    sides = [(f"Agent ({c.recorded.source})", c.agent)] + [
-        (o.label.capitalize(), o) for o in c.strategies
-    ]
-    for title, o in sides:
-        if o is None:
-            continue
+    if c.agent is not None:
+        agent = c.agent
+        out.append(
+            SideView(
+                title=f"Agent ({c.recorded.source})",
+                recall=recall_text(agent),
+                tokens=agent.tokens_after,
+                status=agent.status,
+                lost=agent.lost,
+                kept=tuple(message_rows(agent.kept)),
+                size=f"{agent.tokens_after:,} tokens kept",
+            )
+        )
+    for title, o in _merged(c):
         out.append(
             SideView(
                 title=title,
@@ -190,6 +257,8 @@ def side_views(c: CompactionPostmortem) -> list[SideView]:
                 status=o.status,
                 lost=o.lost,
                 kept=tuple(message_rows(o.kept)),
+                size=f"{o.tokens_after:,} tokens kept (the agent: {c.budget:,})",
+                unequal=unequal_note(c, o),
             )
         )
     return out

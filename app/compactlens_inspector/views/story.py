@@ -10,9 +10,12 @@ cached; the page only draws the values.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, MessageIndex
+from compactlens.analysis import Fact
+from compactlens.analysis.facts import FACT_KIND_LABELS
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, default_stage
 from compactlens_inspector.lab.presets import nice_budget, preset
 from compactlens_inspector.lab.runs import find_fixes, make_summarizer, run_config
@@ -109,11 +112,12 @@ class StrategyRun:
     recall: float
     facts_survived: int
     facts_extracted: int
-    lost_examples: tuple[tuple[str, str], ...]  # (fact kind, value): transcript text
+    lost_examples: tuple[tuple[str, str], ...]  # (kind in words, value): transcript text
     cache_kept: float
     cost_without: float | None
     cost_with: float | None
     break_even_turn: int | None
+    minor_lost: int = 0  # timestamps, hashes, redaction placeholders not kept (apart)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +144,39 @@ def _count(result: CompactionResult, action: str) -> int:
     return sum(1 for d in result.decisions if d.action == action)
 
 
+#: The kinds of fact a stakeholder recognises first, in the order "what was lost" shows them.
+_RECOGNISABLE: tuple[str, ...] = (
+    "latest_request",
+    "identifier",
+    "path",
+    "money",
+    "quantity",
+    "email",
+    "url",
+    "date",
+    "quoted",
+    "tool_name",
+)
+
+
+def recognisable(lost: Sequence[Fact]) -> tuple[tuple[str, str], ...]:
+    """Lost facts as (kind in words, value), the kinds a stakeholder recognises first
+    (identifiers, paths, amounts before quoted text and tool names), at most one value
+    per kind before a second of any (so five examples show five kinds when there are).
+    Minor values (timestamps, hashes) are not facts here: the report keeps them apart."""
+    ranked = sorted(
+        enumerate(lost),
+        key=lambda nf: (_RECOGNISABLE.index(nf[1].kind), nf[0]),
+    )
+    firsts: list[Fact] = []
+    rest: list[Fact] = []
+    seen: set[str] = set()
+    for _, f in ranked:
+        (rest if f.kind in seen else firsts).append(f)
+        seen.add(f.kind)
+    return tuple((FACT_KIND_LABELS[f.kind], f.value) for f in (*firsts, *rest))
+
+
 def run_strategy_story(
     index: MessageIndex, key: str, title: str, what: str, budget: int, format_name: str
 ) -> StrategyRun | None:
@@ -152,7 +189,7 @@ def run_strategy_story(
     r = outcome.result
     if r is None or report is None:
         return None
-    lost = tuple((str(c.fact.kind), c.fact.value) for c in report.facts.checks if not c.survived)
+    lost = recognisable(report.facts.lost)
     cost = report.cache.cost
     return StrategyRun(
         key=key,
@@ -169,6 +206,7 @@ def run_strategy_story(
         facts_survived=report.facts.survived,
         facts_extracted=report.facts.extracted,
         lost_examples=lost[:5],
+        minor_lost=len(report.facts.minor_lost),
         cache_kept=report.cache.prefix_fraction,
         cost_without=cost.cost_without if cost else None,
         cost_with=cost.cost_with if cost else None,
@@ -198,7 +236,7 @@ def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
         target=config.target_tokens or CANNOT_FIT_TRIGGER,
         reason=r.reason or r.explanation.summary,
         tried=search.tried if search is not None else 0,
-        fixes=tuple((f.summary, f.tokens_after, f.recall) for f in fixes),
+        fixes=tuple((f.plain_summary, f.tokens_after, f.recall) for f in fixes),
     )
 
 

@@ -43,6 +43,14 @@ from compactlens.analysis.facts import (
     fact_survival,
     latest_user_request,
 )
+from compactlens.analysis.fix_verdicts import (
+    improves,
+    judge_fix,
+    judge_fixes,
+    judge_run,
+    listed_fixes,
+    next_step,
+)
 from compactlens.analysis.fixes import (
     DEFAULT_MIN_RECALL,
     Change,
@@ -133,9 +141,15 @@ __all__ = [
     "extract_facts",
     "fact_survival",
     "growth_from_index",
+    "improves",
+    "judge_fix",
+    "judge_fixes",
+    "judge_run",
     "judge_survival",
     "latest_user_request",
+    "listed_fixes",
     "measure",
+    "next_step",
     "postmortem",
     "price_table",
     "prices_for",

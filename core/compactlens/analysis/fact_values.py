@@ -1,10 +1,20 @@
 """The values of fact survival: what a fact is (:data:`FactKind`, :data:`FactSource`,
 :class:`Fact`), whether it survived (:class:`FactCheck`) and the report of one compaction
-(:class:`FactReport`, with its recall by kind)."""
+(:class:`FactReport`, with its recall by kind).
+
+Not every extracted value is a fact a reader would miss: timestamps (``16:42:11``,
+``Apr 9``, ``2024-04-11T02:00:01.874Z``), hashes (``8e41c07``, a git commit) and
+redaction placeholders (``[REDACTED]``, ``****``) are *minor* (:func:`minor_kind`). A
+report counts them apart (``minor``) and keeps them out of recall, so the headline is
+driven by identifiers, paths, numbers with units, names and decisions.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.judge import JudgeScore
@@ -35,6 +45,58 @@ FACT_KINDS: tuple[FactKind, ...] = (
     "quoted",
     "tool_name",
 )
+
+#: Each kind in plain words, for a reader who does not know the code names.
+FACT_KIND_LABELS: Mapping[FactKind, str] = MappingProxyType(
+    {
+        "latest_request": "the latest request",
+        "identifier": "identifier",
+        "path": "file path",
+        "url": "link",
+        "email": "e-mail address",
+        "money": "amount of money",
+        "quantity": "number with a unit",
+        "date": "date",
+        "quoted": "quoted name or text",
+        "tool_name": "tool name",
+    }
+)
+
+#: The minor kinds: values counted apart from the facts that matter.
+MinorKind: TypeAlias = Literal["timestamp", "hash", "redaction"]
+#: Each minor kind in plain words.
+MINOR_KIND_LABELS: Mapping[MinorKind, str] = MappingProxyType(
+    {"timestamp": "timestamp", "hash": "hash", "redaction": "redaction placeholder"}
+)
+
+# A clock time anywhere in the value (16:42, 02:00:01.874Z), or an abbreviated month and
+# day with no year (Apr 9), as logs print them ("April 22", written out, is a date a
+# person wrote and matters).
+_CLOCK = re.compile(r"\d\d?:\d\d")
+_MONTH_DAY = re.compile(r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.? \d\d?$")
+# Hex digest text: a git commit (8e41c07), a content hash, with an optional algorithm.
+_HASH = re.compile(r"^(?:(?:sha1|sha256|sha512|md5):)?[0-9a-f]{7,128}$")
+_REDACTION = re.compile(
+    r"redact|^\W*(?:\*{3,}|x{4,}|█+)\W*$|^<(?:secret|hidden|removed)>$", re.IGNORECASE
+)
+
+
+def minor_kind(fact: Fact) -> MinorKind | None:
+    """The minor kind of ``fact`` (see the module docstring), None for a fact that
+    matters. The latest request and tool names always matter."""
+    if fact.kind in ("latest_request", "tool_name"):
+        return None
+    value = fact.value
+    if _REDACTION.search(value):
+        return "redaction"
+    if fact.kind == "date" and (_CLOCK.search(value) or _MONTH_DAY.match(value)):
+        return "timestamp"
+    if fact.kind == "identifier" and _HASH.match(value):
+        digest = value.rpartition(":")[2]
+        if any(c.isdigit() for c in digest) and any(c.isalpha() for c in digest):
+            return "hash"
+    return None
+
 
 #: Where in a message a fact was found.
 FactSource: TypeAlias = Literal[
@@ -111,6 +173,46 @@ class FactReport:
     checks: tuple[FactCheck, ...]
     affected_messages: tuple[int, ...]
     judge: JudgeScore | None = None
+    #: The minor values (timestamps, hashes, redaction placeholders; see
+    #: :func:`minor_kind`), checked like facts but outside ``checks`` and recall.
+    minor: tuple[FactCheck, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        checks: Iterable[FactCheck],
+        affected_messages: Iterable[int],
+        judge: JudgeScore | None = None,
+    ) -> FactReport:
+        """A report of ``checks``, the minor ones set apart (:func:`minor_kind`)."""
+        major: list[FactCheck] = []
+        minor: list[FactCheck] = []
+        for c in checks:
+            (minor if minor_kind(c.fact) is not None else major).append(c)
+        return cls(tuple(major), tuple(affected_messages), judge, tuple(minor))
+
+    @property
+    def minor_extracted(self) -> int:
+        return len(self.minor)
+
+    @property
+    def minor_survived(self) -> int:
+        return sum(1 for c in self.minor if c.survived)
+
+    @property
+    def minor_lost(self) -> tuple[Fact, ...]:
+        return tuple(c.fact for c in self.minor if not c.survived)
+
+    def minor_by_kind(self) -> tuple[tuple[MinorKind, int, int], ...]:
+        """(minor kind, extracted, survived) of each minor kind found, in label order."""
+        counts: dict[MinorKind, list[int]] = {}
+        for c in self.minor:
+            kind = minor_kind(c.fact)
+            if kind is not None:
+                slot = counts.setdefault(kind, [0, 0])
+                slot[0] += 1
+                slot[1] += int(c.survived)
+        return tuple((k, *counts[k]) for k in MINOR_KIND_LABELS if k in counts)  # type: ignore[misc]
 
     @property
     def extracted(self) -> int:
@@ -154,4 +256,12 @@ class FactReport:
             "lost": [f.to_dict() for f in shown],
             "lost_total": len(lost),
             "judge": self.judge.to_dict() if self.judge is not None else None,
+            "minor": {
+                "extracted": self.minor_extracted,
+                "survived": self.minor_survived,
+                "by_kind": [
+                    {"kind": k, "extracted": n, "survived": kept}
+                    for k, n, kept in self.minor_by_kind()
+                ],
+            },
         }

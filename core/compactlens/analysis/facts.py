@@ -28,13 +28,17 @@ from ahocorasick_rs import BytesAhoCorasick
 from compactlens.analysis.fact_patterns import _ANSI, COMMON_QUOTED, COMMON_TECH_TOKENS
 from compactlens.analysis.fact_rules import _quoted, _structured
 from compactlens.analysis.fact_values import (
+    FACT_KIND_LABELS,
     FACT_KINDS,
+    MINOR_KIND_LABELS,
     Fact,
     FactCheck,
     FactKind,
     FactReport,
     FactSource,
     KindRecall,
+    MinorKind,
+    minor_kind,
 )
 from compactlens.analysis.judge import JudgeScore
 from compactlens.engine.guards import latest_request_index
@@ -296,24 +300,28 @@ def fact_survival(
     facts = extract_facts(
         original, chosen, latest_request=latest_user_request(original), cache=cache
     )
-    return FactReport(check_facts(facts, compacted), chosen, judge)
+    return FactReport.of(check_facts(facts, compacted), chosen, judge)
 
 
 __all__ = [
     "COMMON_QUOTED",
     "COMMON_TECH_TOKENS",
     "FACT_KINDS",
+    "FACT_KIND_LABELS",
+    "MINOR_KIND_LABELS",
     "Fact",
     "FactCheck",
     "FactKind",
     "FactReport",
     "FactSource",
     "KindRecall",
+    "MinorKind",
     "check_facts",
     "extract_facts",
     "fact_survival",
     "latest_user_request",
     "message_facts",
+    "minor_kind",
     "normalize_space",
     "present_values",
     "searchable_text",

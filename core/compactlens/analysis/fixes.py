@@ -38,9 +38,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from compactlens.analysis.facts import message_facts, normalize_space
+from compactlens.analysis.facts import message_facts, minor_kind, normalize_space
 from compactlens.analysis.retrigger import (
     Growth,
     HistoryMetrics,
@@ -55,11 +55,15 @@ from compactlens.engine.providers import errors_only, provider_problems
 from compactlens.engine.strategies.base import Strategy, Variant, plan_strategy
 from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.engine.strategies.pipeline import PipelineStrategy, TokenBudgetComposedStrategy
+from compactlens.engine.strategies.registry import strategy_info
 from compactlens.engine.strategies.summarization import NOT_RERUN
 from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
 from compactlens.engine.triggers import Trigger
 from compactlens.model.messages import Message, TextPart, message_text
 from compactlens.summarizers.base import SummaryResponse
+
+if TYPE_CHECKING:
+    from compactlens.analysis.verdict import Verdict
 
 #: Below this share of the transcript's facts kept, a fix is destructive.
 DEFAULT_MIN_RECALL = 0.5
@@ -97,11 +101,27 @@ class Fix:
     destructive: bool
     system_dropped: bool = False
     warnings: tuple[str, ...] = ()
+    #: The verdict of the fix's result, judged as the run it gives once applied
+    #: (:func:`~compactlens.analysis.fix_verdicts.judge_fixes`); None until judged.
+    verdict: Verdict | None = field(default=None, compare=False)
 
     @property
     def summary(self) -> str:
         """The changes in one line."""
         return "; ".join(c.description for c in self.changes)
+
+    @property
+    def plain_summary(self) -> str:
+        """The changes in plain words (parameter labels from the strategy registry, not
+        code names), in one line: "Truncation: newest groups never dropped to 14"."""
+        return "; ".join(plain_change(c, self.strategy) for c in self.changes)
+
+    @property
+    def keeps_conversation(self) -> bool:
+        """True when the fix keeps the system prompt and the latest request, introduces no
+        provider error and does not trigger compaction again at once: it costs facts at
+        most, never the conversation itself."""
+        return self.meets_requirements and not self.system_dropped
 
     @property
     def retriggers(self) -> bool:
@@ -152,6 +172,7 @@ class Fix:
             "destructive": self.destructive,
             "warnings": list(self.warnings),
             "config": self.config,
+            **({"verdict": self.verdict.to_dict()} if self.verdict is not None else {}),
         }
 
 
@@ -181,6 +202,40 @@ class FixSearch:
 
 def _turns(n: int) -> str:
     return "1 turn" if n == 1 else f"{n:,} turns"
+
+
+def _stage_type(strategy: Strategy, name: str) -> str | None:
+    """The config type of the stage named ``name`` in ``strategy`` (a stage's name is its
+    label, by default its type)."""
+    config = strategy.to_dict()
+    for stage in [config, *config.get("strategies", [])]:
+        if stage.get("label", stage.get("type")) == name or stage.get("type") == name:
+            kind = stage.get("type")
+            return kind if isinstance(kind, str) else None
+    return name if strategy_info(name) is not None else None
+
+
+def plain_change(change: Change, strategy: Strategy) -> str:
+    """One change in plain words: its parameter's label from the strategy registry and the
+    new value ("Truncation: minimum preserved groups to 14"); a change that adds a stage or
+    moves the target is already worded plainly."""
+    if change.parameter == "target_tokens":
+        return f"raise the target to {change.value:,} tokens"
+    if change.parameter.startswith("stage:"):
+        return change.description
+    stage, _, name = change.parameter.rpartition(".")
+    kind = _stage_type(strategy, stage) if stage else strategy.to_dict().get("type")
+    info = strategy_info(kind) if isinstance(kind, str) else None
+    param = next((p for p in info.params if p.name == name), None) if info else None
+    label = (param.label if param is not None else name.replace("_", " ")).lower()
+    value = change.value
+    if isinstance(value, bool):
+        words = f"turn on {label}" if value else f"turn off {label}"
+    elif isinstance(value, int):
+        words = f"{label} to {value:,}"
+    else:
+        words = f"{label}: {value}"
+    return f"{info.label}: {words}" if stage and info is not None else words
 
 
 # -- measuring one configuration ---------------------------------------------------------
@@ -220,7 +275,8 @@ class FactTable:
                 continue
             said = Message(role=m.role, parts=tuple(p for p in m.parts if isinstance(p, TextPart)))
             for fact in message_facts(said, i):
-                found.setdefault(fact.value, []).append(i)
+                if minor_kind(fact) is None:  # timestamps, hashes, placeholders: apart
+                    found.setdefault(fact.value, []).append(i)
         return cls(tuple(found), tuple(tuple(v) for v in found.values()))
 
     def recall(self, plan: Plan) -> float:
@@ -300,7 +356,9 @@ def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _R
     # is) and must not depend on a model call the search could not make: applied, that
     # call would give another result than the one measured here.
     replayed = not any(e.detail.startswith(NOT_RERUN) for e in ctx.events)
-    fits = (
+    # A raised target the whole history already fits needs no compaction at all.
+    fits_as_is = not outcome.fired and target is not None and plan.tokens <= target and not plan.log
+    fits = fits_as_is or (
         outcome.fired
         and outcome.target_met
         and replayed
@@ -505,6 +563,19 @@ def _retarget_candidate(
     )
 
 
+def _own_target_candidate(limit: int, reached: int, total: int, base: _Baseline) -> _Candidate:
+    """Raise the target to ``reached``, the tokens the current parameters leave (and the
+    trigger with it, as :func:`_retarget_candidate`); when that is the whole history, the
+    trigger goes to the target too: nothing needs compacting."""
+    found = _retarget_candidate(limit, reached, total, base.growth.tokens)
+    if found is not None:
+        return found
+    words = f"raise the target {limit:,} -> {reached:,} tokens (the whole history fits it)"
+    return _Candidate(
+        (Change(words, "target_tokens", reached),), lambda s: retarget(s, reached, reached)
+    )
+
+
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:
     out = [_variant_candidate(v) for v in strategy.variants()]
     out.extend(_stage_candidates(target, limit))
@@ -588,6 +659,11 @@ def search_fixes(
             raised = _retarget_candidate(limit, smallest, index.total_tokens, base.growth.tokens)
             if raised is not None:
                 attempt(raised)
+        cheap = any(r.fits and r.hard_ok and r.recall >= min_recall for _, r in tried)
+        if not current.fits and not cheap and current.plan.tokens > limit:
+            # Every change that fits costs most of the facts (or none fits): offer the
+            # target the current parameters reach, as a one-click alternative.
+            attempt(_own_target_candidate(limit, current.plan.tokens, index.total_tokens, base))
     pool = [c for c, _ in sorted(tried, key=lambda cr: _rank(cr[1]))][:PAIR_POOL]
     for i, a in enumerate(pool):
         for b in pool[i + 1 :]:
@@ -606,26 +682,26 @@ def _finish(
     max_fixes: int,
 ) -> FixSearch:
     measured: list[Fix] = []
-    outcomes: set[tuple[Any, ...]] = set()
+    # A change whose result is the current one is no fix; two with the same result are one.
+    outcomes: set[tuple[Any, ...]] = {(current.target_tokens, *_outcome(current.plan))}
     for run in sorted((r for r in runs if r.fits), key=_rank):
         # A pair whose second change does nothing repeats a simpler fix: keep the simpler.
-        outcome = _outcome(run.plan)
+        outcome = (run.target_tokens, *_outcome(run.plan))
         if outcome not in outcomes:
             outcomes.add(outcome)
             measured.append(_as_fix(base, run, min_recall))
-    measured.sort(
-        key=lambda f: (
-            f.destructive,
-            not f.meets_requirements,
-            f.changes_target,
-            f.system_dropped,
-            -round(f.recall, 3),
-            f.target_tokens - f.tokens_after if f.target_tokens is not None else 0,
-            len(f.changes),
-        )
-    )
-    safe = [f for f in measured if not f.destructive][:max_fixes]
+    measured.sort(key=_fix_order)
+    safe = [f for f in measured if not f.destructive]
     risky = [f for f in measured if f.destructive]
+    if not any(not f.changes_target for f in safe):
+        # Every change that keeps the target costs most of the facts: the best of those
+        # that keep the conversation (system prompt, latest request, provider-valid) is
+        # still shown, first, with its cost, next to the larger target.
+        costly = next((f for f in risky if f.keeps_conversation and not f.changes_target), None)
+        if costly is not None:
+            risky.remove(costly)
+            safe.insert(0, costly)
+    safe = safe[:max_fixes]
     hidden = 0 if include_destructive else len(risky)
     chosen = (*safe, *risky[:max_fixes]) if include_destructive else tuple(safe)
     reason = None if safe else _why_none(current, runs, len(risky))
@@ -635,6 +711,20 @@ def _finish(
         hidden_destructive=hidden,
         duration_ms=(time.perf_counter() - start) * 1000.0,
         none_reason=reason,
+    )
+
+
+def _fix_order(f: Fix) -> tuple[Any, ...]:
+    """Fixes that keep the conversation first, and among them those that keep the target;
+    then the cheap before the costly, facts kept, tokens close to the target, fewest
+    changes."""
+    return (
+        not f.keeps_conversation,
+        f.changes_target,
+        f.destructive,
+        -round(f.recall, 3),
+        f.target_tokens - f.tokens_after if f.target_tokens is not None else 0,
+        len(f.changes),
     )
 
 

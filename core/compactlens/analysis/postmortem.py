@@ -126,6 +126,12 @@ class CompactionPostmortem:
     def measured(self) -> bool:
         return self.agent is not None
 
+    def at_equal_size(self, outcome: Outcome) -> bool:
+        """Whether ``outcome`` fits the room the agent kept (``budget`` tokens), so its
+        recall compares with the agent's at equal size; False when the strategy could
+        not compact the history that far (``cannot-fit``, or more tokens than the agent)."""
+        return outcome.status != "cannot-fit" and outcome.tokens_after <= max(1, self.budget)
+
     def to_dict(self) -> dict[str, Any]:
         r = self.recorded
         return {
@@ -143,7 +149,9 @@ class CompactionPostmortem:
             "summary": r.summary,
             "note": r.note,
             "agent": self.agent.to_dict() if self.agent is not None else None,
-            "strategies": [o.to_dict() for o in self.strategies],
+            "strategies": [
+                {**o.to_dict(), "at_equal_size": self.at_equal_size(o)} for o in self.strategies
+            ],
         }
 
 
@@ -170,7 +178,7 @@ class Postmortem:
 def _outcome(
     label: str, status: str, facts: Sequence[Fact], kept: Sequence[Message], tokens: int
 ) -> Outcome:
-    report = FactReport(check_facts(facts, kept), ())
+    report = FactReport.of(check_facts(facts, kept), ())
     return Outcome(
         label=label,
         status=status,

@@ -48,7 +48,8 @@ DEFAULT_RECALL_FLOOR = 0.5
 FACT_DEFINITION = (
     "Facts are the identifiers, paths, numbers, names and other exact values in the "
     "messages the compaction dropped, collapsed or summarized; a fact counts as kept when "
-    "it still appears word for word in the compacted history."
+    "it still appears word for word in the compacted history. Timestamps, hashes and "
+    "redaction placeholders are counted apart, not in recall."
 )
 #: How the verdict names each group decision, in display order.
 GROUP_LABELS: Mapping[str, str] = MappingProxyType(
@@ -467,7 +468,12 @@ def _next_step(
         return _FIXES.get(first.code, "Look at the costs above.")
     best = fixes.best if fixes is not None else None
     if best is not None:
-        return f"Apply the best fix: {best.summary} ({best.costs()})."
+        # The fix in plain words, with its own verdict's numbers when it was judged (the
+        # search's recall counts another set of facts than this verdict does).
+        gives = (
+            best.verdict.summary if best.verdict is not None else f"{best.tokens_after:,} tokens"
+        )
+        return f"Apply the best fix: {best.plain_summary} ({gives})."
     smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
     pointer = f"Raise the target to at least {smallest:,} tokens"
     if fixes is not None and fixes.none_reason:

@@ -94,7 +94,7 @@ def guard_protections(plan: Plan) -> list[ProtectedItem]:
         if plan.included(gid):
             by_why.setdefault(why, []).append(gid)
     details = {
-        LATEST_REQUEST: "kept by keep_latest_request (guards)",
+        LATEST_REQUEST: "the latest user request is always kept (a guard)",
         PINNED: "pinned messages are never dropped or changed",
     }
     return [

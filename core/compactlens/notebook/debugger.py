@@ -2,16 +2,32 @@
 
 The fixes come from :func:`compactlens.analysis.search_fixes` (each candidate re-run over
 the cached index and scored: latest request kept, provider-valid, fact recall, tokens,
-changes). Apply re-runs the chosen fix and shows its result beside the original's.
+changes), each judged by the verdict of the run it gives
+(:func:`compactlens.analysis.judge_fixes`). The run's own verdict decides what is listed
+(:func:`compactlens.analysis.listed_fixes`): nothing when it fits and is safe ("Nothing
+to fix"), improvements when it fits with costs, the fixes when it does not fit; its card's
+next step is the first listed fix, so card and list agree. Apply re-runs the chosen fix
+and shows its verdict beside the original's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from html import escape
 from typing import Any
 
-from compactlens.analysis import Fix, FixSearch, search_fixes
+from compactlens.analysis import (
+    Fix,
+    FixSearch,
+    Verdict,
+    judge_fixes,
+    judge_run,
+    listed_fixes,
+    next_step,
+    search_fixes,
+)
+from compactlens.analysis.verdict import verdict_card
 from compactlens.engine import (
     CompactionResult,
     Guards,
@@ -20,7 +36,7 @@ from compactlens.engine import (
     profile_guards,
     run_strategy,
 )
-from compactlens.engine.display import explanation_card, result_card
+from compactlens.engine.display import explanation_card
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
 from compactlens.notebook.widgets import load_widgets, show
@@ -46,26 +62,36 @@ class Debugger:
         self.strategy = strategy
         self.guards = guards
         self.on_apply = on_apply
-        self.search: FixSearch = search_fixes(
+        found = search_fixes(
             index,
             strategy,
             guards=guards,
             summaries=result.summaries,
             include_destructive=include_destructive,
         )
+        self.search: FixSearch = judge_fixes(index, found)
+        judged = judge_run(index, result, strategy, guards)
+        #: The run's verdict; its next step is the first listed fix (or nothing to fix).
+        self.verdict: Verdict = replace(judged, next_step=next_step(judged, self.search))
         self.applied: CompactionResult | None = None
         self.applied_fix: Fix | None = None
         self._build()
 
     @property
     def fixes(self) -> tuple[Fix, ...]:
-        return self.search.fixes
+        """The fixes listed for this run (:func:`compactlens.analysis.listed_fixes`)."""
+        return listed_fixes(self.search.fixes, self.verdict)
+
+    @property
+    def nothing_to_fix(self) -> bool:
+        """True when the run fits and every check passed."""
+        return self.verdict.level == "safe"
 
     def apply(self, rank: int | None = None) -> CompactionResult:
         """Run fix number ``rank`` (0 is the best; default: the one selected) and show it."""
         chosen = self.choice.value if rank is None else rank
         if not self.fixes:
-            raise ConfigError(self.search.none_reason or "no fix was found")
+            raise ConfigError(self._none())
         fix = self.fixes[chosen]
         self.applied = run_strategy(self.index, fix.strategy, guards=fix.guards)
         self.applied_fix = fix
@@ -83,12 +109,14 @@ class Debugger:
 
     def _build(self) -> None:
         w = load_widgets()
-        card = card_html(result_card(self.result))
-        why = card_html(explanation_card(self.result.explanation))
-        self.before = w.HTML(card + why)
+        card = card_html(verdict_card(self.verdict))
+        # The explanation's own suggestion would be a second "top fix": the card's next
+        # step is the one.
+        why = card_html(replace(explanation_card(self.result.explanation), fix=""))
+        self.before = w.HTML(card + ("" if self.nothing_to_fix else why))
         options = [(f"{i + 1}. {fix_line(f)}", i) for i, f in enumerate(self.fixes)]
         self.choice = w.RadioButtons(
-            options=options or [("no fix found", -1)],
+            options=options or [("nothing to fix" if self.nothing_to_fix else "no fix", -1)],
             layout=w.Layout(width="auto"),
             disabled=not options,
         )
@@ -96,31 +124,50 @@ class Debugger:
             description="Apply", button_style="primary", disabled=not options
         )
         self.apply_button.on_click(lambda _b: self.apply())
-        none = self.search.none_reason or "no change found that fits"
-        note = w.HTML(
-            f"<b>{len(self.fixes)} fixes</b> ranked of {self.search.tried:,} tried"
-            + ("" if self.fixes else f": {escape(none)}")
-        )
+        note = w.HTML(self._note())
         self.after = w.HTML()
         self._panel = w.VBox([self.before, note, self.choice, self.apply_button, self.after])
         self._panel.add_class("compactlens-debugger")
 
+    def _none(self) -> str:
+        if self.nothing_to_fix:
+            return "nothing to fix: the run fits and every check passed"
+        if self.verdict.level == "costs":
+            return "no change found fails fewer checks than the run"
+        return self.search.none_reason or "no change found that fits"
+
+    def _note(self) -> str:
+        n = len(self.fixes)
+        if not n:
+            return f"<b>{escape(self._none()[:1].upper() + self._none()[1:])}</b>"
+        what = "improvements" if self.verdict.level == "costs" else "fixes"
+        head = f"<b>{'1 ' + what[:-1] if n == 1 else f'{n} {what}'}</b>"
+        hidden = self.search.hidden_destructive
+        more = (
+            ""
+            if not hidden
+            else f"; {hidden} destructive {'fix is' if hidden == 1 else 'fixes are'} hidden"
+        )
+        return f"{head} ranked of {self.search.tried:,} tried{more}"
+
 
 def fix_line(fix: Fix) -> str:
-    """A fix in one line: the changes, then what it costs."""
-    costs = [f"{fix.tokens_after:,} tokens", f"recall {fix.recall:.0%}"]
-    if fix.groups_dropped:
-        costs.append(f"{fix.groups_dropped:,} groups dropped")
+    """A fix in one line: the changes in plain words, then the verdict of the run it
+    gives (headline and summary; its tokens when it was not judged)."""
+    v = fix.verdict
+    gives = f"{v.headline}: {v.summary}" if v is not None else f"{fix.tokens_after:,} tokens"
+    mark = ""
     if fix.destructive:
-        costs.append("destructive")
-    if not fix.request_kept:
-        costs.append("loses the latest request")
-    return f"{fix.summary} ({', '.join(costs)})"
+        mark = "costly: " if fix.keeps_conversation else "destructive: "
+    return f"{fix.plain_summary} ({mark}{gives})"
 
 
 def _after_html(fix: Fix, result: CompactionResult) -> str:
-    head = f"<div><b>applied</b>: {escape(fix.summary)}</div>"
-    return head + card_html(result_card(result, fix.target_tokens))
+    head = f"<div><b>applied</b>: {escape(fix.plain_summary)}</div>"
+    judged = fix.verdict
+    if judged is None or judged.numbers.tokens_after != result.tokens_after:
+        return head + f"<div>{escape(result.status)}: {result.tokens_after:,} tokens</div>"
+    return head + card_html(verdict_card(judged))
 
 
 def debug(

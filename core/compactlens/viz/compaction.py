@@ -169,9 +169,11 @@ def budget_waterfall(
             y=[abs(room)],
             base=[total if room >= 0 else target_tokens],
             marker_color="#2BB673" if room >= 0 else "#E4572E",
-            text=[f"{room:+,}"],
+            # The bar's name says which way (as the page's "Over the target" card does):
+            # the number is the same one, without a sign.
+            text=[num(abs(room))],
             textposition="outside",
-            hovertemplate=("%{x}: " + f"{room:+,} tokens<extra></extra>"),
+            hovertemplate=("%{x}: " + f"{num(abs(room))} tokens<extra></extra>"),
             showlegend=False,
         )
         _hline(fig, target_tokens, "target", TARGET_COLOR, "dot")

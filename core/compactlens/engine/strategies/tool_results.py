@@ -397,7 +397,11 @@ class ToolResultCompactionStrategy:
                 plan,
                 "keep_last_tool_call_groups",
                 newest_tools,
-                f"the newest {self.keep_last_tool_call_groups} tool-call groups stay verbatim",
+                (
+                    "the newest tool call stays verbatim"
+                    if self.keep_last_tool_call_groups == 1
+                    else f"the newest {self.keep_last_tool_call_groups} tool calls stay verbatim"
+                ),
             ),
             protection(plan, "minimum_preserved", newest, "the newest non-system groups"),
             protection(

@@ -1,0 +1,122 @@
+"""What the cannot-fit debugger lists: plain data for its fix section (no Streamlit).
+
+The run's verdict decides what the section is: nothing to fix (the run fits and is safe),
+optional improvements (it fits, with costs: only fixes that fail fewer checks), or the
+ranked fixes (it does not fit). Each fix reads as the verdict of the run it gives once
+applied (:attr:`compactlens.analysis.Fix.verdict`), so its numbers are the ones the page
+shows after Apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from compactlens.analysis import Fix, Verdict, listed_fixes
+
+Section = Literal["nothing", "improvements", "fixes"]
+
+#: The heading of each section.
+HEADINGS: dict[Section, str] = {
+    "nothing": "Nothing to fix",
+    "improvements": "Optional improvements",
+    "fixes": "Fixes, ranked",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FixRow:
+    """One listed fix: its rank (from 1), its changes in plain words, the headline and
+    summary of its verdict, the checks it fails, and whether it is the primary choice."""
+
+    rank: int
+    fix: Fix
+    title: str
+    headline: str
+    summary: str
+    costs: tuple[str, ...]
+    primary: bool
+    raises_target: bool
+
+    @property
+    def badge(self) -> str:
+        """``costly`` for a fix that keeps the conversation but most of its facts go,
+        ``destructive`` for one that loses more, empty for the others."""
+        if not self.fix.destructive:
+            return ""
+        return "costly" if self.fix.keeps_conversation else "destructive"
+
+
+def section(current: Verdict) -> Section:
+    """Which section the debugger shows for the run ``current`` judges."""
+    if current.level == "safe":
+        return "nothing"
+    return "improvements" if current.level == "costs" else "fixes"
+
+
+def fix_rows(fixes: Sequence[Fix], current: Verdict) -> list[FixRow]:
+    """The fixes to list for ``current`` (:func:`compactlens.analysis.listed_fixes` of
+    judged fixes: none when it is safe, only improvements when it fits, every fix that
+    fits otherwise). The first listed fix that is not destructive is the primary one."""
+    shown = listed_fixes(fixes, current)
+    rows: list[FixRow] = []
+    primary_given = False
+    for n, fix in enumerate(shown):
+        v = fix.verdict
+        assert v is not None  # filtered above
+        primary = not fix.destructive and not primary_given
+        primary_given = primary_given or primary
+        rows.append(
+            FixRow(
+                rank=n + 1,
+                fix=fix,
+                title=fix.plain_summary[:1].upper() + fix.plain_summary[1:],
+                headline=v.headline,
+                summary=v.summary,
+                costs=tuple(r.text for r in v.costs),
+                primary=primary,
+                raises_target=fix.changes_target,
+            )
+        )
+    return rows
+
+
+def nothing_to_fix(current: Verdict) -> str:
+    """The sentence for a run that needs no fix."""
+    return f"Nothing to fix: the run fits and every check passed ({current.summary})."
+
+
+def no_improvement() -> str:
+    """The sentence for a run that fits with costs when no change fails fewer checks."""
+    return (
+        "The run fits. No single change found removes one of its costs without adding "
+        "another: nothing here would improve on it."
+    )
+
+
+def hidden_note(count: int) -> str:
+    """How many destructive fixes the toggle hides, in words ("" for none)."""
+    if count <= 0:
+        return ""
+    if count == 1:
+        return (
+            "1 destructive fix is hidden (it drops the latest request or most of the "
+            "conversation's facts); the toggle above shows it."
+        )
+    return (
+        f"{count:,} destructive fixes are hidden (they drop the latest request or most of "
+        "the conversation's facts); the toggle above shows them."
+    )
+
+
+__all__ = [
+    "HEADINGS",
+    "FixRow",
+    "Section",
+    "fix_rows",
+    "hidden_note",
+    "no_improvement",
+    "nothing_to_fix",
+    "section",
+]

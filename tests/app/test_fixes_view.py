@@ -1,0 +1,56 @@
+"""The debugger's fix section as plain data: which section a verdict gets, which fixes
+are listed for it, and how hidden fixes are counted in words."""
+
+from __future__ import annotations
+
+from apptest_helpers import coding_agent
+
+from compactlens import MessageIndex, run_strategy, strategy_from_config
+from compactlens.analysis import analyze, judge_fixes, search_fixes, strategy_triggers, verdict
+from compactlens.formats import from_caller
+from compactlens_inspector.views.fixes import fix_rows, hidden_note, section
+
+
+def _judged(budget: int, keep: int) -> tuple[object, object]:
+    index = MessageIndex.build(from_caller(coding_agent()).messages)
+    config = {
+        "type": "truncation",
+        "trigger": {"op": "exceed", "metric": "tokens", "n": budget},
+        "minimum_preserved": keep,
+    }
+    strategy = strategy_from_config(config)
+    result = run_strategy(index, strategy)
+    report = analyze(index.messages, result, triggers=strategy_triggers(strategy))
+    found = judge_fixes(index, search_fixes(index, strategy))
+    return verdict(result, report), found
+
+
+def test_a_safe_run_lists_no_fix() -> None:
+    current, found = _judged(50_000, 2)
+    assert current.level == "safe" and section(current) == "nothing"
+    assert fix_rows(found.fixes, current) == []
+
+
+def test_a_run_that_fits_with_costs_lists_only_improvements() -> None:
+    current, found = _judged(3000, 2)
+    assert current.level == "costs" and section(current) == "improvements"
+    for row in fix_rows(found.fixes, current):
+        assert row.fix.verdict is not None
+        assert len(row.fix.verdict.costs) < len(current.costs)
+
+
+def test_a_run_that_does_not_fit_lists_fixes_with_one_primary_choice() -> None:
+    current, found = _judged(1000, 40)
+    assert current.level == "no-fit" and section(current) == "fixes"
+    rows = fix_rows(found.fixes, current)
+    assert [r.rank for r in rows] == list(range(1, len(rows) + 1))
+    assert sum(r.primary for r in rows) == 1
+    assert rows[0].badge == "costly" and not rows[0].primary  # costs most facts
+    assert rows[-1].raises_target and rows[-1].title.startswith("Raise the target to ")
+    assert all("=" not in r.title and "_" not in r.title for r in rows)  # no code names
+
+
+def test_hidden_fixes_are_counted_in_words() -> None:
+    assert hidden_note(0) == ""
+    assert hidden_note(1).startswith("1 destructive fix is hidden (it drops")
+    assert hidden_note(3).startswith("3 destructive fixes are hidden (they drop")
