@@ -74,12 +74,14 @@ def test_story_numbers_keep_their_promises() -> None:
     assert story.budget < story.total_tokens  # the problem: the history is over the budget
     assert [r.key for r in story.runs] == [k for k, _, _ in STRATEGIES]
     for run in story.runs:
-        assert run.tokens_after == run.result.tokens_after <= story.total_tokens
-        if run.status == "compacted":
-            assert run.tokens_after <= story.budget
-        assert 0 <= run.facts_survived <= run.facts_extracted
-        assert 0.0 <= run.recall <= 1.0 and 0.0 <= run.cache_kept <= 1.0
-        assert len(run.lost_examples) == min(5, run.facts_extracted - run.facts_survived)
+        n = run.verdict.numbers
+        assert n.tokens_after == run.result.tokens_after <= story.total_tokens
+        if n.status == "compacted":
+            assert n.tokens_after <= story.budget
+        assert n.facts_kept is not None and n.facts_total is not None
+        assert 0 <= n.facts_kept <= n.facts_total
+        assert 0.0 <= run.cache_kept <= 1.0
+        assert len(run.lost_examples) == min(5, n.facts_total - n.facts_kept)
     assert story.fix is not None and story.fix.tokens > story.fix.target
     assert story.fix.fixes and all(after <= story.fix.target for _, after, _ in story.fix.fixes)
 
@@ -98,7 +100,7 @@ def test_the_strategies_and_lost_facts_steps_show_each_strategy(app) -> None:
 def test_the_last_step_finds_a_fix_and_links_to_the_debugger(app) -> None:
     at = _story(app, str(len(STEPS)))
     no_exceptions(at)
-    assert "cannot-fit" in at.error[0].value
+    assert at.error[0].value.startswith("**Does not fit**")  # the run's verdict
     fixes = [m.value for m in at.markdown if m.value[:2] in ("1.", "2.", "3.")]
     assert fixes, "no fix is listed"
     at.button(key="story_open_debugger").click().run()

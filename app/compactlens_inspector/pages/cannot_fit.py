@@ -15,6 +15,7 @@ from compactlens.engine import StageEvent
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_token_triggers
 from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -179,6 +180,7 @@ def render() -> None:
     if outcome.result is None:
         budget_bar.status_line(outcome)
         return
+    page_verdict(outcome, page="debugger")
     r = outcome.result
     expl = r.explanation
     target = config.target_tokens if config.target_tokens is not None else expl.target_tokens

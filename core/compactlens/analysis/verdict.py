@@ -141,6 +141,17 @@ class VerdictNumbers:
             return None
         return self.facts_kept / self.facts_total
 
+    @property
+    def recall_text(self) -> str:
+        """Fact recall as every surface words it: ``"56% (14 of 25 facts)"``, or
+        ``"no facts"`` when none was counted, ``"not measured"`` without a report."""
+        if self.facts_total is None:
+            return "not measured"
+        if not self.facts_total:
+            return "no facts"
+        kept = self.facts_kept or 0
+        return f"{percent(kept, self.facts_total)} ({kept:,} of {self.facts_total:,} facts)"
+
     def to_dict(self) -> dict[str, Any]:
         recall = self.fact_recall
         return {
@@ -225,7 +236,9 @@ def verdict_card(v: Verdict) -> Card:
 # -- the numbers ---------------------------------------------------------------------------
 
 
-def _group_counts(result: CompactionResult) -> Mapping[str, int]:
+def group_counts(result: CompactionResult) -> Mapping[str, int]:
+    """An engine run's groups by decision, as the verdict counts and names them
+    (:data:`GROUP_LABELS`: ``kept`` is kept as it was; inserted summaries count apart)."""
     counts = dict.fromkeys(GROUP_LABELS.values(), 0)
     for d in result.decisions:
         counts[GROUP_LABELS[d.action]] += 1
@@ -244,7 +257,7 @@ def _run_numbers(result: CompactionResult | CompactResult) -> dict[str, Any]:
             "smallest_target": ex.smallest_target,
             "messages_before": result.messages_before,
             "messages_after": result.messages_after,
-            "groups": _group_counts(result),
+            "groups": group_counts(result),
         }
     after = len(result.messages)
     before = after
@@ -539,6 +552,7 @@ __all__ = [
     "Reason",
     "Verdict",
     "VerdictNumbers",
+    "group_counts",
     "percent",
     "verdict",
     "verdict_card",
