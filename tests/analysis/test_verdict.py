@@ -34,7 +34,7 @@ from compactlens import (
 )
 from compactlens.analysis import CompactionReport, search_fixes, strategy_triggers
 from compactlens.formats import from_caller
-from compactlens.model import ConfigError, InputTypeError
+from compactlens.model import ConfigError, InputTypeError, UsageError
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_transcripts"
@@ -233,6 +233,35 @@ def test_compact_results_have_a_verdict_too() -> None:
     assert (n.messages_before, n.messages_after) == (report.messages_before, report.messages_after)
     assert n.target_tokens == 3000 and n.groups is None
     assert v.level == _expected_level(res, report)
+
+
+@pytest.mark.parametrize("engine", [True, False])
+def test_a_session_step_is_judged_by_its_latest_compaction(engine: bool) -> None:
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    history = list(transcript.messages)
+    strategy = (
+        strategy_from_config({"type": "truncation", "max_n": 4000, "compact_to": 3000})
+        if engine
+        else None
+    )
+    session = compactlens.CompactionSession(
+        triggers=[compactlens.tokens_exceed(4000)],
+        target_tokens=3000,
+        strategy=strategy,
+        summarizer=None if engine else ExtractiveSummarizer(),
+        tokenizer=CharEstimator() if engine else None,
+    )
+    with pytest.raises(UsageError, match="not compacted yet"):
+        verdict(session)
+    session.prepare(history)
+    step = session.last_result
+    assert step is not None
+    report = analyze(history, step)
+    judged = verdict(session, report)
+    assert judged == verdict(step, report)
+    n = judged.numbers
+    before = step.tokens_before if engine else step.tokens.before
+    assert n.tokens_before == before and (n.groups is not None) == engine
 
 
 def test_the_provider_narrows_the_introduced_problems() -> None:

@@ -34,7 +34,8 @@ from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
 from compactlens.model.display import Card, card_html
-from compactlens.model.errors import ConfigError, InputTypeError
+from compactlens.model.errors import ConfigError, InputTypeError, UsageError
+from compactlens.session.runtime import CompactionSession
 
 Level: TypeAlias = Literal["safe", "costs", "no-fit"]
 
@@ -492,7 +493,7 @@ def _next_step(
 
 
 def verdict(
-    result: CompactionResult | CompactResult,
+    result: CompactionResult | CompactResult | CompactionSession,
     report: CompactionReport | None = None,
     *,
     provider: str | None = None,
@@ -502,16 +503,26 @@ def verdict(
     """The verdict of one run (see the module docstring for the levels).
 
     ``result``: the engine's result (``apply_compaction``, ``run_strategy``) or
-    ``compact()``'s. ``report``: :func:`analyze` of the same result (without it the
+    ``compact()``'s, or a :class:`~compactlens.session.CompactionSession`, judged by its
+    latest compaction (``session.last_result``: analyze that one). ``report``: :func:`analyze` of the same result (without it the
     checks it answers are not measured and the level is never ``safe``). ``provider``:
     count only the problems this provider (and tool-call pairing) would raise; default,
     every provider the report checked. ``recall_floor``: the lowest fact recall that is
     still ``safe`` (0 to 1). ``fixes``: a :func:`search_fixes` result, whose best fix
     becomes the next step of a run that does not fit.
     """
+    if isinstance(result, CompactionSession):
+        step = result.last_result
+        if step is None:
+            raise UsageError(
+                "verdict(session): the session has not compacted yet (no trigger fired in "
+                "any prepare() call), so there is no step to judge"
+            )
+        result = step
     if not isinstance(result, CompactionResult | CompactResult):
         raise InputTypeError(
-            f"verdict() takes a CompactionResult or a CompactResult, got {type(result).__name__}"
+            "verdict() takes a CompactionResult, a CompactResult or a CompactionSession, "
+            f"got {type(result).__name__}"
         )
     if report is not None and not isinstance(report, CompactionReport):
         raise InputTypeError(f"report must be a CompactionReport, got {type(report).__name__}")
