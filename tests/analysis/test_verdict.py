@@ -90,8 +90,10 @@ def _expected_level(result: Any, report: CompactionReport, floor: float = 0.5) -
     if result.status == "cannot-fit":
         return "no-fit"
     facts = report.facts
+    cost = report.cache.cost
     safe = (
-        not [p for p in report.introduced if p.severity == "error"]
+        not report.introduced  # no new error, no new warning
+        and not (result.status == "compacted" and cost is not None and cost.savings < 0)
         and not facts.latest_request_lost
         and bool(report.retrigger.triggers)
         and not report.retrigger.loops
@@ -143,7 +145,9 @@ def test_the_numbers_are_the_result_s_and_the_report_s(path: Path, config_name: 
 
 def test_a_fitting_run_that_keeps_everything_that_matters_is_safe() -> None:
     result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
-    v = verdict(result, report)
+    # For Anthropic, the collapsed results leave two assistant turns in a row: warnings.
+    assert verdict(result, report).costs[0].code == "provider-warnings"
+    v = verdict(result, report, provider="openai-chat")
     assert v.level == "safe" and v.headline == "Fits and safe"
     assert v.numbers.target_tokens == 8000
     assert all(r.level == "safe" for r in v.reasons)
@@ -290,7 +294,7 @@ def test_bad_arguments_are_refused() -> None:
 
 def test_repr_is_short_and_the_card_escapes_its_text() -> None:
     result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
-    v = verdict(result, report)
+    v = verdict(result, report, provider="openai-chat")
     assert repr(v).startswith("<Verdict safe: Fits and safe;") and "\n" not in repr(v)
     html = v._repr_html_()
     assert "Verdict: Fits and safe" in html and "Next step:" in html

@@ -12,7 +12,8 @@ preset sized to half the sample's tokens. Each surface is then read as a visitor
   with costs, does not fit) and one ``compact()`` run: the verdict bar on Lab, Diff,
   Timeline, Analysis and the debugger, the cards beside it; the Overview after Compact;
   Story mode's cards and fact table;
-- the HTML report, for every preset of two samples.
+- the HTML report, for every preset of two samples; the notebook card
+  (``Verdict._repr_html_``), for every pair.
 """
 
 from __future__ import annotations
@@ -198,6 +199,23 @@ def test_the_html_report_shows_the_verdict(sample: str, name: str) -> None:
     assert escape(v.numbers.recall_text) in section
     for label, count in (v.numbers.groups or {}).items():
         assert f"groups {label}</div><div class='v'>{count:,}<" in section
+
+
+# -- the notebook card ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sample", "name"), PAIRS)
+def test_the_notebook_card_shows_the_verdict(sample: str, name: str) -> None:
+    v = case(sample, name).verdict
+    n = v.numbers
+    card = v._repr_html_()
+    assert f"Verdict: {escape(v.headline)}" in card
+    assert f"{n.tokens_before:,} → {n.tokens_after:,} tokens" in card
+    assert escape(v.next_step) in card
+    for reason in v.reasons:
+        assert escape(reason.text) in card
+    for label, count in (n.groups or {}).items():
+        assert f"{count:,} {label}" in card
 
 
 # -- the pages -------------------------------------------------------------------------------
