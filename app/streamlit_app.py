@@ -23,8 +23,10 @@ st.html(
 }
 [data-testid="stMainBlockContainer"] h1 { padding-top: 0; }
 /* The verdict bar (components/verdict_bar.py) stays in view under the app's header while
-   the page scrolls or a parameter is edited. */
-[class*="st-key-verdict_"] {
+   the page scrolls or a parameter is edited: its wrapper is sticky (the bar's own box is
+   exactly as tall as that wrapper, so it could not move inside it). */
+[data-testid="stLayoutWrapper"]:has(> [class*="st-key-verdict_"]),
+[data-testid="stElementContainer"]:has(> [class*="st-key-verdict_"]) {
   position: sticky; top: 3.75rem; z-index: 50; background: #FFFFFF;
 }
 </style>"""

@@ -196,10 +196,9 @@ def render() -> None:
         )
     elif r.status == "compacted":
         _stage_missed_note(r, missed)
-    else:
-        st.error(
-            f"**{r.status}**: {md_escape(group_digits(r.reason or r.explanation.summary))}",
-            icon=":material/block:",
+    else:  # the verdict bar above says it does not fit; this is the engine's reason
+        st.caption(
+            f"**Why the run stopped:** {md_escape(group_digits(r.reason or r.explanation.summary))}"
         )
     parts = budget_parts(outcome, ix)
     cols = st.columns(4)

@@ -20,14 +20,14 @@ from compactlens_inspector.style.numbers import num
 from compactlens_inspector.views.run import decision_views, summary_ranges
 
 PAGE_SIZE = 30
-#: What each of the verdict's group counts means (the card's help).
-GROUP_HELP = {
-    "kept": "Groups kept as they were (a summary the compaction inserted is counted apart).",
-    "dropped": "Groups removed from the history.",
-    "collapsed": "Groups shortened in place (a tool result replaced by a short note).",
-    "summarized": "Groups replaced by a summary.",
-    "inserted": "New groups the compaction added: the summaries.",
-}
+#: Wide enough for "Groups summarized" without cutting it (six cards fit at 1,440 px).
+GROUP_CARD_WIDTH = 155
+GROUPS_NOTE = (
+    "Groups by decision, counted as the verdict counts them: kept means kept as it was; "
+    "dropped means removed; collapsed means shortened in place (a tool result replaced by a "
+    "short note); summarized means replaced by a summary; inserted counts the summaries the "
+    "compaction added."
+)
 
 
 def render() -> None:
@@ -49,9 +49,12 @@ def render() -> None:
     # an inserted summary is counted apart), as the Lab and the bar above count them.
     # A compact() run's verdict counts no groups; its groups here are those of its plan.
     groups = (judged.numbers.groups if judged is not None else None) or group_counts(r)
-    cards = [Card(f"Groups {label}", num(n), GROUP_HELP.get(label)) for label, n in groups.items()]
-    cards.append(Card("Tokens after", num(r.tokens_after), f"{num(r.tokens_before)} before"))
-    metric_row(cards, key="diff_counts")
+    cards = [Card(f"Groups {label}", num(n)) for label, n in groups.items()]
+    cards.append(
+        Card("Tokens after", num(r.tokens_after), f"{num(r.tokens_before)} before", width=140)
+    )
+    metric_row(cards, key="diff_counts", width=GROUP_CARD_WIDTH)
+    st.caption(GROUPS_NOTE)
     ranges = summary_ranges(r, ix)
     if ranges:
         st.subheader("Summaries", anchor=False)

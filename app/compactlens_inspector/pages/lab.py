@@ -137,7 +137,11 @@ def _preview(config: LabConfig) -> None:
     st.subheader("Stages", anchor=False)
     _events_table(outcome)
     if groups is not None:  # the verdict's counts, as the card and the bar give them
-        st.caption(" · ".join(f"{num(n)} groups {label}" for label, n in groups.items() if n))
+        st.caption(
+            " · ".join(
+                f"{num(n)} group{'s' if n != 1 else ''} {label}" for label, n in groups.items() if n
+            )
+        )
 
 
 def _workbench() -> None:
