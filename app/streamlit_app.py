@@ -13,8 +13,8 @@ st.set_page_config(
 
 PAGES = "compactlens_inspector/pages/"
 
-# The page frame: a short band above each title and narrower side margins on small
-# screens (our own CSS; no transcript text ever goes into st.html).
+# The page frame: a short band above each title, narrower side margins on small
+# screens and the sticky verdict bar (our own CSS; no transcript text ever goes into st.html).
 st.html(
     """<style>
 [data-testid="stMainBlockContainer"] { padding-left: 3rem; padding-right: 3rem; }
@@ -22,6 +22,13 @@ st.html(
   [data-testid="stMainBlockContainer"] { padding-left: 1.25rem; padding-right: 1.25rem; }
 }
 [data-testid="stMainBlockContainer"] h1 { padding-top: 0; }
+/* The verdict bar (components/verdict_bar.py) stays in view under the app's header while
+   the page scrolls or a parameter is edited: its wrapper is sticky (the bar's own box is
+   exactly as tall as that wrapper, so it could not move inside it). */
+[data-testid="stLayoutWrapper"]:has(> [class*="st-key-verdict_"]),
+[data-testid="stElementContainer"]:has(> [class*="st-key-verdict_"]) {
+  position: sticky; top: 3.75rem; z-index: 50; background: #FFFFFF;
+}
 </style>"""
 )
 

@@ -34,7 +34,7 @@ from compactlens import (
 )
 from compactlens.analysis import CompactionReport, judge_fixes, search_fixes, strategy_triggers
 from compactlens.formats import from_caller
-from compactlens.model import ConfigError, InputTypeError
+from compactlens.model import ConfigError, InputTypeError, UsageError
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_transcripts"
@@ -90,8 +90,10 @@ def _expected_level(result: Any, report: CompactionReport, floor: float = 0.5) -
     if result.status == "cannot-fit":
         return "no-fit"
     facts = report.facts
+    cost = report.cache.cost
     safe = (
-        not [p for p in report.introduced if p.severity == "error"]
+        not report.introduced  # no new error, no new warning
+        and not (result.status == "compacted" and cost is not None and cost.savings < 0)
         and not facts.latest_request_lost
         and bool(report.retrigger.triggers)
         and not report.retrigger.loops
@@ -143,7 +145,9 @@ def test_the_numbers_are_the_result_s_and_the_report_s(path: Path, config_name: 
 
 def test_a_fitting_run_that_keeps_everything_that_matters_is_safe() -> None:
     result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
-    v = verdict(result, report)
+    # For Anthropic, the collapsed results leave two assistant turns in a row: warnings.
+    assert verdict(result, report).costs[0].code == "provider-warnings"
+    v = verdict(result, report, provider="openai-chat")
     assert v.level == "safe" and v.headline == "Fits and safe"
     assert v.numbers.target_tokens == 8000
     assert all(r.level == "safe" for r in v.reasons)
@@ -243,6 +247,35 @@ def test_compact_results_have_a_verdict_too() -> None:
     assert v.level == _expected_level(res, report)
 
 
+@pytest.mark.parametrize("engine", [True, False])
+def test_a_session_step_is_judged_by_its_latest_compaction(engine: bool) -> None:
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    history = list(transcript.messages)
+    strategy = (
+        strategy_from_config({"type": "truncation", "max_n": 4000, "compact_to": 3000})
+        if engine
+        else None
+    )
+    session = compactlens.CompactionSession(
+        triggers=[compactlens.tokens_exceed(4000)],
+        target_tokens=3000,
+        strategy=strategy,
+        summarizer=None if engine else ExtractiveSummarizer(),
+        tokenizer=CharEstimator() if engine else None,
+    )
+    with pytest.raises(UsageError, match="not compacted yet"):
+        verdict(session)
+    session.prepare(history)
+    step = session.last_result
+    assert step is not None
+    report = analyze(history, step)
+    judged = verdict(session, report)
+    assert judged == verdict(step, report)
+    n = judged.numbers
+    before = step.tokens_before if engine else step.tokens.before
+    assert n.tokens_before == before and (n.groups is not None) == engine
+
+
 def test_the_provider_narrows_the_introduced_problems() -> None:
     config = {"type": "truncation", "max_n": 7800, "compact_to": 1300, "minimum_preserved": 0}
     result, report = _run(SAMPLES / "coding_agent.json", config)
@@ -269,7 +302,7 @@ def test_bad_arguments_are_refused() -> None:
 
 def test_repr_is_short_and_the_card_escapes_its_text() -> None:
     result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
-    v = verdict(result, report)
+    v = verdict(result, report, provider="openai-chat")
     assert repr(v).startswith("<Verdict safe: Fits and safe;") and "\n" not in repr(v)
     html = v._repr_html_()
     assert "Verdict: Fits and safe" in html and "Next step:" in html

@@ -25,7 +25,9 @@ def _truncation(budget: int, keep: int) -> LabConfig:
 def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     at = go(app(cfg=encode_config(_truncation(1500, 12))).run(), "cannot_fit")
     no_exceptions(at)
-    assert len(at.error) == 1 and "cannot-fit" in plain(at.error[0].value)
+    # The verdict bar ("Does not fit"), then the engine's reason.
+    assert len(at.error) == 1 and plain(at.error[0].value).startswith("**Does not fit**")
+    assert any(c.value.startswith("**Why the run stopped:**") for c in at.caption)
     after = metric_int(at, "Tokens after")
     assert metric_int(at, "Target") == 1500
     assert metric(at, "Over the target") == f"{after - 1500:,}"

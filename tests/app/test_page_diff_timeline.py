@@ -23,10 +23,10 @@ def _summarize(budget: int) -> LabConfig:
 def test_diff_counts_match_the_decisions(app) -> None:
     at = go(app(cfg=encode_config(preset("truncation", 2000))).run(), "diff")
     no_exceptions(at)
-    excluded = metric_int(at, "Excluded")
-    kept = metric_int(at, "Kept")
+    excluded = metric_int(at, "Groups dropped")
+    kept = metric_int(at, "Groups kept")
     assert excluded > 0 and kept > 0
-    assert metric_int(at, "Collapsed") == metric_int(at, "Summarized") == 0
+    assert metric_int(at, "Groups collapsed") == metric_int(at, "Groups summarized") == 0
     assert metric_int(at, "Tokens after") <= 2000
     assert f"{excluded} rows" in texts(at)  # only changed groups by default
     at.toggle(key="diff_changed_only").set_value(False).run()
@@ -36,8 +36,8 @@ def test_diff_counts_match_the_decisions(app) -> None:
 def test_diff_shows_the_summary_and_its_text_diff_on_demand(app) -> None:
     at = go(app(cfg=encode_config(_summarize(2000))).run(), "diff")
     no_exceptions(at)
-    assert metric_int(at, "Inserted") == 1
-    assert metric_int(at, "Summarized") > 0
+    assert metric_int(at, "Groups inserted") == 1
+    assert metric_int(at, "Groups summarized") > 0
     summary_code = [c.value for c in at.code if c.value.startswith("[Extractive summary")]
     assert summary_code, "the summary text is shown"
     assert not any(c.language == "diff" for c in at.code)
@@ -142,7 +142,7 @@ def test_compact_mode_timeline_names_the_summarized_groups_and_the_insert(app) -
     no_exceptions(at)
     at.selectbox(key="timeline_event").set_value(1).run()
     assert metric(at, "Event") == "applied"
-    summarized = metric_int(go(at, "diff"), "Summarized")
+    summarized = metric_int(go(at, "diff"), "Groups summarized")
     at = go(at, "timeline")
     body = plain(texts(at))
     assert f"Affected groups ({summarized}) · 1 inserted" in body

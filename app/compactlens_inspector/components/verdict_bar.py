@@ -3,7 +3,12 @@
 Coloured by level (green: fits and safe, amber: fits with costs, red: does not fit), it
 shows the headline, the run's status, the summary, one line per check that did not pass
 (or why nothing was compacted) and the next step, all as the library words them (plain
-text, escaped)."""
+text, escaped).
+
+Every page that shows a run (Overview, Lab, Diff, Timeline, Analysis, the debugger, Story
+mode) draws it with :func:`page_verdict`, in a container keyed ``verdict_<page>``: the
+page frame (``streamlit_app.py``) makes those containers sticky, so the verdict stays in
+view while the visitor scrolls or edits parameters."""
 
 from __future__ import annotations
 
@@ -11,8 +16,14 @@ import streamlit as st
 
 from compactlens.analysis import Verdict
 from compactlens.analysis import VerdictLevel as Level
+from compactlens_inspector import state
 from compactlens_inspector.components import badges
+from compactlens_inspector.components.analysis_summary import analysis_wanted
+from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.style.safety import md_escape
+
+#: The prefix of every verdict bar's container key (the page frame's CSS makes them sticky).
+KEY_PREFIX = "verdict_"
 
 #: The alert and icon of each level.
 LEVEL_STYLE: dict[Level, tuple[str, str]] = {
@@ -49,3 +60,15 @@ def verdict_bar(v: Verdict, *, key: str, why: str = "") -> None:
     alert = {"success": st.success, "warning": st.warning, "error": st.error}[kind]
     with st.container(key=key):
         alert(verdict_text(v, why), icon=icon)
+
+
+def page_verdict(outcome: RunOutcome | None, *, page: str, why: str = "") -> Verdict | None:
+    """The verdict of ``outcome`` (the session's run of the lab configuration) as the
+    page's sticky bar, judged as the Lab judges it (with the analysis when the Lab would
+    analyze the run live); None (and nothing drawn) without a result."""
+    if outcome is None or outcome.result is None:
+        return None
+    judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
+    if judged is not None:
+        verdict_bar(judged, key=f"{KEY_PREFIX}{page}", why=why)
+    return judged

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from typing import Any
 
 from compactlens import MessageIndex
-from compactlens.analysis import CompactionReport
+from compactlens.analysis import CompactionReport, Verdict
 from compactlens_inspector.exports.report import build_report
 from compactlens_inspector.exports.snippet import config_to_snippet, safe_base_url
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
@@ -102,6 +102,7 @@ def report_html(
     summarizer: SummarizerSettings,
     analysis: CompactionReport | None = None,
     analysis_settings: AnalysisSettings | None = None,
+    verdict: Verdict | None = None,
 ) -> str:
     return build_report(
         loaded,
@@ -110,4 +111,5 @@ def report_html(
         summarizer=summarizer,
         analysis=analysis,
         analysis_settings=analysis_settings,
+        verdict=verdict,
     )

@@ -15,7 +15,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 import compactlens.viz as figures
 from compactlens import MessageIndex
-from compactlens.analysis import CompactionReport, unique_protections
+from compactlens.analysis import CompactionReport, Verdict, unique_protections
 from compactlens.viz import timeline_events
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts
@@ -59,6 +59,9 @@ overflow:auto}
 .badge{display:inline-block;border-radius:8px;padding:1px 8px;font-size:12px;color:#fff}
 pre.code{background:#f1f3f6;padding:12px;border-radius:8px;overflow:auto;font-size:12px}
 .muted{color:#8a94a6}
+.verdict{border-left:6px solid;border-radius:10px} .verdict h2{margin-top:0}
+.verdict-safe{border-left-color:#2BB673}.verdict-costs{border-left-color:#D98E04}
+.verdict-no-fit{border-left-color:#E4572E}
 """
 
 
@@ -177,6 +180,31 @@ def analysis_section(
     return "".join(parts), figures.cost_chart(cost) if cost is not None else None
 
 
+def verdict_section(v: Verdict) -> str:
+    """The run's verdict as the report's first section: the headline, the summary, the
+    checks that did not pass, the numbers and the next step, as the library words them."""
+    n = v.numbers
+    parts = [
+        f"<section class='verdict verdict-{v.level}' id='verdict'>",
+        f"<h2>Verdict: {escape(v.headline)}</h2>",
+        f"<p>{escape(v.summary)}</p>",
+    ]
+    costs = [r for r in v.reasons if r.level != "safe"]
+    if costs:
+        parts.append("<ul>" + "".join(f"<li>{escape(r.text)}</li>" for r in costs) + "</ul>")
+    groups = dict(n.groups) if n.groups is not None else {}
+    cards = [
+        ("tokens", f"{num(n.tokens_before)} → {num(n.tokens_after)}"),
+        ("target", num(n.target_tokens) if n.target_tokens is not None else "none"),
+        ("messages", f"{num(n.messages_before)} → {num(n.messages_after)}"),
+        *((f"groups {label}", num(count)) for label, count in groups.items()),
+        ("fact recall", n.recall_text),
+    ]
+    parts.append(_cards(cards))
+    parts.append(f"<p><b>Next step:</b> {escape(v.next_step)}</p></section>")
+    return "".join(parts)
+
+
 def build_report(
     loaded: LoadedTranscript,
     index: MessageIndex,
@@ -186,9 +214,11 @@ def build_report(
     max_rows: int = 2000,
     analysis: CompactionReport | None = None,
     analysis_settings: AnalysisSettings | None = None,
+    verdict: Verdict | None = None,
 ) -> str:
-    """The whole report as one HTML document (UTF-8 text); with ``analysis``, a section
-    with fact recall, the cached prefix, the cost chart and the protocol problems."""
+    """The whole report as one HTML document (UTF-8 text); with ``verdict`` (the run's,
+    as the inspector shows it) its section first; with ``analysis``, a section with fact
+    recall, the cached prefix, the cost chart and the protocol problems."""
     config: LabConfig = outcome.config
     result = outcome.result
     title = loaded.title or loaded.name
@@ -211,6 +241,8 @@ def build_report(
         )
         parts.append("</main></body></html>")
         return "".join(parts)
+    if verdict is not None:
+        parts.append(verdict_section(verdict))
     target = config.target_tokens
     parts.append("<div class='cards'>")
     for key, value, cls in (

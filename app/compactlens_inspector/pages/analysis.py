@@ -19,6 +19,7 @@ from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -456,9 +457,10 @@ def render() -> None:
     if outcome is None or ix is None:
         return
     st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
-    budget_bar.status_line(outcome)
     if outcome.result is None:
+        budget_bar.status_line(outcome)  # the configuration error
         return
+    page_verdict(outcome, page="analysis")
     # The overview (counts only) first; fact survival, which reads every compacted
     # message's text, fills its cards and section when it is done.
     overview = state.analysis_overview(outcome, settings)

@@ -15,6 +15,7 @@ from compactlens.engine import StageEvent
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_token_triggers
 from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -198,6 +199,7 @@ def render() -> None:
     if outcome.result is None:
         budget_bar.status_line(outcome)
         return
+    page_verdict(outcome, page="debugger")
     r = outcome.result
     expl = r.explanation
     target = config.target_tokens if config.target_tokens is not None else expl.target_tokens
@@ -209,10 +211,9 @@ def render() -> None:
         _fits_note(r, state.run_verdict(outcome))
     elif r.status == "compacted":
         _stage_missed_note(r, missed)
-    else:
-        st.error(
-            f"**{r.status}**: {md_escape(group_digits(r.reason or r.explanation.summary))}",
-            icon=":material/block:",
+    else:  # the verdict bar above says it does not fit; this is the engine's reason
+        st.caption(
+            f"**Why the run stopped:** {md_escape(group_digits(r.reason or r.explanation.summary))}"
         )
     parts = budget_parts(outcome, ix)
     cols = st.columns(4)

@@ -8,17 +8,26 @@ import math
 
 import streamlit as st
 
+from compactlens.analysis import group_counts
 from compactlens_inspector import state
 from compactlens_inspector.components import badges, budget_bar
 from compactlens_inspector.components.diff_view import side_by_side, text_diff
 from compactlens_inspector.components.metric_row import Card, metric_row
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.lab.config import ACTIONS
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.views.run import decision_views, summary_ranges
 
 PAGE_SIZE = 30
+#: Wide enough for "Groups summarized" without cutting it (six cards fit at 1,440 px).
+GROUP_CARD_WIDTH = 155
+GROUPS_NOTE = (
+    "Groups by decision, counted as the verdict counts them: kept means kept as it was; "
+    "dropped means removed; collapsed means shortened in place (a tool result replaced by a "
+    "short note); summarized means replaced by a summary; inserted counts the summaries the "
+    "compaction added."
+)
 
 
 def render() -> None:
@@ -35,12 +44,17 @@ def render() -> None:
         budget_bar.status_line(outcome)
         return
     r = outcome.result
-    counts = {a: 0 for a in ACTIONS}
-    for d in r.decisions:
-        counts[d.action] += 1
-    cards = [Card(action.capitalize(), num(counts[action])) for action in ACTIONS]
-    cards.append(Card("Tokens after", num(r.tokens_after), f"{num(r.tokens_before)} before"))
-    metric_row(cards, key="diff_counts")
+    judged = page_verdict(outcome, page="diff")
+    # The groups by decision are the verdict's (one definition: "kept" is kept as it was;
+    # an inserted summary is counted apart), as the Lab and the bar above count them.
+    # A compact() run's verdict counts no groups; its groups here are those of its plan.
+    groups = (judged.numbers.groups if judged is not None else None) or group_counts(r)
+    cards = [Card(f"Groups {label}", num(n)) for label, n in groups.items()]
+    cards.append(
+        Card("Tokens after", num(r.tokens_after), f"{num(r.tokens_before)} before", width=140)
+    )
+    metric_row(cards, key="diff_counts", width=GROUP_CARD_WIDTH)
+    st.caption(GROUPS_NOTE)
     ranges = summary_ranges(r, ix)
     if ranges:
         st.subheader("Summaries", anchor=False)

@@ -67,6 +67,7 @@ def render() -> None:
         snippet = framework_snippet(config, framework, tokenizer=tok, summarizer=settings)
     analysis_settings = state.analysis_settings()
     analysis = state.analysis(outcome, analysis_settings)
+    judged = state.run_verdict(outcome)  # the verdict every page shows, first in the report
     analysis_doc = (
         files.analysis_json(analysis, analysis_settings) if analysis is not None else None
     )
@@ -129,6 +130,7 @@ def render() -> None:
             summarizer=settings,
             analysis=analysis,
             analysis_settings=analysis_settings,
+            verdict=judged,
         ),
         file_name=f"{stem}.report.html",
         mime="text/html",

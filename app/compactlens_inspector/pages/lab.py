@@ -10,15 +10,15 @@ from __future__ import annotations
 import streamlit as st
 
 import compactlens.viz as figures
-from compactlens.analysis import Verdict
+from compactlens.analysis import Verdict, group_counts
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
-from compactlens_inspector.components.analysis_summary import analysis_summary, analysis_wanted
+from compactlens_inspector.components.analysis_summary import analysis_summary
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.components.verdict_bar import verdict_bar
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import LabConfig, config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -83,14 +83,12 @@ def _verdict(outcome: RunOutcome | None) -> Verdict | None:
     (with the way to the fix search its next step names when the run does not fit)."""
     if outcome is None or outcome.result is None:
         return None
-    judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
     r = outcome.result
     # A failed stage (a summarizer error, say) is news the verdict's reasons do not hold;
     # a missed target is already its first reason.
     failed = [e for e in r.events if e.event == "failed"]
     why = group_digits(failed[-1].detail or "a stage failed") if failed else ""
-    if judged is not None:
-        verdict_bar(judged, key="lab_verdict", why=why)
+    judged = page_verdict(outcome, page="lab", why=why)
     if r.status == "cannot-fit":
         st.page_link(
             "compactlens_inspector/pages/cannot_fit.py",
@@ -110,7 +108,9 @@ def _preview(config: LabConfig) -> None:
         budget_bar.status_line(outcome)  # the configuration error
         return
     r = outcome.result
-    groups = judged.numbers.groups if judged is not None else None
+    # One definition of the groups by decision (a compact() run's verdict counts none:
+    # then those of its plan).
+    groups = (judged.numbers.groups if judged is not None else None) or group_counts(r)
     budget_bar.metric_cards(r, config, key="lab_metrics", groups=groups)
     _usage(outcome)
     # The gauge is the budget picture (before and after against trigger and target):
@@ -136,10 +136,12 @@ def _preview(config: LabConfig) -> None:
                 st.markdown(f"- {md_escape(line)}")
     st.subheader("Stages", anchor=False)
     _events_table(outcome)
-    counts: dict[str, int] = {}
-    for d in r.decisions:
-        counts[d.action] = counts.get(d.action, 0) + 1
-    st.caption(" · ".join(f"{num(n)} {a}" for a, n in counts.items()))
+    if groups is not None:  # the verdict's counts, as the card and the bar give them
+        st.caption(
+            " · ".join(
+                f"{num(n)} group{'s' if n != 1 else ''} {label}" for label, n in groups.items() if n
+            )
+        )
 
 
 def _workbench() -> None:

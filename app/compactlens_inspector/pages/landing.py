@@ -11,6 +11,7 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.metric_row import Card, metric_row
 from compactlens_inspector.components.sidebar import source_and_tokenizer
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import preset
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import INT_FORMAT, num, short
@@ -119,7 +120,7 @@ def render() -> None:
             show_gauge(ix, None, preset("reference", budget), key="landing_context")
         else:
             r = outcome.result
-            budget_bar.status_line(outcome)
+            page_verdict(outcome, page="overview")
             c = st.columns(3)
             c[0].metric("Before", num(r.tokens_before), border=True)
             c[1].metric(

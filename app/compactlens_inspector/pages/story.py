@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from compactlens.analysis import FACT_DEFINITION
 from compactlens_inspector import state
 from compactlens_inspector.components import badges
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.verdict_bar import verdict_bar
 from compactlens_inspector.lab.config import LabConfig
 from compactlens_inspector.lab.presets import preset
 from compactlens_inspector.pages._common import header, page
@@ -26,6 +28,8 @@ from compactlens_inspector.views.story import (
 
 QP_STEP = "step"
 PICK = "story_pick"
+#: The badge colour of each verdict level (as the verdict bar colours it).
+LEVEL_BADGE = {"safe": "green", "costs": "orange", "no-fit": "red"}
 
 
 def _go(n: int) -> None:
@@ -98,14 +102,23 @@ def _problem(story: Story) -> None:
 
 
 def _strategy_card(run: StrategyRun) -> None:
-    with st.container(border=True):
-        st.markdown(f"**{run.title}** {badges.status(run.status)}")
+    """One strategy as its verdict reads: headline, tokens after, groups by decision."""
+    v = run.verdict
+    n = v.numbers
+    with st.container(border=True, key=f"story_card_{run.key}"):
+        st.markdown(f"**{run.title}** {badges.badge(v.headline, LEVEL_BADGE[v.level])}")
         st.caption(run.what)
-        st.metric("Tokens after", num(run.tokens_after))
+        st.metric("Tokens after", num(n.tokens_after))
+        groups = n.groups or {}
         st.markdown(
-            f"{badges.decision('excluded')} {num(run.removed)} · "
-            f"{badges.decision('collapsed')} {num(run.collapsed)} · "
-            f"{badges.decision('summarized')} {num(run.summarized)}"
+            " · ".join(
+                f"{badges.decision(action)} {num(groups.get(label, 0))}"
+                for action, label in (
+                    ("excluded", "dropped"),
+                    ("collapsed", "collapsed"),
+                    ("summarized", "summarized"),
+                )
+            )
         )
 
 
@@ -129,16 +142,17 @@ def _lost(story: Story) -> None:
         [
             {
                 "strategy": r.title,
-                "facts survived": f"{num(r.facts_survived)} of {num(r.facts_extracted)}",
-                "recall": share(r.recall),
-                "tokens after": r.tokens_after,
+                "fact recall": r.verdict.numbers.recall_text,
+                "tokens after": r.verdict.numbers.tokens_after,
+                "verdict": r.verdict.headline,
             }
             for r in story.runs
         ],
         hide_index=True,
         key="story_lost_table",
     )
-    worst = min(story.runs, key=lambda r: r.recall)
+    st.caption(md_escape(FACT_DEFINITION))
+    worst = min(story.runs, key=lambda r: _share(r))
     st.markdown(f"Some facts **{md_escape(worst.title)}** lost (shown as plain text):")
     table(
         [{"kind": k, "value": v} for k, v in worst.lost_examples],
@@ -151,6 +165,11 @@ def _lost(story: Story) -> None:
             "placeholders it also dropped (kept apart so they do not drive the recall)."
         )
     st.caption("Tool-result collapse keeps almost every fact but may not reach the budget.")
+
+
+def _share(run: StrategyRun) -> float:
+    recall = run.verdict.numbers.fact_recall
+    return 1.0 if recall is None else recall
 
 
 def _cost(story: Story) -> None:
@@ -183,7 +202,7 @@ def _fix(story: Story) -> None:
     if fix is None:
         st.info(f"The {CANNOT_FIT_SAMPLE} sample is not bundled here.", icon=":material/info:")
         return
-    st.error(f"**cannot-fit**: {md_escape(group_digits(fix.reason))}", icon=":material/block:")
+    verdict_bar(fix.verdict, key="story_fix_verdict")
     cols = st.columns(2)
     cols[0].metric("History", f"{num(fix.tokens)} tokens", border=True)
     cols[1].metric("Target", f"{num(fix.target)} tokens", border=True)

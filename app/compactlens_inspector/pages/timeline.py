@@ -16,6 +16,7 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.replay import replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
@@ -172,7 +173,7 @@ def render() -> None:
         budget_bar.status_line(outcome)
         return
     r = outcome.result
-    budget_bar.status_line(outcome)
+    page_verdict(outcome, page="timeline")
     events = timeline_events(r)
     selection = st.plotly_chart(
         figures.event_timeline(events, target_tokens=config.target_tokens),

@@ -21,9 +21,7 @@ from compactlens.analysis import (
     FactReport,
     FixSearch,
     Verdict,
-    verdict,
 )
-from compactlens.engine import CompactionResult
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
 from compactlens_inspector.lab.runs import RunOutcome, fix_config
@@ -50,7 +48,7 @@ from compactlens_inspector.state.products import (
 )
 from compactlens_inspector.views.analysis import (
     AnalysisSettings,
-    analysed_result,
+    judge,
     run_facts,
     run_overview,
 )
@@ -138,8 +136,8 @@ def analysis(
 
 def run_verdict(outcome: RunOutcome | None = None, *, measured: bool = True) -> Verdict | None:
     """The verdict of ``outcome`` (default: the lab's run), judged with :func:`analysis`
-    (the report the Lab's analysis card shows, with the configuration's triggers) and the
-    guards' provider when the report checked it; None for a configuration error.
+    (the report the Lab's analysis card shows, with the configuration's triggers) by
+    :func:`~compactlens_inspector.views.analysis.judge`; None for a configuration error.
 
     ``measured=False`` judges the run without a report (a long transcript not analyzed
     live): its checks read "not measured" and the level is never safe.
@@ -147,26 +145,7 @@ def run_verdict(outcome: RunOutcome | None = None, *, measured: bool = True) -> 
     out = outcome or run()
     if out is None or out.result is None:
         return None
-    report = analysis(out) if measured else None
-    provider = out.guards.provider if out.guards is not None else None
-    if report is None or provider not in report.providers:
-        provider = None
-    return verdict(_with_target(out), report, provider=provider)
-
-
-def _with_target(out: RunOutcome) -> Any:
-    """What the verdict judges: :func:`analysed_result`, and for an engine run planned
-    without its explanation (the live preview) the target and smallest target that the
-    explanation would hold (the configuration's target; the tokens the run reached)."""
-    judged = analysed_result(out)
-    if not isinstance(judged, CompactionResult) or judged.status == "unchanged":
-        return judged
-    ex = judged.explanation
-    if ex.target_tokens is not None:
-        return judged
-    smallest = judged.tokens_after if judged.status == "cannot-fit" else None
-    filled = replace(ex, target_tokens=out.config.target_tokens, smallest_target=smallest)
-    return replace(judged, explanation=filled)
+    return judge(out, analysis(out) if measured else None)
 
 
 def nonce() -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from compactlens import CharEstimator, MessageIndex, Tokenizer, Trigger, tokens_exceed
@@ -20,13 +20,16 @@ from compactlens.analysis import (
     CompactionReport,
     Fact,
     FactReport,
+    FixSearch,
     ModelPrices,
+    Verdict,
     analyze_facts,
     analyze_overview,
     latest_user_request,
     prices_for,
+    verdict,
 )
-from compactlens.engine import always, memo_tokenizer
+from compactlens.engine import CompactionResult, always, memo_tokenizer
 from compactlens_inspector.lab.config import LabConfig
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.style.numbers import num, share
@@ -151,6 +154,35 @@ def analysed_result(outcome: RunOutcome) -> Any:
     if outcome.config.mode == "compact" and outcome.compact is not None:
         return outcome.compact
     return outcome.result
+
+
+def judge(
+    outcome: RunOutcome, report: CompactionReport | None, fixes: FixSearch | None = None
+) -> Verdict | None:
+    """The one verdict of a run (:func:`compactlens.verdict`) every surface of the
+    inspector shows: of :func:`analysed_result`, with ``report`` (its analysis; None: the
+    checks it answers read "not measured") and the guards' provider when the report
+    checked it; ``fixes``, a fix search whose best fix is the next step of a run that does
+    not fit. None for a configuration error.
+
+    An engine run planned without its explanation (the live preview) is judged with the
+    target and smallest target that explanation would hold (the configuration's target;
+    the tokens the run reached)."""
+    judged = analysed_result(outcome)
+    if judged is None:
+        return None
+    provider = outcome.guards.provider if outcome.guards is not None else None
+    if report is None or provider not in report.providers:
+        provider = None
+    if isinstance(judged, CompactionResult) and judged.status != "unchanged":
+        ex = judged.explanation
+        if ex.target_tokens is None:
+            smallest = judged.tokens_after if judged.status == "cannot-fit" else None
+            filled = replace(
+                ex, target_tokens=outcome.config.target_tokens, smallest_target=smallest
+            )
+            judged = replace(judged, explanation=filled)
+    return verdict(judged, report, provider=provider, fixes=fixes)
 
 
 def run_overview(

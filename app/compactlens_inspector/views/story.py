@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from compactlens import CompactionResult, MessageIndex
+from compactlens import CompactionResult, MessageIndex, Verdict
 from compactlens.analysis import Fact
 from compactlens.analysis.facts import FACT_KIND_LABELS
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, default_stage
 from compactlens_inspector.lab.presets import nice_budget, preset
 from compactlens_inspector.lab.runs import find_fixes, make_summarizer, run_config
-from compactlens_inspector.views.analysis import AnalysisSettings, run_analysis
+from compactlens_inspector.views.analysis import AnalysisSettings, judge, run_analysis
 
 #: The transcripts the story walks through (bundled samples, by file stem).
 STORY_SAMPLE = "coding_agent"
@@ -97,26 +97,20 @@ def step_number(raw: object) -> int:
 
 @dataclass(frozen=True, slots=True)
 class StrategyRun:
-    """One strategy on the story's transcript: its result and what it measured."""
+    """One strategy on the story's transcript: its result, its verdict (the tokens, group
+    counts and fact recall the story shows) and the cache numbers of its analysis."""
 
     key: str
     title: str
     what: str
     config: LabConfig
     result: CompactionResult
-    status: str
-    tokens_after: int
-    removed: int
-    collapsed: int
-    summarized: int
-    recall: float
-    facts_survived: int
-    facts_extracted: int
-    lost_examples: tuple[tuple[str, str], ...]  # (kind in words, value): transcript text
+    lost_examples: tuple[tuple[str, str], ...]  # (fact kind, value): transcript text
     cache_kept: float
     cost_without: float | None
     cost_with: float | None
     break_even_turn: int | None
+    verdict: Verdict  # the run's one verdict: its headline and numbers are what the story shows
     minor_lost: int = 0  # timestamps, hashes, redaction placeholders not kept (apart)
 
 
@@ -130,6 +124,7 @@ class FixStory:
     reason: str
     tried: int
     fixes: tuple[tuple[str, int, float], ...]  # (what changes, tokens after, recall)
+    verdict: Verdict  # the cannot-fit run's verdict (its next step: the best fix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +133,6 @@ class Story:
     total_tokens: int
     runs: tuple[StrategyRun, ...]
     fix: FixStory | None
-
-
-def _count(result: CompactionResult, action: str) -> int:
-    return sum(1 for d in result.decisions if d.action == action)
 
 
 #: The kinds of fact a stakeholder recognises first, in the order "what was lost" shows them.
@@ -187,7 +178,8 @@ def run_strategy_story(
     )
     report = run_analysis(index, outcome, AnalysisSettings())
     r = outcome.result
-    if r is None or report is None:
+    judged = judge(outcome, report)
+    if r is None or report is None or judged is None:
         return None
     lost = recognisable(report.facts.lost)
     cost = report.cache.cost
@@ -197,20 +189,13 @@ def run_strategy_story(
         what=what,
         config=config,
         result=r,
-        status=r.status,
-        tokens_after=r.tokens_after,
-        removed=_count(r, "excluded"),
-        collapsed=_count(r, "collapsed"),
-        summarized=_count(r, "summarized"),
-        recall=report.facts.recall,
-        facts_survived=report.facts.survived,
-        facts_extracted=report.facts.extracted,
         lost_examples=lost[:5],
         minor_lost=len(report.facts.minor_lost),
         cache_kept=report.cache.prefix_fraction,
         cost_without=cost.cost_without if cost else None,
         cost_with=cost.cost_with if cost else None,
         break_even_turn=cost.break_even_turn if cost else None,
+        verdict=judged,
     )
 
 
@@ -226,9 +211,10 @@ def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
         index, config, make_summarizer(SummarizerSettings()), format_name=format_name
     )
     r = outcome.result
-    if r is None:
+    search = find_fixes(index, outcome) if r is not None else None
+    judged = judge(outcome, None, search)
+    if r is None or judged is None:
         return None
-    search = find_fixes(index, outcome)
     fixes = search.fixes[:3] if search is not None else ()
     return FixStory(
         config=config,
@@ -237,6 +223,7 @@ def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
         reason=r.reason or r.explanation.summary,
         tried=search.tried if search is not None else 0,
         fixes=tuple((f.plain_summary, f.tokens_after, f.recall) for f in fixes),
+        verdict=judged,
     )
 
 

@@ -88,13 +88,21 @@ from compactlens.analysis.retrigger import (
     growth_from_index,
     strategy_triggers,
 )
+from compactlens.analysis.verdict import (
+    FACT_DEFINITION,
+    Reason,
+    Verdict,
+    VerdictNumbers,
+    group_counts,
+    verdict,
+)
 from compactlens.analysis.verdict import Level as VerdictLevel
-from compactlens.analysis.verdict import Reason, Verdict, VerdictNumbers, verdict
 
 __all__ = [
     "DEFAULT_MIN_RECALL",
     "DEFAULT_MODEL",
     "DEFAULT_PRICES",
+    "FACT_DEFINITION",
     "FACT_KINDS",
     "JUDGE_LABEL",
     "PROVIDERS",
@@ -140,6 +148,7 @@ __all__ = [
     "estimate_retrigger",
     "extract_facts",
     "fact_survival",
+    "group_counts",
     "growth_from_index",
     "improves",
     "judge_fix",

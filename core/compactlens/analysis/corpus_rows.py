@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from compactlens.analysis.report import CompactionReport
+from compactlens.analysis.verdict import Verdict
 from compactlens.model.errors import ConfigError
 
 
@@ -38,6 +39,9 @@ class CorpusRow:
     problems_introduced: int | None = None
     problem_kinds: str | None = None
     warnings: str | None = None
+    verdict: str | None = None
+    costs: str | None = None
+    next_step: str | None = None
     error: str | None = None
     duration_ms: float | None = None
 
@@ -100,6 +104,9 @@ COLUMN_TYPES: dict[str, type] = {
     "problems_introduced": int,
     "problem_kinds": str,
     "warnings": str,
+    "verdict": str,
+    "costs": str,
+    "next_step": str,
     "error": str,
     "duration_ms": float,
 }
@@ -135,9 +142,15 @@ def _coerce(raw: Any, kind: type) -> Any:
 
 
 def row_from_report(
-    file: str, fmt: str | None, report: CompactionReport, duration_ms: float
+    file: str,
+    fmt: str | None,
+    report: CompactionReport,
+    duration_ms: float,
+    judged: Verdict | None = None,
 ) -> CorpusRow:
-    """The table row of one analyzed transcript."""
+    """The table row of one analyzed transcript; ``judged``, the run's verdict, gives the
+    ``verdict`` (its level), ``costs`` (the checks that did not pass) and ``next_step``
+    columns."""
     errors = report.errors
     kinds = sorted({f"{p.provider}:{p.kind}" for p in errors})
     cost = report.cache.cost
@@ -164,6 +177,9 @@ def row_from_report(
         problems_introduced=sum(1 for p in report.introduced if p.severity == "error"),
         problem_kinds=", ".join(kinds) or None,
         warnings=" | ".join(report.warnings) or None,
+        verdict=judged.level if judged is not None else None,
+        costs=" | ".join(r.text for r in judged.costs) or None if judged is not None else None,
+        next_step=judged.next_step if judged is not None else None,
         duration_ms=round(duration_ms, 3),
     )
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from compactlens.analysis.corpus_config import CorpusConfig, _summarizer
 from compactlens.analysis.corpus_rows import CorpusRow, failed_row, row_from_report
 from compactlens.analysis.report import analyze
+from compactlens.analysis.verdict import verdict
 from compactlens.formats.caller import from_caller
 from compactlens.model.errors import UsageError
 from compactlens.model.messages import Message
@@ -71,15 +72,17 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
 
             params = dict(cfg.compact or {})
             trigger_tokens = params.pop("trigger_tokens", None)
-            if cfg.tokenizer not in ("estimate", "chars", ""):
-                params["count_tokens"] = _counter(tokenizer)
+            # compact() counts as the engine and the inspector do (its default estimate
+            # measures the wire JSON, and the same file would read other token numbers).
+            params["count_tokens"] = _counter(tokenizer)
             result = compact(messages, summarizer=_summarizer(), **params)
             if trigger_tokens is not None:
                 from compactlens.engine.triggers import tokens_exceed
 
                 kwargs["triggers"] = tokens_exceed(int(trigger_tokens))
         report = analyze(messages, result, tokenizer=tokenizer, **kwargs)
-        return row_from_report(key, fmt, report, (time.perf_counter() - start) * 1000.0)
+        judged = verdict(result, report)
+        return row_from_report(key, fmt, report, (time.perf_counter() - start) * 1000.0, judged)
     except Exception as exc:  # recorded in the row; the run goes on
         return failed_row(key, exc, (time.perf_counter() - start) * 1000.0)
 

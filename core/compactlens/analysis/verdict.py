@@ -9,9 +9,10 @@ counting, judging or wording anything again.
 
 The levels are the user's:
 
-- ``safe`` ("Fits and safe"): the target is met, no provider error is introduced, the
-  latest user request is kept, compaction does not fire again on the very next turn and
-  fact recall is at least ``recall_floor``;
+- ``safe`` ("Fits and safe"): the target is met, no provider error or warning is
+  introduced, the latest user request is kept, compaction does not fire again on the very
+  next turn, fact recall is at least ``recall_floor`` and (when the report priced it) the
+  next turns do not cost more with the compaction than without it;
 - ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
   measured; each is named as a :class:`Reason`;
 - ``no-fit`` ("Does not fit"): the run ended ``cannot-fit``.
@@ -34,7 +35,8 @@ from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
 from compactlens.model.display import Card, card_html
-from compactlens.model.errors import ConfigError, InputTypeError
+from compactlens.model.errors import ConfigError, InputTypeError, UsageError
+from compactlens.session.runtime import CompactionSession
 
 Level: TypeAlias = Literal["safe", "costs", "no-fit"]
 
@@ -72,6 +74,14 @@ _FIXES = {
     "provider-errors": (
         "Keep tool calls and their results together (set the provider in the guards so "
         "every strategy respects its rules), then run again."
+    ),
+    "provider-warnings": (
+        "Set the provider in the guards so every strategy respects its rules (the "
+        "warnings name what the provider would change), then run again."
+    ),
+    "cache": (
+        "Compact less often and deeper (a lower target), so the cache is rewritten once for "
+        "a larger saving."
     ),
     "latest-request": "Keep the latest user request: turn its guard back on, then run again.",
     "next-compaction": (
@@ -141,6 +151,17 @@ class VerdictNumbers:
         if not self.facts_total or self.facts_kept is None:
             return None
         return self.facts_kept / self.facts_total
+
+    @property
+    def recall_text(self) -> str:
+        """Fact recall as every surface words it: ``"56% (14 of 25 facts)"``, or
+        ``"no facts"`` when none was counted, ``"not measured"`` without a report."""
+        if self.facts_total is None:
+            return "not measured"
+        if not self.facts_total:
+            return "no facts"
+        kept = self.facts_kept or 0
+        return f"{percent(kept, self.facts_total)} ({kept:,} of {self.facts_total:,} facts)"
 
     def to_dict(self) -> dict[str, Any]:
         recall = self.fact_recall
@@ -226,7 +247,9 @@ def verdict_card(v: Verdict) -> Card:
 # -- the numbers ---------------------------------------------------------------------------
 
 
-def _group_counts(result: CompactionResult) -> Mapping[str, int]:
+def group_counts(result: CompactionResult) -> Mapping[str, int]:
+    """An engine run's groups by decision, as the verdict counts and names them
+    (:data:`GROUP_LABELS`: ``kept`` is kept as it was; inserted summaries count apart)."""
     counts = dict.fromkeys(GROUP_LABELS.values(), 0)
     for d in result.decisions:
         counts[GROUP_LABELS[d.action]] += 1
@@ -245,7 +268,7 @@ def _run_numbers(result: CompactionResult | CompactResult) -> dict[str, Any]:
             "smallest_target": ex.smallest_target,
             "messages_before": result.messages_before,
             "messages_after": result.messages_after,
-            "groups": _group_counts(result),
+            "groups": group_counts(result),
         }
     after = len(result.messages)
     before = after
@@ -347,22 +370,62 @@ def _target_reason(n: VerdictNumbers) -> Reason:
     return Reason(code="target", level="safe", text=text)
 
 
-def _provider_reason(n: VerdictNumbers, providers: tuple[str, ...]) -> Reason:
+def _provider_who(n: VerdictNumbers, providers: tuple[str, ...]) -> str:
     names = [_PROVIDER_NAMES.get(p, p) for p in ((n.provider,) if n.provider else providers)]
-    who = " or ".join(names) if names else "the provider"
-    errors, warnings = n.provider_errors or 0, n.provider_warnings or 0
-    rewrite = (
-        f"; {_plural(warnings, 'new warning')} ({who} would silently change the request)"
-        if warnings
-        else ""
-    )
+    return " or ".join(names) if names else "the provider"
+
+
+def _provider_reason(n: VerdictNumbers, providers: tuple[str, ...]) -> Reason:
+    who = _provider_who(n, providers)
+    errors = n.provider_errors or 0
     if errors:
-        text = (
-            f"The compaction introduces {_plural(errors, 'error')} that {who} would reject"
-            f"{rewrite}."
-        )
+        text = f"The compaction introduces {_plural(errors, 'error')} that {who} would reject."
         return Reason(code="provider-errors", level="costs", text=text)
-    return Reason(code="provider-errors", level="safe", text=f"No new error for {who}{rewrite}.")
+    return Reason(code="provider-errors", level="safe", text=f"No new error for {who}.")
+
+
+def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
+    who = _provider_who(n, report.providers)
+    warnings = n.provider_warnings or 0
+    if warnings:
+        chosen = {"any", n.provider} if n.provider is not None else None
+        found = [
+            p
+            for p in report.introduced
+            if p.severity != "error" and (chosen is None or p.provider in chosen)
+        ]
+        named = sorted({_PROVIDER_NAMES.get(p.provider, p.provider) for p in found}) or [who]
+        first = f" ({found[0].detail})" if found and found[0].detail else ""
+        text = (
+            f"The compaction introduces {_plural(warnings, 'warning')}: "
+            f"{' and '.join(named)} would silently change the request{first}."
+        )
+        return Reason(code="provider-warnings", level="costs", text=text)
+    return Reason(code="provider-warnings", level="safe", text=f"No new warning for {who}.")
+
+
+def _cache_reason(n: VerdictNumbers) -> Reason | None:
+    """The prompt cache's side of the run (None when the report priced nothing)."""
+    extra, turns = n.cache_extra_cost, n.cache_turns
+    if extra is None or turns is None or n.status != "compacted":
+        return None
+    ahead = f"the next {_plural(turns, 'turn')}"
+    if extra > 0:
+        text = (
+            f"With the prompt cache rewritten, {ahead} cost ${extra:,.2f} more than without "
+            "compacting."
+            if extra >= 0.005
+            else f"With the prompt cache rewritten, {ahead} cost more than without compacting "
+            "(under one cent)."
+        )
+        return Reason(code="cache", level="costs", text=text)
+    saved = -extra
+    text = (
+        f"The compaction saves ${saved:,.2f} over {ahead}, the prompt cache rewrite included."
+        if saved >= 0.005
+        else f"The compaction costs no more over {ahead}, the prompt cache rewrite included."
+    )
+    return Reason(code="cache", level="safe", text=text)
 
 
 def _request_reason(report: CompactionReport) -> Reason:
@@ -425,12 +488,15 @@ def _reasons(
             ),
         )
         return (target, missing)
+    cache = _cache_reason(n)
     return (
         target,
         _provider_reason(n, report.providers),
+        _warning_reason(n, report),
         _request_reason(report),
         _next_compaction_reason(n),
         _recall_reason(n, floor),
+        *((cache,) if cache is not None else ()),
     )
 
 
@@ -485,7 +551,7 @@ def _next_step(
 
 
 def verdict(
-    result: CompactionResult | CompactResult,
+    result: CompactionResult | CompactResult | CompactionSession,
     report: CompactionReport | None = None,
     *,
     provider: str | None = None,
@@ -495,16 +561,27 @@ def verdict(
     """The verdict of one run (see the module docstring for the levels).
 
     ``result``: the engine's result (``apply_compaction``, ``run_strategy``) or
-    ``compact()``'s. ``report``: :func:`analyze` of the same result (without it the
-    checks it answers are not measured and the level is never ``safe``). ``provider``:
+    ``compact()``'s, or a :class:`~compactlens.session.CompactionSession`, judged by its
+    latest compaction (``session.last_result``: analyze that one). ``report``:
+    :func:`analyze` of the same result (without it the checks it answers are not measured
+    and the level is never ``safe``). ``provider``:
     count only the problems this provider (and tool-call pairing) would raise; default,
     every provider the report checked. ``recall_floor``: the lowest fact recall that is
     still ``safe`` (0 to 1). ``fixes``: a :func:`search_fixes` result, whose best fix
     becomes the next step of a run that does not fit.
     """
+    if isinstance(result, CompactionSession):
+        step = result.last_result
+        if step is None:
+            raise UsageError(
+                "verdict(session): the session has not compacted yet (no trigger fired in "
+                "any prepare() call), so there is no step to judge"
+            )
+        result = step
     if not isinstance(result, CompactionResult | CompactResult):
         raise InputTypeError(
-            f"verdict() takes a CompactionResult or a CompactResult, got {type(result).__name__}"
+            "verdict() takes a CompactionResult, a CompactResult or a CompactionSession, "
+            f"got {type(result).__name__}"
         )
     if report is not None and not isinstance(report, CompactionReport):
         raise InputTypeError(f"report must be a CompactionReport, got {type(report).__name__}")
@@ -545,6 +622,7 @@ __all__ = [
     "Reason",
     "Verdict",
     "VerdictNumbers",
+    "group_counts",
     "percent",
     "verdict",
     "verdict_card",
