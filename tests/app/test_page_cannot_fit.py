@@ -29,7 +29,7 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     assert metric(at, "Over the target") == f"{after - 1500:,}"
     assert metric_int(at, "Smallest target that fits") == after
     parts = at.dataframe[0].value
-    assert "minimum_preserved" in list(parts["part"])
+    assert "newest groups never touched" in list(parts["part"])  # words, not the name
     assert sum(parts["tokens"]) == after  # the waterfall adds up to what is left
     # The ranked fixes are the library's search over the same run, each with its cost.
     config = _truncation(1500, 12)
@@ -74,7 +74,7 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     assert metric_int(at, "Candidate tokens") == sum(table["tokens"])
     assert metric_int(at, "Over the target") == sum(table["tokens"]) - 600
     assert parts[0] == "leading system messages"
-    assert "keep_last_messages" in parts and "summary wrapper" in parts
+    assert "newest messages kept verbatim" in parts and "summary wrapper" in parts
     fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]
     assert any("keep_last_messages=" in f and "tokens to spare" in f for f in fixes), fixes
 

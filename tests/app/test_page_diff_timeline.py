@@ -58,14 +58,14 @@ def test_timeline_lists_lifecycle_and_stage_events(app) -> None:
     events = list(table["event"])
     assert events[0] == "started" and events[-1] == "completed"
     assert "skipped" in events or "applied" in events
-    strategies = [s.strip() for s in table["strategy"]]
+    strategies = [s.strip() for s in table["stage"]]
     # The pipeline's own event (its total) follows its stages, so tokens read in order.
     assert strategies[1:6] == [
-        "tool_result_collapse",
-        "summarization",
-        "sliding_window",
-        "truncation",
-        "pipeline (total)",
+        "Tool-result collapse",
+        "Summarization",
+        "Sliding window",
+        "Truncation",
+        "Pipeline (total)",
     ]
 
 
@@ -124,7 +124,7 @@ def test_a_stage_lists_every_group_it_changed_even_when_a_later_stage_changed_it
     excluded_later = set(collapsed) & set(stage["truncation"].group_ids)
     assert collapsed and excluded_later  # the case under test: truncation drops collapsed groups
     table = at.dataframe[0].value
-    row = next(i for i, s in enumerate(table["strategy"]) if s.strip() == "tool_result_collapse")
+    row = next(i for i, s in enumerate(table["stage"]) if s.strip() == "Tool-result collapse")
     assert table["groups"].iloc[row] == len(collapsed)
     at.selectbox(key="timeline_event").set_value(int(table["#"].iloc[row])).run()
     no_exceptions(at)

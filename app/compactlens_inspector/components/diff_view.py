@@ -12,6 +12,7 @@ from compactlens_inspector.components import badges
 from compactlens_inspector.components.messages import call_names, show_message
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import clip, md_escape
+from compactlens_inspector.style.wording import reason_words, stage_words
 from compactlens_inspector.views.run import DecisionView, SummaryRange
 
 #: Characters of each text shown in a row (a fold holds the rest).
@@ -62,7 +63,8 @@ def side_by_side(
             with mid:
                 st.markdown(badges.decision(d.action))
                 st.caption(
-                    md_escape(d.reason) + (f" · {md_escape(d.strategy)}" if d.strategy else "")
+                    md_escape(reason_words(d.reason))
+                    + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
                 )
             with right:
                 if d.action == "kept":

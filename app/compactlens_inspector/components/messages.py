@@ -19,6 +19,7 @@ from compactlens.engine import GroupDecision
 from compactlens_inspector.components import badges
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import clip, md_escape, neutralize_markdown
+from compactlens_inspector.style.wording import reason_words, stage_words
 from compactlens_inspector.views.message import Block, MessageCard, message_card, prose, size
 
 #: Text longer than this is cut, with a fold (a popover inside a fold) holding all of it.
@@ -139,8 +140,8 @@ def group_header(index: MessageIndex, gid: int) -> str:
 
 def decision_line(d: GroupDecision) -> str:
     return (
-        f"{badges.decision(d.action)} {md_escape(d.reason)}"
-        + (f" · by {md_escape(d.strategy)}" if d.strategy else "")
+        f"{badges.decision(d.action)} {md_escape(reason_words(d.reason))}"
+        + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
         + f" · {num(d.tokens_before)} → {num(d.tokens_after)} tokens"
     )
 

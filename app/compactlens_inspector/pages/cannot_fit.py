@@ -20,7 +20,7 @@ from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
 from compactlens_inspector.style.safety import md_code, md_escape, sheet_safe
-from compactlens_inspector.style.wording import part_words
+from compactlens_inspector.style.wording import part_words, plural, stage_words, verb
 
 FIXES_REQUESTED = "cf_fixes_requested"
 
@@ -103,9 +103,9 @@ def _stage_missed_note(r: CompactionResult, missed: list[StageEvent]) -> None:
     pipeline's stage may stop short and leave the rest to the next one."""
     what = []
     for event, words in (("target-missed", "missed its own target"), ("failed", "failed")):
-        names = dict.fromkeys(e.strategy for e in missed if e.event == event)
+        names = dict.fromkeys(stage_words(e.strategy) for e in missed if e.event == event)
         if names:
-            what.append(", ".join(md_code(n) for n in names) + f" {words}")
+            what.append(", ".join(md_escape(n) for n in names) + f" {words}")
     st.info(
         f"**The target was met** (compacted: {num(r.tokens_before)} → {num(r.tokens_after)} "
         f"tokens). A stage fell short ({'; '.join(what)}) and a later stage reached the "
@@ -230,7 +230,7 @@ def render() -> None:
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
     elif config.mode == "compact":
-        title = "compact(): what stays besides the summary, against the target"
+        title = "One-shot compact: what stays besides the summary, against the target"
     else:
         title = "What the compacted history still costs, against the target"
     st.plotly_chart(
@@ -352,7 +352,8 @@ def _ranked_fixes(config: LabConfig) -> None:
             )
     if found.hidden_destructive:
         st.caption(
-            f"{num(found.hidden_destructive)} destructive fixes are hidden (they drop the latest "
+            f"{plural(found.hidden_destructive, 'destructive fix')} "
+            f"{verb(found.hidden_destructive, 'is')} hidden (they drop the latest "
             "request or most of the conversation's facts); the toggle above shows them."
         )
 

@@ -24,6 +24,7 @@ from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
 from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.wording import condition_words, stage_words
 from compactlens_inspector.views.run import DECISION_MAP_BARS
 
 
@@ -61,10 +62,10 @@ def _events_table(outcome: RunOutcome) -> None:
     table(
         [
             {
-                "stage": "  " * e.depth + e.strategy,
+                "stage": "  " * e.depth + stage_words(e.strategy),
                 "event": e.event,
-                "trigger": group_digits(e.trigger),
-                "target": group_digits(e.target),
+                "trigger": condition_words(e.trigger),
+                "target": condition_words(e.target),
                 "tokens before": e.tokens_before,
                 "tokens after": e.tokens_after,
                 "groups changed": e.groups_changed,

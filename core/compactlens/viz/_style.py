@@ -220,7 +220,7 @@ def _hline(fig: go.Figure, y: float | None, label: str, color: str, dash: str = 
 def _trigger_target(fig: go.Figure, trigger: int | None, target: int | None) -> None:
     """The trigger and target lines (one line when they are the same number)."""
     if trigger is not None and trigger == target:
-        _hline(fig, target, "trigger = target", TARGET_COLOR, "dot")
+        _hline(fig, target, "trigger and target", TARGET_COLOR, "dot")
         return
     _hline(fig, trigger, "trigger", TRIGGER_COLOR)
     _hline(fig, target, "target", TARGET_COLOR, "dot")

@@ -27,6 +27,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import change_words
 from compactlens.engine.wire_index import wire_tool_results
 from compactlens.formats._common import parts_and_blocks
 from compactlens.model.errors import ConfigError, InputTypeError
@@ -416,7 +417,12 @@ class ToolResultCompactionStrategy:
         out.extend(countdown_variants(self, "minimum_preserved", self.minimum_preserved))
         if self.formatter == "results":
             out.append(
-                Variant("formatter='names'", "formatter", "names", replace(self, formatter="names"))
+                Variant(
+                    change_words("formatter", "names", "tool_result_collapse"),
+                    "formatter",
+                    "names",
+                    replace(self, formatter="names"),
+                )
             )
         return out
 
