@@ -325,8 +325,20 @@ def _compact_widgets(cfg: LabConfig) -> CompactSettings:
         step=1000,
         key="sb_compact_trigger",
     )
-    target = st.number_input("target_tokens", min_value=1, step=1000, key="sb_compact_target")
-    keep = st.number_input("keep_last_messages", min_value=1, step=1, key="sb_compact_keep")
+    target = st.number_input(
+        "Target (tokens)",
+        min_value=1,
+        step=1000,
+        key="sb_compact_target",
+        help="The most tokens the compacted history may hold.",
+    )
+    keep = st.number_input(
+        "Newest messages kept verbatim",
+        min_value=1,
+        step=1,
+        key="sb_compact_keep",
+        help="The newest messages are never summarized.",
+    )
     return CompactSettings(int(target), int(keep), int(trig) or None)
 
 

@@ -46,10 +46,10 @@ STAGE_TYPES: dict[str, StageType] = {
 #: Trigger choices of the builder: label -> (op, metric) (metric "" for op-only triggers).
 TRIGGER_CHOICES: dict[str, tuple[str, str]] = {
     "none": ("", ""),
-    "tokens >": ("exceed", "tokens"),
-    "messages >": ("exceed", "messages"),
-    "turns >": ("exceed", "turns"),
-    "groups >": ("exceed", "groups"),
+    "more than N tokens": ("exceed", "tokens"),
+    "more than N messages": ("exceed", "messages"),
+    "more than N turns": ("exceed", "turns"),
+    "more than N groups": ("exceed", "groups"),
     "has tool calls": ("has_tool_calls", ""),
     "always": ("always", ""),
 }
@@ -57,11 +57,11 @@ TRIGGER_CHOICES: dict[str, tuple[str, str]] = {
 #: Target choices: label -> (op, metric); "default" is the negation of the trigger.
 TARGET_CHOICES: dict[str, tuple[str, str]] = {
     "default (opposite of trigger)": ("", ""),
-    "tokens <=": ("at_most", "tokens"),
-    "tokens <": ("below", "tokens"),
-    "messages <=": ("at_most", "messages"),
-    "groups <=": ("at_most", "groups"),
-    "turns <=": ("at_most", "turns"),
+    "at most N tokens": ("at_most", "tokens"),
+    "fewer than N tokens": ("below", "tokens"),
+    "at most N messages": ("at_most", "messages"),
+    "at most N groups": ("at_most", "groups"),
+    "at most N turns": ("at_most", "turns"),
 }
 
 CUSTOM = "custom (from configuration)"

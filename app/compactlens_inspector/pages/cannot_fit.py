@@ -19,8 +19,14 @@ from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_
 from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
-from compactlens_inspector.style.safety import md_code, md_escape, sheet_safe
-from compactlens_inspector.style.wording import part_words, plural, stage_words, verb
+from compactlens_inspector.style.safety import md_escape, sheet_safe
+from compactlens_inspector.style.wording import (
+    condition_words,
+    part_words,
+    plural,
+    stage_words,
+    verb,
+)
 
 FIXES_REQUESTED = "cf_fixes_requested"
 
@@ -39,13 +45,15 @@ def _apply_config(config: LabConfig) -> None:
 
 def checked_triggers(result: CompactionResult) -> list[str]:
     """The triggers that were checked and did not fire, each with the values it saw
-    (``tokens > 60,000`` at tokens = 23,561), without repeats."""
+    (``more than 60,000 tokens``, seen: 23,561 tokens), without repeats."""
     out: list[str] = []
     for e in result.events:
         if e.event != "skipped" or not e.trigger or e.trigger == "(none)":
             continue
-        values = ", ".join(f"{k} = {num(v)}" for k, v in e.trigger_values.items())
-        line = md_code(group_digits(e.trigger)) + (f" at {values}" if values else "")
+        values = ", ".join(f"{num(v)} {k.replace('_', ' ')}" for k, v in e.trigger_values.items())
+        line = f"*{md_escape(condition_words(e.trigger))}*" + (
+            f" (seen: {values})" if values else ""
+        )
         if line not in out:
             out.append(line)
     return out
