@@ -23,14 +23,14 @@ def _summarize(budget: int) -> LabConfig:
 def test_diff_counts_match_the_decisions(app) -> None:
     at = go(app(cfg=encode_config(preset("truncation", 2000))).run(), "diff")
     no_exceptions(at)
-    excluded = metric_int(at, "Excluded")
+    excluded = metric_int(at, "Dropped")  # the vocabulary's word, as in every legend
     kept = metric_int(at, "Kept")
     assert excluded > 0 and kept > 0
     assert metric_int(at, "Collapsed") == metric_int(at, "Summarized") == 0
     assert metric_int(at, "Tokens after") <= 2000
-    assert f"{excluded} rows" in texts(at)  # only changed groups by default
+    assert f"for {excluded} groups" in texts(at)  # only changed groups by default
     at.toggle(key="diff_changed_only").set_value(False).run()
-    assert f"{excluded + kept} rows" in texts(at)
+    assert f"for {excluded + kept} groups" in texts(at)
 
 
 def test_diff_shows_the_summary_and_its_text_diff_on_demand(app) -> None:

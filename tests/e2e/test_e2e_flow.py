@@ -78,7 +78,7 @@ def test_upload_tune_diff_debug_and_export(app: StreamlitApp, tmp_path: Path) ->
     # The diff shows the same run.
     app.nav("Diff")
     assert number(app.metric("Tokens after")) == after_20k
-    excluded = number(app.metric("Excluded"))
+    excluded = number(app.metric("Dropped"))
     assert excluded > 0
 
     # The cannot-fit debugger says this one fits.

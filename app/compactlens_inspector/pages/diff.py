@@ -16,7 +16,8 @@ from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.lab.config import ACTIONS
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
-from compactlens_inspector.views.run import decision_views, summary_ranges
+from compactlens_inspector.style.wording import decision_term, decision_words, plural
+from compactlens_inspector.views.run import decision_views, diff_rows, summary_ranges
 
 PAGE_SIZE = 30
 
@@ -38,7 +39,14 @@ def render() -> None:
     counts = {a: 0 for a in ACTIONS}
     for d in r.decisions:
         counts[d.action] += 1
-    cards = [Card(action.capitalize(), num(counts[action])) for action in ACTIONS]
+    cards = [
+        Card(
+            decision_words(action).capitalize(),
+            num(counts[action]),
+            decision_term(action).explanation,
+        )
+        for action in ACTIONS
+    ]
     cards.append(Card("Tokens after", num(r.tokens_after), f"{num(r.tokens_before)} before"))
     metric_row(cards, key="diff_counts")
     ranges = summary_ranges(r, ix)
@@ -75,15 +83,19 @@ def render() -> None:
     if not views:
         st.info("Nothing changed: every group was kept.", icon=":material/check:")
         return
-    pages = max(1, math.ceil(len(views) / PAGE_SIZE))
+    rows = diff_rows(views)
+    pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
     current_page = int(st.session_state.get("diff_page", 1) or 1)
     if current_page > pages:
         st.session_state["diff_page"] = 1
         current_page = 1
     start = (current_page - 1) * PAGE_SIZE
-    last = min(start + PAGE_SIZE, len(views))
-    st.caption(f"{num(len(views))} rows · showing {num(start + 1)}–{num(last)}")
-    side_by_side(ix, r, views[start : start + PAGE_SIZE])
+    last = min(start + PAGE_SIZE, len(rows))
+    st.caption(
+        f"{plural(len(rows), 'row')} for {plural(len(views), 'group')} (a run of identical "
+        f"decisions is one row) · showing {num(start + 1)}–{num(last)}"
+    )
+    side_by_side(ix, r, rows[start : start + PAGE_SIZE])
     if pages > 1:
         st.pagination(pages, key="diff_page")
 
