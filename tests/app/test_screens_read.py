@@ -12,7 +12,7 @@ from apptest_helpers import REPO_ROOT, go, no_exceptions, plain, texts
 
 from compactlens import MessageIndex, load_transcript
 from compactlens.model import ToolCallPart
-from compactlens_inspector.lab.config import SummarizerSettings, preset
+from compactlens_inspector.lab.config import SummarizerSettings, encode_config, preset, with_budget
 from compactlens_inspector.lab.runs import make_summarizer, run_config
 from compactlens_inspector.views.message import KEY_CHARS, call_label, key_argument, message_card
 from compactlens_inspector.views.run import FOLDED_ACTIONS, decision_views, diff_rows
@@ -97,3 +97,50 @@ def test_the_diff_page_shows_a_summarized_run_as_one_row(
     assert sum(runs) <= summarized
     # Each folded run is one row: far fewer rows than groups on the page.
     assert body.count("folded into the summary above") < summarized
+
+
+# -- one budget for every stage -------------------------------------------------------------------
+
+
+def _token_thresholds(trigger: object) -> list[int]:
+    if not isinstance(trigger, dict):
+        return []
+    own = [int(trigger["n"])] if trigger.get("metric") == "tokens" else []
+    return own + [n for c in trigger.get("children", []) for n in _token_thresholds(c)]
+
+
+@pytest.mark.parametrize("name", ["reference", "context_window", "truncation", "compact"])
+def test_one_budget_sets_every_stage_trigger_and_target(name: str) -> None:
+    config = with_budget(preset(name, 9000), 3000)
+    if config.mode == "compact":
+        assert config.compact.trigger_tokens == config.compact.target_tokens == 3000
+        return
+    for stage in config.stages:
+        if stage.get("type") == "token_budget":
+            assert stage["token_budget"] == 3000
+            continue
+        assert _token_thresholds(stage.get("trigger")) and set(
+            _token_thresholds(stage.get("trigger")) + _token_thresholds(stage.get("target"))
+        ) == {3000}
+    assert set(_token_thresholds(config.target)) <= {3000}
+    assert config.target_tokens == 3000 and config.trigger_tokens == 3000
+    # The run meets the one budget it was given.
+    r = run_config(_index(), config, make_summarizer(SummarizerSettings())).result
+    assert r is not None and r.tokens_after <= 3000
+
+
+def test_the_lab_budget_control_sets_every_stage_and_stages_stay_editable(app) -> None:
+    at = go(app(cfg=encode_config(preset("reference", 9000))).run(), "lab")
+    no_exceptions(at)
+    at.number_input(key="sb_all_budget").set_value(3000).run()
+    at.button(key="sb_set_budget").click().run()
+    no_exceptions(at)
+    stages = at.session_state["cl_lab"].stages
+    assert len(stages) == 4
+    assert all(_token_thresholds(s.get("trigger")) == [3000] for s in stages)
+    # One stage edited on its own afterwards: the others keep the budget.
+    at.number_input(key="sb_stage0_trigger_n_tokens").set_value(5000).run()
+    no_exceptions(at)
+    stages = at.session_state["cl_lab"].stages
+    assert _token_thresholds(stages[0]["trigger"]) == [5000]
+    assert all(_token_thresholds(s.get("trigger")) == [3000] for s in stages[1:])

@@ -35,6 +35,7 @@ from compactlens_inspector.lab.presets import (
     nice_budget,
     preset,
     sized,
+    with_budget,
 )
 from compactlens_inspector.lab.stages import (
     CUSTOM,
@@ -239,5 +240,6 @@ __all__ = [
     "trigger_choice",
     "trigger_dict",
     "trigger_tokens",
+    "with_budget",
     "with_value",
 ]
