@@ -19,12 +19,12 @@ from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.components.verdict_bar import verdict_bar
-from compactlens_inspector.lab.config import LabConfig, config_title
+from compactlens_inspector.lab.config import ACTIONS, LabConfig, config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
 from compactlens_inspector.style.safety import md_escape
-from compactlens_inspector.style.wording import condition_words, stage_words
+from compactlens_inspector.style.wording import condition_words, decision_words, stage_words
 from compactlens_inspector.views.run import DECISION_MAP_BARS
 
 
@@ -64,11 +64,10 @@ def _events_table(outcome: RunOutcome) -> None:
             {
                 "stage": "  " * e.depth + stage_words(e.strategy),
                 "event": e.event,
-                "trigger": condition_words(e.trigger),
-                "target": condition_words(e.target),
-                "tokens before": e.tokens_before,
-                "tokens after": e.tokens_after,
-                "groups changed": e.groups_changed,
+                "starts when": condition_words(e.trigger),
+                "stops at": condition_words(e.target),
+                "tokens": f"{num(e.tokens_before)} → {num(e.tokens_after)}",
+                "groups": e.groups_changed,
                 "detail": group_digits(e.detail),
             }
             for e in r.events
@@ -126,13 +125,14 @@ def _preview(config: LabConfig) -> None:
     )
     st.caption(
         "Each bar is a group (height: its tokens before), coloured by its decision: "
-        "**kept**, **excluded**, **collapsed**, **summarized**, **inserted**. Hover for the "
+        + ", ".join(f"**{decision_words(a)}**" for a in ACTIONS)
+        + ". Hover for the "
         f"reason. Above {num(DECISION_MAP_BARS)} groups, each bar stacks a run of neighbouring "
         "groups by decision."
     )
     analysis_summary(outcome)
     if outcome.boundary is not None:
-        with st.expander("compact() boundary analysis", expanded=r.status == "cannot-fit"):
+        with st.expander("One-shot compact: boundary analysis", expanded=r.status == "cannot-fit"):
             for line in outcome.boundary.explain():
                 st.markdown(f"- {md_escape(line)}")
     st.subheader("Stages", anchor=False)
@@ -140,7 +140,7 @@ def _preview(config: LabConfig) -> None:
     counts: dict[str, int] = {}
     for d in r.decisions:
         counts[d.action] = counts.get(d.action, 0) + 1
-    st.caption(" · ".join(f"{num(n)} {a}" for a, n in counts.items()))
+    st.caption(" · ".join(f"{num(n)} {decision_words(a)}" for a, n in counts.items()))
 
 
 def _workbench() -> None:

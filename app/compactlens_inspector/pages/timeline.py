@@ -205,12 +205,15 @@ def render() -> None:
         cols[3].metric("Replaced range", f"{rng[0]}–{rng[1]}" if rng else "—", border=True)
         lines = []
         if event.trigger:
-            values = ", ".join(f"{k} = {num(v)}" for k, v in event.trigger_values.items())
+            values = ", ".join(
+                f"{num(v)} {k.replace('_', ' ')}" for k, v in event.trigger_values.items()
+            )
             lines.append(
-                f"**Trigger:** {md_code(event.trigger)}" + (f" (at {values})" if values else "")
+                f"**Trigger:** {md_escape(event.trigger)}"
+                + (f" (seen: {values})" if values else "")
             )
         if event.target:
-            lines.append(f"**Target:** {md_code(event.target)}")
+            lines.append(f"**Target:** {md_escape(event.target)}")
         if event.detail:
             lines.append(f"**Reason:** {md_escape(event.detail)}")
         if lines:

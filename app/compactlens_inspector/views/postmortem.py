@@ -140,7 +140,15 @@ def timeline_figure(pm: Postmortem) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         xaxis={"title": "message index", "rangemode": "tozero"},
         yaxis={"title": "tokens replaced", "rangemode": "tozero"},
-        yaxis2={"title": "fact recall %", "overlaying": "y", "side": "right", "range": [0, 105]},
+        yaxis2={
+            "title": "fact recall",
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 105],
+            "tickvals": [0, 25, 50, 75, 100],
+            "ticktext": ["0%", "25%", "50%", "75%", "100%"],
+            "showgrid": False,
+        },
         legend={"orientation": "h", "y": -0.25},
     )
     return fig

@@ -52,7 +52,8 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
                 ys.append(sum(d.tokens_before or d.tokens_after for d in chunk))
                 custom.append(start)
                 hover.append(
-                    f"decisions {num(start)}–{num(stop - 1)}<br>{num(len(chunk))} {action}"
+                    f"decisions {num(start)}–{num(stop - 1)}<br>"
+                    f"{num(len(chunk))} {decision_words(action)}"
                 )
             else:
                 d = chunk[0]
@@ -66,7 +67,7 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
             fig.add_bar(
                 x=xs,
                 y=ys,
-                name=action,
+                name=decision_words(action),
                 marker_color=DECISION_COLORS[action],
                 hovertext=hover,
                 hoverinfo="text",
