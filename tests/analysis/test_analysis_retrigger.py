@@ -61,7 +61,7 @@ def test_a_target_equal_to_the_trigger_fires_again_on_the_next_turn() -> None:
     assert res.tokens_after == 300  # 410 tokens, dropped 10 at a time down to the target
     est = analyze(wire, res, triggers=strategy).retrigger
     assert est.turns_until_trigger == 1  # 300 + 20 > 300
-    assert est.firing_trigger == "tokens > 300"
+    assert est.firing_trigger == "more than 300 tokens"  # in words, as every surface shows it
     assert est.loops
     assert any("very next turn" in w for w in est.warnings)
 

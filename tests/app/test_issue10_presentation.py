@@ -59,7 +59,7 @@ def test_a_stage_that_missed_its_target_in_a_run_that_fits_is_a_neutral_note(app
     assert not at.error, [e.value for e in at.error]
     notes = [plain(str(i.value)) for i in at.info if "The target was met" in str(i.value)]
     assert len(notes) == 1, texts(at)
-    assert "`tool_result_collapse` missed its own target" in notes[0]
+    assert "Tool-result collapse missed its own target" in notes[0]
     assert f"{num(r.tokens_before)} → {num(r.tokens_after)} tokens" in notes[0]
 
 
@@ -85,7 +85,7 @@ def test_a_pipeline_total_comes_after_its_stages_so_tokens_read_in_order() -> No
         total = totals[0]
         stages = [e for e in events if e.depth == 1]
         assert stages and max(e.seq for e in stages) < total.seq  # stages first
-        assert total.label == f"pipeline total: {total.kind}"
+        assert total.label == f"Pipeline total: {total.kind}"
         # Each stage starts where the previous one ended; the total spans them all.
         for a, b in itertools.pairwise(stages):
             assert b.tokens_before == a.tokens_after
@@ -141,7 +141,8 @@ def test_page_tables_format_their_integer_columns_with_separators(app) -> None:
     assert at.dataframe[0].value["tokens before"].iloc[0] == _index().total_tokens  # numbers
     at = go(at, "lab")
     formats = _formats(at.dataframe[0])
-    assert formats["tokens before"] == formats["groups changed"] == INT_FORMAT
+    assert formats["groups"] == INT_FORMAT
+    assert "→" in at.dataframe[0].value["tokens"].iloc[0]  # before → after, both grouped
 
 
 # -- parameter names as words --------------------------------------------------------------------
@@ -165,17 +166,17 @@ def test_sweepable_parameters_read_as_words() -> None:
     assert param_words("minimum_preserved", "sliding_window") == "newest turns never dropped"
 
 
-def test_the_waterfall_names_parts_in_words_and_keeps_the_name_in_the_hover() -> None:
+def test_the_waterfall_names_parts_in_words() -> None:
     ix = _index()
     config = LabConfig(stages=({**default_stage("truncation", 1500), "minimum_preserved": 12},))
     outcome = run_config(ix, config, make_summarizer(SummarizerSettings()))
     parts = budget_parts(outcome, ix)
-    assert "minimum_preserved" in [p.label for p in parts]  # the library's name
+    assert "newest groups never touched" in [p.label for p in parts]  # the vocabulary's words
     fig = figures.budget_waterfall(parts, 1500)
     xs = list(fig.data[0].x)
     assert "newest groups never touched" in xs and "minimum_preserved" not in xs
     hover = fig.data[0].hovertext[xs.index("newest groups never touched")]
-    assert "(minimum_preserved)" in hover
+    assert "minimum_preserved" not in hover
 
 
 # -- fact recall in sweep and compare ------------------------------------------------------------

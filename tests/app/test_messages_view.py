@@ -71,7 +71,8 @@ def test_tool_call_and_result_become_folded_cards_with_name_and_size() -> None:
     msgs = _messages(raw)
     call = message_card(msgs[1], 1).blocks
     assert [b.kind for b in call] == ["tool_call"]
-    assert "read_file" in call[0].title and "c1" in call[0].title
+    # the tool and what it was asked, not the opaque call id
+    assert "read_file: a.py" in call[0].title and "c1" not in call[0].title
     assert call[0].language == "json" and '"path": "a.py"' in call[0].body  # pretty-printed
     result = message_card(msgs[2], 2, call_names={"c1": "read_file"}).blocks[0]
     assert result.kind == "tool_result" and result.chars == 1234

@@ -176,7 +176,7 @@ def test_a_compaction_at_its_trigger_fires_again_soon(app) -> None:
     at = _analysis(app, TRUNCATION)
     turns = metric_int(at, "Turns until re-trigger")
     body = plain(texts(at))
-    assert "`tokens > 2,000` fires again after" in body
+    assert "it fires again (more than 2,000 tokens) after" in body
     ix = _index(coding_agent())
     per_turn = sorted(
         sum(g.tokens for g in ix.groups if g.turn == t)

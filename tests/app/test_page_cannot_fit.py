@@ -114,7 +114,8 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     no_exceptions(at)
     body = plain(texts(at))
     assert "protected-history" in body
-    assert "keep_last_messages=12" in body  # the boundary analysis names the suffix
+    # the boundary analysis names the suffix, in words
+    assert "the newest 12 messages kept verbatim" in body
     table = at.dataframe[0].value
     parts = list(table["part"])
     assert metric_int(at, "Candidate tokens") == sum(table["tokens"])
@@ -122,7 +123,9 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     assert parts[0] == "leading system messages"
     assert "newest messages kept verbatim" in parts and "summary wrapper" in parts
     fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]
-    assert any("keep_last_messages=" in f and "tokens to spare" in f for f in fixes), fixes
+    assert any("newest messages kept verbatim" in f and "tokens to spare" in f for f in fixes), (
+        fixes
+    )
 
 
 def _untriggered_truncation(keep: int) -> LabConfig:
@@ -145,7 +148,7 @@ def test_an_untriggered_history_over_the_target_is_not_called_a_fit(app) -> None
     assert "What to change" in body and "not compacted (no trigger fired)" in body
     warning = plain(at.warning[0].value)
     assert "No trigger fired" in warning
-    assert f"`tokens > 60,000` at tokens = {before:,}" in warning
+    assert f"more than 60,000 tokens* (seen: {before:,} tokens)" in warning
     assert f"{before - 2000:,} over the target" in warning
     assert metric_int(at, "Over the target") == before - 2000
     # The lowered trigger was re-run: it fits, and applying it makes the page say so.

@@ -28,9 +28,9 @@ def test_diff_counts_match_the_decisions(app) -> None:
     assert excluded > 0 and kept > 0
     assert metric_int(at, "Groups collapsed") == metric_int(at, "Groups summarized") == 0
     assert metric_int(at, "Tokens after") <= 2000
-    assert f"{excluded} rows" in texts(at)  # only changed groups by default
+    assert f"for {excluded} groups" in texts(at)  # only changed groups by default
     at.toggle(key="diff_changed_only").set_value(False).run()
-    assert f"{excluded + kept} rows" in texts(at)
+    assert f"for {excluded + kept} groups" in texts(at)
 
 
 def test_diff_shows_the_summary_and_its_text_diff_on_demand(app) -> None:
@@ -58,14 +58,14 @@ def test_timeline_lists_lifecycle_and_stage_events(app) -> None:
     events = list(table["event"])
     assert events[0] == "started" and events[-1] == "completed"
     assert "skipped" in events or "applied" in events
-    strategies = [s.strip() for s in table["strategy"]]
+    strategies = [s.strip() for s in table["stage"]]
     # The pipeline's own event (its total) follows its stages, so tokens read in order.
     assert strategies[1:6] == [
-        "tool_result_collapse",
-        "summarization",
-        "sliding_window",
-        "truncation",
-        "pipeline (total)",
+        "Tool-result collapse",
+        "Summarization",
+        "Sliding window",
+        "Truncation",
+        "Pipeline (total)",
     ]
 
 
@@ -124,7 +124,7 @@ def test_a_stage_lists_every_group_it_changed_even_when_a_later_stage_changed_it
     excluded_later = set(collapsed) & set(stage["truncation"].group_ids)
     assert collapsed and excluded_later  # the case under test: truncation drops collapsed groups
     table = at.dataframe[0].value
-    row = next(i for i, s in enumerate(table["strategy"]) if s.strip() == "tool_result_collapse")
+    row = next(i for i, s in enumerate(table["stage"]) if s.strip() == "Tool-result collapse")
     assert table["groups"].iloc[row] == len(collapsed)
     at.selectbox(key="timeline_event").set_value(int(table["#"].iloc[row])).run()
     no_exceptions(at)

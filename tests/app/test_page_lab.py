@@ -62,7 +62,7 @@ def test_add_move_and_remove_stages(app) -> None:
     assert at.selectbox(key="sb_stage0_type").value == "tool_result_collapse"
     events = at.dataframe[0].value
     stages = [str(name).strip() for name in events["stage"]]
-    assert stages == ["pipeline", "tool_result_collapse", "truncation"]
+    assert stages == ["Pipeline", "Tool-result collapse", "Truncation"]  # the stages' labels
     at.button(key="sb_stage1_remove").click().run()
     kinds = [s["type"] for s in at.session_state["cl_lab"].stages]
     assert kinds == ["tool_result_collapse"]

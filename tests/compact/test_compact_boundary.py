@@ -33,7 +33,7 @@ def test_plain_chat_range(b: Any) -> None:
     assert [p.kind for p in a.binding] == ["keep-last"]
     assert [m.state for m in a.messages] == ["leading-system"] + ["summarized"] * 6 + ["kept"] * 4
     assert kinds(a, 7) == {"keep-last"}
-    assert "protected suffix: keep_last_messages=4 (messages 7–10)" in a.explain()
+    assert "protected suffix: the newest 4 messages kept verbatim (messages 7–10)" in a.explain()
 
 
 def test_tool_pair_across_the_boundary_moves_end_earlier(b: Any) -> None:

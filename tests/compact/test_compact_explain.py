@@ -66,7 +66,9 @@ def test_no_safe_boundary_suggests_a_smaller_keep(b: Any) -> None:
     assert [s.parameter for s in explanation.suggestions] == ["keep_last_messages"]
     assert explanation.suggestions[0].value == 5 and explanation.suggestions[0].fits
     assert explanation.minimum_target_tokens is None
-    assert "protected suffix: keep_last_messages=6 (messages 1–6)" in explanation.lines
+    assert (
+        "protected suffix: the newest 6 messages kept verbatim (messages 1–6)" in explanation.lines
+    )
 
 
 def test_no_safe_boundary_nothing_helps(b: Any) -> None:

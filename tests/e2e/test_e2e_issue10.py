@@ -102,7 +102,7 @@ def test_the_budget_follows_the_transcript_and_the_users_choice_comes_back(
     line = (
         app.main().locator('[data-testid="stMarkdownContainer"]').filter(has_text="Configuration:")
     )
-    assert f"tokens > {own:,}" in line.first.inner_text()
+    assert f"more than {own:,} tokens" in line.first.inner_text()
 
     # Back to the first transcript: the user's 3,000 comes back.
     app.choose("sidebar_source", CODING.name)

@@ -28,7 +28,7 @@ def test_link_opens_sample_counter_and_preset_then_round_trips(
     app.open("lab?sample=support_long&tok=o200k_base&preset=truncation&budget=30000")
     assert SUPPORT.name in app.selected("sidebar_source")
     assert "o200k_base" in app.selected("sidebar_tokenizer")
-    assert "tokens > 30,000" in configuration_line(app)
+    assert "more than 30,000 tokens" in configuration_line(app)
     assert number(app.metric("Tokens before")) == exact.total_tokens
     assert "compacted" in app.status_text()
     assert number(app.metric("Tokens after")) <= 30000
@@ -38,7 +38,7 @@ def test_link_opens_sample_counter_and_preset_then_round_trips(
     after = number(app.metric("Tokens after"))
     assert after <= 25000
     line = configuration_line(app)
-    assert "tokens > 25,000" in line
+    assert "more than 25,000 tokens" in line
     app.page.wait_for_url("**cfg=**")
     url = app.page.url
     assert "sample=support_long" in url and "tok=o200k_base" in url

@@ -45,6 +45,7 @@ from compactlens import (
 )
 from compactlens.engine import tokens_at_most
 from compactlens.engine.guards import NO_GUARDS
+from compactlens.engine.vocabulary import protection_words
 from compactlens.formats import from_caller
 from compactlens.summarizers import FakeSummarizer
 
@@ -270,7 +271,7 @@ def test_cannot_fit_explains_protected_content_and_working_fixes() -> None:
     strategy = TruncationStrategy(trigger=tokens_exceed(limit), minimum_preserved=8)
     res = apply_compaction(convo, strategy)
     assert res.status == "cannot-fit"
-    assert res.reason and "truncation" in res.reason
+    assert res.reason and "Truncation" in res.reason
     why = {p.why: p for p in res.explanation.protected}
     assert len(why["minimum_preserved"].group_ids) == 8
     assert why["system"].group_ids == (0,)
@@ -293,7 +294,9 @@ def test_cannot_fit_explains_protected_content_and_working_fixes() -> None:
     )
     assert reachable.status == "compacted"
     assert suggestions["target_tokens"].value == res.explanation.smallest_target
-    assert "minimum_preserved" in res.explanation.summary
+    # The summary names the protection in words, not by its parameter name.
+    assert protection_words("minimum_preserved") in res.explanation.summary
+    assert "minimum_preserved" not in res.explanation.summary
 
 
 def test_compacted_and_unchanged_explanations() -> None:
@@ -400,6 +403,6 @@ def test_cannot_fit_has_a_reason_even_without_an_explanation() -> None:
     res = run_strategy(index, TruncationStrategy(trigger=tokens_exceed(5)), explain=False)
     assert res.status == "cannot-fit"
     assert res.reason == run_strategy(index, TruncationStrategy(trigger=tokens_exceed(5))).reason
-    assert res.reason and "truncation" in res.reason
+    assert res.reason and "Truncation" in res.reason
     ok = run_strategy(index, SlidingWindowStrategy(keep_last_turns=1), explain=False)
     assert ok.status == "compacted" and ok.reason is None

@@ -12,7 +12,9 @@ import pytest
 from apptest_helpers import coding_agent
 
 import compactlens.viz as figures
+import compactlens.viz._style as figures_style
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
+from compactlens.engine import decision_words
 from compactlens.formats import from_caller
 from compactlens.viz import timeline_events
 from compactlens_inspector.lab.config import SummarizerSettings, preset
@@ -111,12 +113,15 @@ def test_decision_map_colours_every_decision(index: MessageIndex) -> None:
     assert outcome.result is not None
     fig = figures.decision_map(outcome.result)
     by_name = {t.name: t for t in fig.data}
-    assert set(by_name) == {d.action for d in outcome.result.decisions}
-    for action, trace in by_name.items():
+    # The legend uses the vocabulary's words ("dropped"), as cards and tables do.
+    words = {decision_words(d.action): d.action for d in outcome.result.decisions}
+    assert set(by_name) == set(words) and "dropped" in by_name and "excluded" not in by_name
+    for name, trace in by_name.items():
+        action = words[name]
         assert trace.marker.color == figures.DECISION_COLORS[action]
         assert len(trace.x) == sum(1 for d in outcome.result.decisions if d.action == action)
-    hover = " ".join(by_name["excluded"].hovertext)
-    assert "oldest first" in hover or "excluded" in hover
+    hover = " ".join(by_name["dropped"].hovertext)
+    assert "oldest first" in hover and "dropped" in hover
 
 
 def test_budget_waterfall_totals_and_room(index: MessageIndex) -> None:
@@ -235,3 +240,81 @@ def test_cost_chart_accumulates_and_marks_break_even(
         assert all(with_[k] > without[k] for k in range(1, turn))
         assert marked and list(marked[0].x) == [turn]
         assert any(f"turn {turn}" in (a.text or "") for a in fig.layout.annotations)
+
+
+# -- legends and colours (issue 25, build item 6) -------------------------------------------------
+
+
+def _legend_colours(fig: go.Figure) -> dict[str, str]:
+    """Each legend entry's colour (a trace with one colour; a hatch pattern is part of it)."""
+    out: dict[str, str] = {}
+    for t in fig.data:
+        if t.showlegend is False or not t.name:
+            continue
+        marker = getattr(t, "marker", None)
+        colour = getattr(marker, "color", None) if marker is not None else None
+        if not isinstance(colour, str):
+            line = getattr(t, "line", None)
+            colour = getattr(line, "color", None) if line is not None else None
+        if isinstance(colour, str):
+            pattern = getattr(getattr(marker, "pattern", None), "shape", None) or ""
+            out[str(t.name)] = colour.upper() + (f" {pattern}" if pattern else "")
+    return out
+
+
+def _figures(index: MessageIndex) -> dict[str, go.Figure]:
+    summarizer = make_summarizer(SummarizerSettings())
+    outcome = run_config(index, preset("reference", 2000), summarizer)
+    assert outcome.result is not None
+    points = [
+        sweep_point(v, run_config(index, preset("truncation", v), summarizer), recall=0.5)
+        for v in sweep_values(200, 6000, 6)
+    ]
+    cannot = run_config(index, preset("truncation", 100), summarizer)
+    return {
+        "decision map": figures.decision_map(outcome.result),
+        "event timeline": figures.event_timeline(
+            timeline_events(outcome.result), target_tokens=2000
+        ),
+        "tokens per group": figures.tokens_per_group(index),
+        "cumulative": figures.cumulative_tokens(index, trigger_tokens=3000, target_tokens=2000),
+        "composition": figures.composition(index),
+        "sweep": figures.sweep_chart(points, "minimum_preserved", target_tokens=2000),
+        "compare": figures.compare_chart({"a": outcome, "b": cannot}, {"a": 0.5, "b": 0.2}),
+    }
+
+
+def test_no_two_categories_of_a_figure_share_a_colour(index: MessageIndex) -> None:
+    for name, fig in _figures(index).items():
+        colours = _legend_colours(fig)
+        by_colour: dict[str, list[str]] = {}
+        for entry, colour in colours.items():
+            by_colour.setdefault(colour, []).append(entry)
+        shared = {c: e for c, e in by_colour.items() if len(e) > 1}
+        assert shared == {}, f"{name}: {shared}"
+        # A trigger or target line is not the colour of a category drawn with it.
+        lines = {str(s.line.color).upper() for s in fig.layout.shapes if s.line.color}
+        assert not lines & set(colours.values()), f"{name}: {lines & set(colours.values())}"
+
+
+def test_a_legend_never_covers_the_title(index: MessageIndex) -> None:
+    for name, fig in _figures(index).items():
+        layout = fig.layout
+        assert layout.title.yref == "container" and layout.title.yanchor == "top", name
+        rows = figures_style.legend_rows(fig)
+        if not rows:
+            continue
+        # The legend hangs from under the title line, inside the top margin it was sized for.
+        height = layout.height
+        title_bottom = layout.title.pad.t + figures_style._TITLE_PX
+        legend_top = (1 - layout.legend.y) * height
+        assert layout.legend.yref == "container" and layout.legend.yanchor == "top", name
+        assert legend_top >= title_bottom - 1, name
+        legend_bottom = legend_top + rows * figures_style._LEGEND_ROW_PX
+        assert legend_bottom <= layout.margin.t, f"{name}: {legend_bottom} > {layout.margin.t}"
+
+
+def test_plain_words_in_sweep_titles(index: MessageIndex) -> None:
+    fig = _figures(index)["sweep"]
+    assert "minimum_preserved" not in fig.layout.title.text
+    assert "newest groups never touched" in fig.layout.title.text

@@ -9,10 +9,11 @@ import streamlit as st
 
 from compactlens import CompactionResult, MessageIndex
 from compactlens_inspector.components import badges
-from compactlens_inspector.components.messages import call_names, show_message
+from compactlens_inspector.components.messages import call_names, group_header, show_message
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import clip, md_escape
-from compactlens_inspector.views.run import DecisionView, SummaryRange
+from compactlens_inspector.style.wording import decision_words, plural, reason_words, stage_words
+from compactlens_inspector.views.run import DiffRow, SummaryRange
 
 #: Characters of each text shown in a row (a fold holds the rest).
 PREVIEW = 360
@@ -22,19 +23,53 @@ _RIGHT = {
     "excluded": "dropped",
     "summarized": "folded into the summary above",
 }
+#: Group headers listed in a folded row's fold, at most.
+FOLD_LIST = 60
 
 
-def side_by_side(
-    index: MessageIndex, result: CompactionResult, views: Sequence[DecisionView]
-) -> None:
+def _folded_row(index: MessageIndex, row: DiffRow) -> None:
+    """A run of identical summarized or dropped decisions as one row."""
+    d = row.decision
+    n = len(row.views)
+    span = row.message_span
+    where = f" · messages #{span[0]}–{span[1]}" if span else ""
+    left, mid, right = st.columns([5, 2, 5])
+    with left:
+        st.markdown(
+            f"{badges.tokens(row.tokens_before)} **{plural(n, 'group')}** "
+            f"(groups {row.views[0].decision.group_id}–{row.views[-1].decision.group_id}{where})"
+        )
+        with st.expander(f"Show the {plural(n, 'group')}"):
+            for v in row.views[:FOLD_LIST]:
+                if v.decision.group_id is not None:
+                    st.caption(group_header(index, v.decision.group_id))
+            if n > FOLD_LIST:
+                st.caption(f"…and {plural(n - FOLD_LIST, 'more group')}.")
+    with mid:
+        st.markdown(badges.decision(d.action))
+        st.caption(
+            md_escape(reason_words(d.reason))
+            + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
+        )
+    with right:
+        st.caption(f"{plural(n, 'group')} {_RIGHT.get(d.action, decision_words(d.action))}")
+
+
+def side_by_side(index: MessageIndex, result: CompactionResult, rows: Sequence[DiffRow]) -> None:
     """One row per decision: the original group on the left, what it became on the right,
-    both as conversation messages (the same rendering as the Transcript page)."""
+    both as conversation messages (the same rendering as the Transcript page). A run of
+    identical summarized or dropped decisions is one folded row."""
     names = call_names(index)
     head = st.columns([5, 2, 5])
     head[0].markdown("**Original**")
     head[1].markdown("**Decision**")
     head[2].markdown("**Compacted**")
-    for view in views:
+    for row in rows:
+        if row.folded:
+            with st.container(border=True):
+                _folded_row(index, row)
+            continue
+        view = row.views[0]
         d = view.decision
         with st.container(border=True):
             left, mid, right = st.columns([5, 2, 5])
@@ -62,7 +97,8 @@ def side_by_side(
             with mid:
                 st.markdown(badges.decision(d.action))
                 st.caption(
-                    md_escape(d.reason) + (f" · {md_escape(d.strategy)}" if d.strategy else "")
+                    md_escape(reason_words(d.reason))
+                    + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
                 )
             with right:
                 if d.action == "kept":

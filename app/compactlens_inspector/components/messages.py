@@ -16,10 +16,19 @@ import streamlit as st
 
 from compactlens import Message, MessageIndex
 from compactlens.engine import GroupDecision
+from compactlens.model import ToolCallPart
 from compactlens_inspector.components import badges
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import clip, md_escape, neutralize_markdown
-from compactlens_inspector.views.message import Block, MessageCard, message_card, prose, size
+from compactlens_inspector.style.wording import reason_words, stage_words
+from compactlens_inspector.views.message import (
+    Block,
+    MessageCard,
+    call_label,
+    message_card,
+    prose,
+    size,
+)
 
 #: Text longer than this is cut, with a fold (a popover inside a fold) holding all of it.
 TEXT_LIMIT = 2500
@@ -117,7 +126,23 @@ def show_message(
 
 
 def call_names(index: MessageIndex) -> dict[str, str]:
-    return {link.call_id: link.name for link in index.links}
+    """Each call id's label: the tool and what it was asked (``bash: git log``)."""
+    out = {link.call_id: link.name for link in index.links}
+    for m in index.messages:
+        for p in m.parts:
+            if isinstance(p, ToolCallPart) and p.id:
+                out[p.id] = call_label(p.name, p.arguments)
+    return out
+
+
+def group_tools(index: MessageIndex, gid: int, limit: int = 4) -> list[str]:
+    """The labels of a group's tool calls (``bash: git log``), at most ``limit``."""
+    out: list[str] = []
+    for k in index.groups[gid].indices:
+        for p in index.messages[k].parts:
+            if isinstance(p, ToolCallPart):
+                out.append(call_label(p.name, p.arguments))
+    return out[:limit] + ([f"+{len(out) - limit} more"] if len(out) > limit else [])
 
 
 def group_header(index: MessageIndex, gid: int) -> str:
@@ -130,17 +155,16 @@ def group_header(index: MessageIndex, gid: int) -> str:
     )
     for f in sorted(g.flags):
         head += f" {badges.flag(f)}"
-    if g.tool_names:
-        head += " · tools: " + ", ".join(md_escape(n) for n in g.tool_names[:6])
-        if len(g.tool_names) > 6:
-            head += f" (+{len(g.tool_names) - 6})"
+    tools = group_tools(index, gid)
+    if tools:
+        head += " · " + ", ".join(md_escape(n) for n in tools)
     return head
 
 
 def decision_line(d: GroupDecision) -> str:
     return (
-        f"{badges.decision(d.action)} {md_escape(d.reason)}"
-        + (f" · by {md_escape(d.strategy)}" if d.strategy else "")
+        f"{badges.decision(d.action)} {md_escape(reason_words(d.reason))}"
+        + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
         + f" · {num(d.tokens_before)} → {num(d.tokens_after)} tokens"
     )
 

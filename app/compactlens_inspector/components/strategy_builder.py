@@ -38,13 +38,14 @@ from compactlens_inspector.lab.config import (
     stage_summary,
     trigger_choice,
     trigger_dict,
+    with_budget,
 )
 from compactlens_inspector.style.safety import md_escape
 
 PREFIX = "sb_"
 STAGE_PREFIX = "sb_stage"
 DEFAULT_N = {"messages": 50, "turns": 10, "groups": 20}
-MODE_LABELS = {"pipeline": "Strategies", "compact": "compact()"}
+MODE_LABELS = {"pipeline": "Strategies", "compact": "One-shot compact"}
 PROFILE_LABELS = {
     "compactlens": "compactlens (ours)",
     "maf": "Microsoft Agent Framework",
@@ -72,6 +73,27 @@ def _apply_preset() -> None:
     budget = int(st.session_state.get("sb_budget") or _budget_default())
     state.set_lab(replace(preset(name, budget), guards=state.lab().guards))
     _reseed()
+
+
+def _set_budget() -> None:
+    budget = int(st.session_state.get("sb_all_budget") or _budget_default())
+    state.set_lab(with_budget(state.lab(), budget))
+    _reseed()
+
+
+def _budget_widget(cfg: LabConfig) -> None:
+    """One budget for every stage: sets each stage's trigger and target together."""
+    state.widget("sb_all_budget", cfg.trigger_tokens or cfg.target_tokens or _budget_default())
+    cols = st.columns([3, 2], vertical_alignment="bottom")
+    cols[0].number_input(
+        "Budget for every stage (tokens)",
+        min_value=1,
+        step=1000,
+        key="sb_all_budget",
+        help="Sets every stage to start above this many tokens and stop at it (and the "
+        "pipeline's own target); each stage stays editable below.",
+    )
+    cols[1].button("Set every stage", key="sb_set_budget", on_click=_set_budget, width="stretch")
 
 
 def _with_stages(stages: list[dict[str, Any]]) -> None:
@@ -325,8 +347,20 @@ def _compact_widgets(cfg: LabConfig) -> CompactSettings:
         step=1000,
         key="sb_compact_trigger",
     )
-    target = st.number_input("target_tokens", min_value=1, step=1000, key="sb_compact_target")
-    keep = st.number_input("keep_last_messages", min_value=1, step=1, key="sb_compact_keep")
+    target = st.number_input(
+        "Target (tokens)",
+        min_value=1,
+        step=1000,
+        key="sb_compact_target",
+        help="The most tokens the compacted history may hold.",
+    )
+    keep = st.number_input(
+        "Newest messages kept verbatim",
+        min_value=1,
+        step=1,
+        key="sb_compact_keep",
+        help="The newest messages are never summarized.",
+    )
     return CompactSettings(int(target), int(keep), int(trig) or None)
 
 
@@ -343,7 +377,7 @@ def strategy_builder() -> LabConfig:
         key="sb_mode",
         required=True,
         help="Strategies: one strategy or a pipeline of them (the engine). "
-        "compact(): the one-shot contract (one summary of the largest safe older range).",
+        "One-shot compact: one summary of the largest safe older range (compact()).",
     )
     with st.expander("Presets", expanded=False):
         state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")
@@ -365,6 +399,7 @@ def strategy_builder() -> LabConfig:
         compact = _compact_widgets(cfg)
     else:
         profile = _profile_widget(cfg)
+        _budget_widget(cfg)
         st.caption("One stage is a single strategy; two or more run as a pipeline in order.")
         stages = tuple(_stage_widgets(i, s, len(cfg.stages)) for i, s in enumerate(cfg.stages))
         cols = st.columns([3, 2], vertical_alignment="bottom")

@@ -35,6 +35,7 @@ from compactlens_inspector.lab.presets import (
     nice_budget,
     preset,
     sized,
+    with_budget,
 )
 from compactlens_inspector.lab.stages import (
     CUSTOM,
@@ -54,6 +55,7 @@ from compactlens_inspector.lab.stages import (
 )
 from compactlens_inspector.lab.sweep_paths import get_path, sweepable_parameters, with_value
 from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.wording import plural
 
 #: What a group or decision may be; the figures colour them consistently.
 ACTIONS = ("kept", "excluded", "collapsed", "summarized", "inserted")
@@ -112,13 +114,31 @@ def config_title(config: LabConfig) -> str:
     """A one-line description of a configuration."""
     if config.mode == "compact":
         c = config.compact
-        trig = f"tokens > {num(c.trigger_tokens)}, " if c.trigger_tokens else ""
-        return f"compact() ({trig}target {num(c.target_tokens)}, keep {c.keep_last_messages})"
+        trig = f"starts above {num(c.trigger_tokens)} tokens, " if c.trigger_tokens else ""
+        return (
+            f"One-shot compact ({trig}target {num(c.target_tokens)} tokens, "
+            f"newest {plural(c.keep_last_messages, 'message')} kept)"
+        )
     parts = [stage_summary(s) for s in config.stages]
     if len(parts) == 1 and config.target is None:
         return parts[0]
-    target = f" -> {describe_trigger(config.target)}" if config.target is not None else ""
+    shared = _shared_condition(parts)
+    if shared:
+        names = " → ".join(p[: -len(shared)].rstrip() for p in parts)
+        overall = (
+            f", overall {describe_trigger(config.target)}" if config.target is not None else ""
+        )
+        return f"Pipeline {shared[1:-1]}{overall}: {names}"
+    target = f", overall {describe_trigger(config.target)}" if config.target is not None else ""
     return "Pipeline: " + "; ".join(parts) + target
+
+
+def _shared_condition(parts: list[str]) -> str:
+    """The ``(from ... to ...)`` every stage summary ends with, else empty."""
+    if len(parts) < 2 or not parts[0].endswith(")") or "(" not in parts[0]:
+        return ""
+    tail = parts[0][parts[0].rindex("(") :]
+    return tail if all(p.endswith(" " + tail) for p in parts) else ""
 
 
 def apply_suggestion(config: LabConfig, parameter: str, value: Any) -> LabConfig | None:
@@ -221,5 +241,6 @@ __all__ = [
     "trigger_choice",
     "trigger_dict",
     "trigger_tokens",
+    "with_budget",
     "with_value",
 ]

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from compactlens_inspector.lab.lab_config import CompactSettings, LabConfig
-from compactlens_inspector.lab.stages import default_stage, trigger_dict
+from compactlens_inspector.lab.stages import STAGE_TYPES, default_stage, trigger_dict
 
 
 def nice_budget(total_tokens: int, fraction: float = 0.5) -> int:
@@ -122,6 +122,43 @@ def sized(config: LabConfig, budget: int) -> LabConfig:
     stages = tuple(_scaled_stage(s, scale) for s in config.stages)
     target = _scaled_trigger(config.target, scale)
     return replace(config, stages=stages, target=target, guards=guards)
+
+
+def with_budget(config: LabConfig, budget: int) -> LabConfig:
+    """``config`` with one budget for every stage: each stage that takes a trigger starts
+    above ``budget`` tokens (a combined trigger has each token threshold set to it) and
+    stops at ``budget`` (its token target, else the trigger's opposite), a token-budget
+    stage holds ``budget``, and so does the pipeline's own token target. A sliding window
+    that keeps its last N turns instead of a trigger keeps them. In ``compact()`` mode the
+    trigger and target both become ``budget``. The stages stay editable one by one.
+    """
+    budget = max(1, int(budget))
+    if config.mode == "compact":
+        c = config.compact
+        return replace(config, compact=CompactSettings(budget, c.keep_last_messages, budget))
+
+    def at_budget(n: int) -> int:
+        return budget
+
+    stages: list[dict[str, Any]] = []
+    for stage in config.stages:
+        out = dict(stage)
+        kind = str(out.get("type"))
+        if kind == "token_budget":
+            out["token_budget"] = budget
+        elif kind in STAGE_TYPES and STAGE_TYPES[kind].has_trigger:
+            if not (kind == "sliding_window" and out.get("keep_last_turns")):
+                trig = out.get("trigger")
+                out["trigger"] = (
+                    _scaled_trigger(trig, at_budget)
+                    if isinstance(trig, Mapping) and trig.get("op") in ("all", "any")
+                    else trigger_dict("exceed", "tokens", budget)
+                )
+            if isinstance(out.get("target"), Mapping):
+                out["target"] = _scaled_trigger(out["target"], at_budget)
+        stages.append(out)
+    target = _scaled_trigger(config.target, at_budget)
+    return replace(config, stages=tuple(stages), target=target, label="")
 
 
 def _scaled_stage(stage: Mapping[str, Any], scale: Callable[[int], int]) -> dict[str, Any]:

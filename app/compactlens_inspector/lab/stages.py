@@ -17,6 +17,7 @@ from typing import Any
 from compactlens import Trigger
 from compactlens.engine import StrategyParam, builder_strategies
 from compactlens_inspector.style.numbers import group_digits
+from compactlens_inspector.style.wording import condition_words
 
 #: One editable parameter of a stage: the strategy registry's own type.
 Param = StrategyParam
@@ -45,10 +46,10 @@ STAGE_TYPES: dict[str, StageType] = {
 #: Trigger choices of the builder: label -> (op, metric) (metric "" for op-only triggers).
 TRIGGER_CHOICES: dict[str, tuple[str, str]] = {
     "none": ("", ""),
-    "tokens >": ("exceed", "tokens"),
-    "messages >": ("exceed", "messages"),
-    "turns >": ("exceed", "turns"),
-    "groups >": ("exceed", "groups"),
+    "more than N tokens": ("exceed", "tokens"),
+    "more than N messages": ("exceed", "messages"),
+    "more than N turns": ("exceed", "turns"),
+    "more than N groups": ("exceed", "groups"),
     "has tool calls": ("has_tool_calls", ""),
     "always": ("always", ""),
 }
@@ -56,11 +57,11 @@ TRIGGER_CHOICES: dict[str, tuple[str, str]] = {
 #: Target choices: label -> (op, metric); "default" is the negation of the trigger.
 TARGET_CHOICES: dict[str, tuple[str, str]] = {
     "default (opposite of trigger)": ("", ""),
-    "tokens <=": ("at_most", "tokens"),
-    "tokens <": ("below", "tokens"),
-    "messages <=": ("at_most", "messages"),
-    "groups <=": ("at_most", "groups"),
-    "turns <=": ("at_most", "turns"),
+    "at most N tokens": ("at_most", "tokens"),
+    "fewer than N tokens": ("below", "tokens"),
+    "at most N messages": ("at_most", "messages"),
+    "at most N groups": ("at_most", "groups"),
+    "at most N turns": ("at_most", "turns"),
 }
 
 CUSTOM = "custom (from configuration)"
@@ -91,11 +92,12 @@ def trigger_choice(
 
 
 def describe_trigger(data: Mapping[str, Any] | None) -> str:
-    """``tokens > 8000`` for a trigger dict, ``(none)`` for None."""
+    """``more than 8,000 tokens`` for a trigger dict, ``none`` for None (prose: the
+    vocabulary's words, never ``tokens > 8000``)."""
     if data is None:
-        return "(none)"
+        return "none"
     try:
-        return group_digits(Trigger.from_dict(dict(data)).describe())
+        return condition_words(Trigger.from_dict(dict(data)).describe())
     except ValueError as exc:
         return f"invalid trigger: {exc}"
 
@@ -159,13 +161,13 @@ def clean_stage(stage: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def stage_summary(stage: Mapping[str, Any]) -> str:
-    """``Truncation (tokens > 8000 -> tokens <= 8000)`` for a stage."""
+    """``Truncation (from more than 8,000 tokens to at most 8,000 tokens)`` for a stage."""
     kind = str(stage.get("type"))
     label = STAGE_TYPES[kind].label if kind in STAGE_TYPES else kind
     if kind == "token_budget":
-        return group_digits(f"{label} (budget {stage.get('token_budget')})")
+        return group_digits(f"{label} (budget {stage.get('token_budget')} tokens)")
     if kind == "sliding_window" and stage.get("keep_last_turns"):
-        return group_digits(f"{label} (keep last {stage.get('keep_last_turns')} turns)")
+        return group_digits(f"{label} (newest {stage.get('keep_last_turns')} turns kept)")
     trig = stage.get("trigger")
     target = stage.get("target")
     if target is None and trig is not None:
@@ -173,4 +175,8 @@ def stage_summary(stage: Mapping[str, Any]) -> str:
             target = Trigger.from_dict(dict(trig)).negate().to_dict()
         except ValueError:
             target = None
-    return f"{label} ({describe_trigger(trig)} -> {describe_trigger(target)})"
+    if trig is None and target is None:
+        return label
+    if trig is None:
+        return f"{label} (down to {describe_trigger(target)})"
+    return f"{label} (from {describe_trigger(trig)} to {describe_trigger(target)})"

@@ -24,7 +24,8 @@ from compactlens_inspector.lab.config import config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
-from compactlens_inspector.style.safety import md_code, md_escape
+from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.wording import condition_words, plural, verb
 from compactlens_inspector.views.analysis import (
     PRICE_COLUMNS,
     PRICES_NOTE,
@@ -151,7 +152,8 @@ def _cards(report: AnalysisOverview) -> tuple[DeltaGenerator, DeltaGenerator]:
         delta_color="off",
         delta_arrow="off",
         border=True,
-        help=f"The first {num(cache.prefix_messages)} messages are unchanged, so a provider's "
+        help=f"The first {plural(cache.prefix_messages, 'message')} "
+        f"{verb(cache.prefix_messages, 'is')} unchanged, so a provider's "
         "prompt cache still serves them.",
     )
     cols[3].metric(
@@ -355,25 +357,26 @@ def _retrigger(report: AnalysisOverview) -> None:
     if not r.triggers:
         st.caption("The configuration has no trigger to project.")
         return
-    triggers = ", ".join(md_code(group_digits(t)) for t in r.triggers)
-    firing = group_digits(r.firing_trigger or "")
+    triggers = " or ".join(md_escape(condition_words(t)) for t in r.triggers)
+    firing = md_escape(condition_words(r.firing_trigger or ""))
     if r.turns_until_trigger is None:
         when = f"no trigger fires within {num(r.horizon)} turns"
     elif r.turns_until_trigger == 0:
-        when = f"{md_code(firing)} **already fires** on the compacted history"
+        when = f"it **already fires** on the compacted history ({firing})"
     else:
         n = r.turns_until_trigger
-        when = f"{md_code(firing)} fires again after **{num(n)} turn{'s' if n != 1 else ''}**"
+        when = f"it fires again ({firing}) after **{plural(n, 'turn')}**"
     source = (
-        f"the median of {num(growth.turns_measured)} turns of this transcript"
+        f"the median of {plural(growth.turns_measured, 'turn')} of this transcript"
         if growth.source == "transcript"
         else "given"
         if growth.source == "given"
         else "none could be measured"
     )
     st.markdown(
-        f"Triggers: {triggers}. The compacted history starts at {num(r.start.tokens)} tokens and "
-        f"grows by about {growth.tokens:,.0f} tokens a turn ({source}): {when}."
+        f"Compaction starts at {triggers}. The compacted history starts at "
+        f"{num(r.start.tokens)} tokens and grows by about {growth.tokens:,.0f} tokens a turn "
+        f"({source}): {when}."
     )
     if r.context_window:
         fraction = r.window_fraction or 0.0

@@ -20,8 +20,12 @@ from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_
 from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
-from compactlens_inspector.style.safety import md_code, md_escape, sheet_safe
-from compactlens_inspector.style.wording import part_words
+from compactlens_inspector.style.safety import md_escape, sheet_safe
+from compactlens_inspector.style.wording import (
+    condition_words,
+    part_words,
+    stage_words,
+)
 from compactlens_inspector.views import fixes as fixes_view
 
 FIXES_REQUESTED = "cf_fixes_requested"
@@ -41,13 +45,15 @@ def _apply_config(config: LabConfig) -> None:
 
 def checked_triggers(result: CompactionResult) -> list[str]:
     """The triggers that were checked and did not fire, each with the values it saw
-    (``tokens > 60,000`` at tokens = 23,561), without repeats."""
+    (``more than 60,000 tokens``, seen: 23,561 tokens), without repeats."""
     out: list[str] = []
     for e in result.events:
         if e.event != "skipped" or not e.trigger or e.trigger == "(none)":
             continue
-        values = ", ".join(f"{k} = {num(v)}" for k, v in e.trigger_values.items())
-        line = md_code(group_digits(e.trigger)) + (f" at {values}" if values else "")
+        values = ", ".join(f"{num(v)} {k.replace('_', ' ')}" for k, v in e.trigger_values.items())
+        line = f"*{md_escape(condition_words(e.trigger))}*" + (
+            f" (seen: {values})" if values else ""
+        )
         if line not in out:
             out.append(line)
     return out
@@ -105,9 +111,9 @@ def _stage_missed_note(r: CompactionResult, missed: list[StageEvent]) -> None:
     pipeline's stage may stop short and leave the rest to the next one."""
     what = []
     for event, words in (("target-missed", "missed its own target"), ("failed", "failed")):
-        names = dict.fromkeys(e.strategy for e in missed if e.event == event)
+        names = dict.fromkeys(stage_words(e.strategy) for e in missed if e.event == event)
         if names:
-            what.append(", ".join(md_code(n) for n in names) + f" {words}")
+            what.append(", ".join(md_escape(n) for n in names) + f" {words}")
     st.info(
         f"**The target was met** (compacted: {num(r.tokens_before)} → {num(r.tokens_after)} "
         f"tokens). A stage fell short ({'; '.join(what)}) and a later stage reached the "
@@ -246,7 +252,7 @@ def render() -> None:
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
     elif config.mode == "compact":
-        title = "compact(): what stays besides the summary, against the target"
+        title = "One-shot compact: what stays besides the summary, against the target"
     else:
         title = "What the compacted history still costs, against the target"
     st.plotly_chart(

@@ -17,7 +17,8 @@ from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
-from compactlens_inspector.views.run import decision_views, summary_ranges
+from compactlens_inspector.style.wording import plural
+from compactlens_inspector.views.run import decision_views, diff_rows, summary_ranges
 
 PAGE_SIZE = 30
 #: Wide enough for "Groups summarized" without cutting it (six cards fit at 1,440 px).
@@ -89,15 +90,19 @@ def render() -> None:
     if not views:
         st.info("Nothing changed: every group was kept.", icon=":material/check:")
         return
-    pages = max(1, math.ceil(len(views) / PAGE_SIZE))
+    rows = diff_rows(views)
+    pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
     current_page = int(st.session_state.get("diff_page", 1) or 1)
     if current_page > pages:
         st.session_state["diff_page"] = 1
         current_page = 1
     start = (current_page - 1) * PAGE_SIZE
-    last = min(start + PAGE_SIZE, len(views))
-    st.caption(f"{num(len(views))} rows · showing {num(start + 1)}–{num(last)}")
-    side_by_side(ix, r, views[start : start + PAGE_SIZE])
+    last = min(start + PAGE_SIZE, len(rows))
+    st.caption(
+        f"{plural(len(rows), 'row')} for {plural(len(views), 'group')} (a run of identical "
+        f"decisions is one row) · showing {num(start + 1)}–{num(last)}"
+    )
+    side_by_side(ix, r, rows[start : start + PAGE_SIZE])
     if pages > 1:
         st.pagination(pages, key="diff_page")
 

@@ -19,11 +19,12 @@ from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.components.verdict_bar import page_verdict
-from compactlens_inspector.lab.config import LabConfig, config_title
+from compactlens_inspector.lab.config import ACTIONS, LabConfig, config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
 from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.wording import condition_words, decision_words, stage_words
 from compactlens_inspector.views.run import DECISION_MAP_BARS
 
 
@@ -61,13 +62,12 @@ def _events_table(outcome: RunOutcome) -> None:
     table(
         [
             {
-                "stage": "  " * e.depth + e.strategy,
+                "stage": "  " * e.depth + stage_words(e.strategy),
                 "event": e.event,
-                "trigger": group_digits(e.trigger),
-                "target": group_digits(e.target),
-                "tokens before": e.tokens_before,
-                "tokens after": e.tokens_after,
-                "groups changed": e.groups_changed,
+                "starts when": condition_words(e.trigger),
+                "stops at": condition_words(e.target),
+                "tokens": f"{num(e.tokens_before)} → {num(e.tokens_after)}",
+                "groups": e.groups_changed,
                 "detail": group_digits(e.detail),
             }
             for e in r.events
@@ -125,13 +125,14 @@ def _preview(config: LabConfig) -> None:
     )
     st.caption(
         "Each bar is a group (height: its tokens before), coloured by its decision: "
-        "**kept**, **excluded**, **collapsed**, **summarized**, **inserted**. Hover for the "
+        + ", ".join(f"**{decision_words(a)}**" for a in ACTIONS)
+        + ". Hover for the "
         f"reason. Above {num(DECISION_MAP_BARS)} groups, each bar stacks a run of neighbouring "
         "groups by decision."
     )
     analysis_summary(outcome)
     if outcome.boundary is not None:
-        with st.expander("compact() boundary analysis", expanded=r.status == "cannot-fit"):
+        with st.expander("One-shot compact: boundary analysis", expanded=r.status == "cannot-fit"):
             for line in outcome.boundary.explain():
                 st.markdown(f"- {md_escape(line)}")
     st.subheader("Stages", anchor=False)

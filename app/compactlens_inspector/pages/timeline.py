@@ -21,6 +21,7 @@ from compactlens_inspector.lab.replay import replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_code, md_escape
+from compactlens_inspector.style.wording import condition_words, stage_words
 from compactlens_inspector.views.recorded import RecordedEntry, recorded_entries
 
 MAX_AFFECTED = 20
@@ -105,7 +106,7 @@ def _replay() -> None:
                 "messages sent": s.messages_out,
                 "trigger": "" if s.trigger_index is None else str(s.trigger_index),
                 "lifecycle": ", ".join(str(e.get("type")) for e in s.lifecycle)
-                or ", ".join(f"{e.strategy}:{e.event}" for e in s.events),
+                or ", ".join(f"{stage_words(e.strategy)} {e.event}" for e in s.events),
                 "detail": s.detail,
             }
             for s in steps
@@ -205,12 +206,15 @@ def render() -> None:
         cols[3].metric("Replaced range", f"{rng[0]}–{rng[1]}" if rng else "—", border=True)
         lines = []
         if event.trigger:
-            values = ", ".join(f"{k} = {num(v)}" for k, v in event.trigger_values.items())
+            values = ", ".join(
+                f"{num(v)} {k.replace('_', ' ')}" for k, v in event.trigger_values.items()
+            )
             lines.append(
-                f"**Trigger:** {md_code(event.trigger)}" + (f" (at {values})" if values else "")
+                f"**Trigger:** {md_escape(event.trigger)}"
+                + (f" (seen: {values})" if values else "")
             )
         if event.target:
-            lines.append(f"**Target:** {md_code(event.target)}")
+            lines.append(f"**Target:** {md_escape(event.target)}")
         if event.detail:
             lines.append(f"**Reason:** {md_escape(event.detail)}")
         if lines:
@@ -246,11 +250,11 @@ def render() -> None:
             {
                 "#": e.seq,
                 "event": e.kind,
-                "strategy": "  " * e.depth + e.strategy + (" (total)" if e.total else ""),
+                "stage": "  " * e.depth + stage_words(e.strategy) + (" (total)" if e.total else ""),
                 "tokens before": e.tokens_before,
                 "tokens after": e.tokens_after,
-                "trigger": e.trigger,
-                "target": e.target,
+                "trigger": condition_words(e.trigger),
+                "target": condition_words(e.target),
                 "range": f"{e.message_range[0]}–{e.message_range[1]}" if e.message_range else "",
                 "groups": len(e.group_ids),
                 "inserted": e.inserted,

@@ -1,10 +1,39 @@
-"""Parameter names as words for charts: ``newest tool calls kept verbatim`` rather than
-``keep_last_tool_call_groups``. The words live in :mod:`compactlens.viz` (the figures use
-them too); tables and the Python snippet keep the names. No Streamlit here.
+"""The inspector's words: the library's one vocabulary (:mod:`compactlens.engine`), so a
+page words a stage, parameter, decision, reason or condition as every other surface does
+(``newest tool calls kept verbatim``, not ``keep_last_tool_call_groups``; ``at most 4,300
+tokens``, not ``tokens <= 4300``). Tables of configuration and the Python snippet keep the
+names, which are what a user types. No Streamlit here.
 """
 
 from __future__ import annotations
 
+from compactlens.engine import (
+    change_words,
+    condition_words,
+    decision_term,
+    decision_words,
+    plural,
+    reason_words,
+    stage_change_words,
+    stage_term,
+    stage_words,
+    verb,
+)
 from compactlens.viz import PARAM_WORDS, STAGE_PARAM_WORDS, param_words, part_words
 
-__all__ = ["PARAM_WORDS", "STAGE_PARAM_WORDS", "param_words", "part_words"]
+__all__ = [
+    "PARAM_WORDS",
+    "STAGE_PARAM_WORDS",
+    "change_words",
+    "condition_words",
+    "decision_term",
+    "decision_words",
+    "param_words",
+    "part_words",
+    "plural",
+    "reason_words",
+    "stage_change_words",
+    "stage_term",
+    "stage_words",
+    "verb",
+]

@@ -106,25 +106,75 @@ def arguments(raw: str) -> tuple[str, str | None]:
         return raw, None
 
 
+#: Argument names that say what a tool call does, most telling first.
+KEY_ARGUMENTS = (
+    "command",
+    "cmd",
+    "path",
+    "file_path",
+    "filepath",
+    "filename",
+    "file",
+    "query",
+    "pattern",
+    "url",
+    "q",
+    "search",
+    "target",
+    "code",
+    "text",
+    "input",
+)
+#: Characters of a key argument shown in a title.
+KEY_CHARS = 80
+
+
+def key_argument(raw: str) -> str:
+    """The argument that says what a tool call does (its command, path, query...), on one
+    line and cut to :data:`KEY_CHARS`; empty when the arguments name none."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, TypeError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    value: object = next((data[k] for k in KEY_ARGUMENTS if data.get(k)), None)
+    if value is None:
+        texts = [v for v in data.values() if isinstance(v, str) and v.strip()]
+        value = texts[0] if len(texts) == 1 else None
+    if isinstance(value, list):
+        value = " ".join(str(v) for v in value)
+    if not isinstance(value, str | int | float):
+        return ""
+    line = " ".join(str(value).split())
+    return line if len(line) <= KEY_CHARS else line[: KEY_CHARS - 1] + "…"
+
+
+def call_label(name: str, raw_arguments: str) -> str:
+    """``bash: git log --oneline`` (the tool and what it was asked), or the name alone."""
+    key = key_argument(raw_arguments)
+    return f"{name}: {key}" if key else name
+
+
 def _call(part: ToolCallPart) -> Block:
     body, lang = arguments(part.arguments)
     return Block(
         "tool_call",
         body,
-        title=f"Tool call · {part.name} · id {part.id}",
+        title=f"Tool call · {call_label(part.name, part.arguments)}",
         language=lang,
         chars=len(part.arguments),
     )
 
 
 def _result(part: ToolResultPart, names: Mapping[str, str]) -> Block:
-    name = part.name or names.get(part.call_id, "")
+    name = names.get(part.call_id) or part.name or ""
     error = " · error" if part.is_error else ""
-    of = f" of {name}" if name else ""
+    of = f" of {name}" if name else f" of call {part.call_id}"
     return Block(
         "tool_result",
         part.output,
-        title=f"Result{of} · id {part.call_id}{error} · {size(len(part.output))}",
+        title=f"Result{of}{error} · {size(len(part.output))}",
         chars=len(part.output),
         is_error=part.is_error,
     )

@@ -49,6 +49,56 @@ def decision_views(result: CompactionResult) -> list[DecisionView]:
     return out
 
 
+#: Decisions that leave nothing in the compacted history: a run of them reads as one row.
+FOLDED_ACTIONS = ("summarized", "excluded")
+
+
+@dataclass(frozen=True, slots=True)
+class DiffRow:
+    """One row of the Diff: a single decision, or a run of identical ones (consecutive
+    groups summarized or dropped by the same stage for the same reason) folded together."""
+
+    views: tuple[DecisionView, ...]
+
+    @property
+    def decision(self) -> GroupDecision:
+        return self.views[0].decision
+
+    @property
+    def folded(self) -> bool:
+        return len(self.views) > 1
+
+    @property
+    def tokens_before(self) -> int:
+        return sum(v.decision.tokens_before for v in self.views)
+
+    @property
+    def message_span(self) -> tuple[int, int] | None:
+        idx = [k for v in self.views for k in v.decision.message_indices]
+        return (min(idx), max(idx)) if idx else None
+
+
+def _same_run(a: GroupDecision, b: GroupDecision) -> bool:
+    return (
+        a.action in FOLDED_ACTIONS
+        and (a.action, a.strategy, a.reason) == (b.action, b.strategy, b.reason)
+        and a.group_id is not None
+        and b.group_id is not None
+    )
+
+
+def diff_rows(views: list[DecisionView]) -> list[DiffRow]:
+    """``views`` as Diff rows: each run of identical summarized or dropped decisions is one
+    row ("47 groups folded into the summary above"), every other decision its own."""
+    rows: list[list[DecisionView]] = []
+    for view in views:
+        if rows and _same_run(rows[-1][-1].decision, view.decision):
+            rows[-1].append(view)
+        else:
+            rows.append([view])
+    return [DiffRow(tuple(r)) for r in rows]
+
+
 @dataclass(frozen=True, slots=True)
 class SummaryRange:
     """An inserted summary and the groups it replaced."""

@@ -16,20 +16,10 @@ from compactlens.compact.boundary import BoundaryAnalysis
 from compactlens.compact.contract import summary_message
 from compactlens.engine.index import MessageIndex, index_counter
 from compactlens.engine.result import CompactionResult, ProtectedItem
+from compactlens.engine.vocabulary import PROTECTIONS, protection_words
 
-PROTECTION_WORDS = {
-    "system": "system messages",
-    "not_a_tool_call": "not a tool call (this stage cannot touch it)",
-    "leading-system": "leading system messages",
-    "keep-last": "keep_last_messages",
-    "later-system": "a later system message",
-    "media": "media",
-    "opaque": "opaque provider content",
-    "unresolved-call": "an unresolved tool call",
-    "pending-approval": "a pending approval",
-    "tool-pair": "a tool call/result pair",
-    "approval-pair": "an approval pair",
-}
+#: Why content was kept, in words (the vocabulary's table).
+PROTECTION_WORDS = PROTECTIONS
 
 
 def unique_protections(items: Sequence[ProtectedItem]) -> list[ProtectedItem]:
@@ -45,7 +35,7 @@ def unique_protections(items: Sequence[ProtectedItem]) -> list[ProtectedItem]:
 
 
 def protection_label(kind: str) -> str:
-    return PROTECTION_WORDS.get(kind, kind)
+    return protection_words(kind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,7 @@ from compactlens.engine.strategies.registry import strategy_info
 from compactlens.engine.strategies.summarization import NOT_RERUN
 from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import plural
 from compactlens.model.messages import Message, TextPart, message_text
 from compactlens.summarizers.base import SummaryResponse
 
@@ -501,7 +502,7 @@ def _stage_candidates(target: Trigger | None, limit: int | None) -> list[_Candid
         stage = ToolResultCompactionStrategy(
             trigger=trigger, target=target, keep_last_tool_call_groups=keep, minimum_preserved=0
         )
-        words = f"add tool-result collapse first (newest {keep} tool calls kept verbatim)"
+        words = f"add tool-result collapse first (newest {plural(keep, 'tool call')} kept verbatim)"
         out.append(_Candidate((Change(words, "stage:tool_result_collapse", keep),), _front(stage)))
     base = limit if limit is not None else 8000
     for share in (8, 20):

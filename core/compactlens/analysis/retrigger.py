@@ -24,6 +24,7 @@ from typing import Any, Literal
 from compactlens.engine.index import GroupKind, MessageIndex
 from compactlens.engine.strategies.registry import strategy_info
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import condition_words
 from compactlens.model.errors import ConfigError
 from compactlens.model.validation import check_int
 
@@ -192,7 +193,7 @@ def estimate_retrigger(
             metrics = start.after(k, growth)
             fired = next((t for t in triggers if t(metrics)), None)
             if fired is not None:
-                until, firing = k, fired.describe()
+                until, firing = k, condition_words(fired.describe())
                 break
     warnings: list[str] = []
     if until == 0:

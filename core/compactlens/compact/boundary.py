@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from compactlens.engine.guards import latest_request_index
+from compactlens.engine.vocabulary import plural
 from compactlens.formats.caller import from_caller
 from compactlens.model.messages import ApprovalRequestPart, ApprovalResponsePart, Message
 from compactlens.model.validation import check_int
@@ -299,7 +300,8 @@ def analyze_boundary(messages: Sequence[Any], keep_last_messages: int = 4) -> Bo
             Protection(
                 "keep-last",
                 suffix_start,
-                f"protected suffix: keep_last_messages={keep} ({span_text})",
+                f"protected suffix: the newest {plural(keep, 'message')} kept verbatim "
+                f"({span_text})",
             )
         )
     for i in range(start, n):

@@ -30,6 +30,7 @@ from compactlens.engine.result import (
     StageEvent,
     Suggestion,
 )
+from compactlens.engine.vocabulary import change_words
 from compactlens.formats.caller import from_caller
 from compactlens.model.messages import Message
 from compactlens.model.validation import check_int
@@ -636,7 +637,8 @@ def _keep_suggestions(
     spare = target_tokens - cres.tokens.after
     return (
         Suggestion(
-            change=f"keep_last_messages={keep} fits with {spare:,} tokens to spare "
+            change=f"{change_words('keep_last_messages', keep)} "
+            f"fits with {spare:,} tokens to spare "
             f"({cres.tokens.after:,} tokens)",
             parameter="keep_last_messages",
             value=keep,

@@ -23,6 +23,7 @@ from compactlens.engine.result import (
     Suggestion,
 )
 from compactlens.engine.strategies.base import RunContext, StageOutcome, Strategy, plan_strategy
+from compactlens.engine.vocabulary import condition_words, plural, protection_words, stage_words
 from compactlens.summarizers.base import SummaryResponse
 
 #: How many single-parameter variants are re-run to find a fix for a cannot-fit.
@@ -94,7 +95,7 @@ def guard_protections(plan: Plan) -> list[ProtectedItem]:
         if plan.included(gid):
             by_why.setdefault(why, []).append(gid)
     details = {
-        LATEST_REQUEST: "the latest user request is always kept (a guard)",
+        LATEST_REQUEST: "kept by the guard that keeps the latest request",
         PINNED: "pinned messages are never dropped or changed",
     }
     return [
@@ -111,7 +112,10 @@ def cannot_fit_reason(events: Sequence[StageEvent]) -> str:
         return failures[-1].detail or "a stage failed"
     if missed:
         last = missed[-1]
-        return f"{last.strategy}: target {last.target} not reached; protected content remains"
+        return (
+            f"{stage_words(last.strategy)} did not reach its target "
+            f"({condition_words(last.target)}); protected content remains"
+        )
     return "target not reached"
 
 
@@ -146,7 +150,10 @@ def explain_run(
         )
     parts = [reason]
     for item in protected:
-        parts.append(f"{item.why}: {item.tokens:,} tokens in {len(item.group_ids)} groups")
+        parts.append(
+            f"{protection_words(item.why)}: {item.tokens:,} tokens in "
+            f"{plural(len(item.group_ids), 'group')}"
+        )
     smallest = plan.tokens
     suggestions = list(_suggestions(index, strategy, tokenizer_given, limit, ctx.summaries, guards))
     if limit is not None:

@@ -64,11 +64,13 @@ EVENT_COLORS: dict[str, str] = {
     "skipped": "#ADB5BD",
     "target-missed": "#F2A541",
     "failed": "#E4572E",
-    "completed": "#2BB673",
+    "completed": "#3D4B5C",
     "restored": "#7B61FF",
 }
-TARGET_COLOR = "#E4572E"
-TRIGGER_COLOR = "#F2A541"
+#: The target and trigger lines: colours no decision, kind, status or event uses, so a line
+#: is never read as one of the categories it is drawn over.
+TARGET_COLOR = "#C2185B"
+TRIGGER_COLOR = "#0E7490"
 
 #: Above this many points, line charts use WebGL.
 WEBGL_POINTS = 2000
@@ -140,17 +142,67 @@ def _template() -> dict[str, Any]:
     }
 
 
+#: Pixels of the title line, of one legend row and of one legend entry's marker and gap;
+#: an entry's text is about ``_LEGEND_CHAR_PX`` a character. Legends wrap at the narrowest
+#: width a figure is drawn at (half of a wide page).
+_TITLE_PX = 30
+_LEGEND_ROW_PX = 22
+_LEGEND_ENTRY_PX = 44
+_LEGEND_CHAR_PX = 7
+_LEGEND_WRAP_PX = 560
+
+
+def legend_rows(fig: go.Figure) -> int:
+    """The rows the figure's horizontal legend takes at :data:`_LEGEND_WRAP_PX` (0: none)."""
+    shown = [t for t in fig.data if t.showlegend is not False and t.name]
+    if not shown or (len(fig.data) < 2 and not any(t.showlegend for t in fig.data)):
+        return 0
+    rows, used = 1, 0
+    for name in dict.fromkeys(str(t.name) for t in shown):
+        width = _LEGEND_ENTRY_PX + _LEGEND_CHAR_PX * len(name)
+        if used and used + width > _LEGEND_WRAP_PX:
+            rows, used = rows + 1, 0
+        used += width
+    return rows
+
+
 def _layout(fig: go.Figure, title: str, *, height: int = 360, **extra: Any) -> go.Figure:
+    """The shared layout. The title sits at the top of the figure and the legend in its
+    own band between the title and the plot (left-aligned, growing a row at a time), so
+    a legend never covers the title, whatever their lengths."""
+    rows = legend_rows(fig)
+    top = 12 + _TITLE_PX + rows * _LEGEND_ROW_PX + 10
+    margin = {"l": 60, "r": 20, "t": top, "b": 48, **extra.pop("margin", {})}
+    margin["t"] = max(int(margin["t"]), top)
+    total = height + rows * _LEGEND_ROW_PX
+    # Subplot titles sit just above each plot: the legend goes in the band under the
+    # figure's title instead (container coordinates), so neither covers the other.
+    subplot_titles = any(
+        a.yref == "paper" and a.yanchor == "bottom" for a in fig.layout.annotations
+    )
+    if subplot_titles:
+        margin["t"] += 20
     settings: dict[str, Any] = {
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16}},
-        "height": height,
-        "margin": {"l": 60, "r": 20, "t": 56, "b": 48},
+        "title": {
+            "text": title,
+            "x": 0.0,
+            "xanchor": "left",
+            "xref": "container",
+            "y": 1.0,
+            "yanchor": "top",
+            "yref": "container",
+            "pad": {"t": 12, "l": 12},
+            "font": {"size": 16},
+        },
+        "height": total + (20 if subplot_titles else 0),
+        "margin": margin,
         "legend": {
             "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.0,
-            "xanchor": "right",
-            "x": 1.0,
+            "yanchor": "top",
+            "y": 1.0 - (12 + _TITLE_PX) / (total + (20 if subplot_titles else 0)),
+            "yref": "container",
+            "xanchor": "left",
+            "x": 0.0,
         },
         "hoverlabel": {"align": "left"},
         "font": {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 12},
@@ -220,7 +272,7 @@ def _hline(fig: go.Figure, y: float | None, label: str, color: str, dash: str = 
 def _trigger_target(fig: go.Figure, trigger: int | None, target: int | None) -> None:
     """The trigger and target lines (one line when they are the same number)."""
     if trigger is not None and trigger == target:
-        _hline(fig, target, "trigger = target", TARGET_COLOR, "dot")
+        _hline(fig, target, "trigger and target", TARGET_COLOR, "dot")
         return
     _hline(fig, trigger, "trigger", TRIGGER_COLOR)
     _hline(fig, target, "target", TARGET_COLOR, "dot")

@@ -8,7 +8,13 @@ from html import escape
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from compactlens.analysis import BudgetPart
-from compactlens.engine import CompactionResult, GroupDecision
+from compactlens.engine import (
+    CompactionResult,
+    GroupDecision,
+    decision_words,
+    reason_words,
+    stage_words,
+)
 from compactlens.viz._style import (
     ACTIONS,
     DECISION_COLORS,
@@ -46,7 +52,8 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
                 ys.append(sum(d.tokens_before or d.tokens_after for d in chunk))
                 custom.append(start)
                 hover.append(
-                    f"decisions {num(start)}–{num(stop - 1)}<br>{num(len(chunk))} {action}"
+                    f"decisions {num(start)}–{num(stop - 1)}<br>"
+                    f"{num(len(chunk))} {decision_words(action)}"
                 )
             else:
                 d = chunk[0]
@@ -60,7 +67,7 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
             fig.add_bar(
                 x=xs,
                 y=ys,
-                name=action,
+                name=decision_words(action),
                 marker_color=DECISION_COLORS[action],
                 hovertext=hover,
                 hoverinfo="text",
@@ -80,11 +87,11 @@ def decision_map(result: CompactionResult, *, max_bars: int = 1500) -> go.Figure
 def _decision_hover(d: GroupDecision) -> str:
     label = f"group {d.group_id}" if d.group_id is not None else "new group"
     turn = "—" if d.turn is None else str(d.turn)
-    by = f" by {d.strategy}" if d.strategy else ""
+    by = f" by {stage_words(d.strategy)}" if d.strategy else ""
     return (
-        f"<b>{d.action}</b>{by}<br>{label} · {KIND_LABELS.get(d.kind, d.kind)} · "
+        f"<b>{decision_words(d.action)}</b>{by}<br>{label} · {KIND_LABELS.get(d.kind, d.kind)} · "
         f"turn {turn}<br>{num(d.tokens_before)} → {num(d.tokens_after)} tokens"
-        f"<br>{_wrap(d.reason)}"
+        f"<br>{_wrap(reason_words(d.reason))}"
     )
 
 
@@ -113,7 +120,7 @@ def budget_bar(
         (trigger_tokens, "trigger", TRIGGER_COLOR, "dash"),
     ]
     if target_tokens is not None and target_tokens == trigger_tokens:
-        lines = [(target_tokens, "trigger = target", TARGET_COLOR, "dot")]
+        lines = [(target_tokens, "trigger and target", TARGET_COLOR, "dot")]
     for value, label, color, dash in lines:
         if value is not None:
             _line(

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from compactlens.viz._style import STATUS_COLORS, TARGET_COLOR, _layout, _line
 from compactlens.viz.events import RunLike, SweepPoint, groups_kept
-from compactlens.viz.words import num, share
+from compactlens.viz.words import num, param_words, share
 
 
 def sweep_chart(
@@ -42,7 +42,7 @@ def sweep_chart(
         1,
         1,
     )
-    name = escape(parameter)
+    name = escape(param_words(parameter))
     for status, color in STATUS_COLORS.items():
         sel = [p for p in ok if p.status == status]
         if sel:
@@ -91,8 +91,9 @@ def sweep_chart(
     if target_tokens is not None:
         text = f"target {num(target_tokens)}"
         _line(fig, y=target_tokens, text=text, color=TARGET_COLOR, dash="dot", position="top right")
-    fig.update_xaxes(title=parameter, row=rows, col=1)
-    return _layout(fig, f"Sweep of {parameter}", height=560 if measured else 460)
+    words = param_words(parameter)
+    fig.update_xaxes(title=words, row=rows, col=1)
+    return _layout(fig, f"Sweep of {words}", height=560 if measured else 460)
 
 
 def _recall_words(recall: float | None) -> str:

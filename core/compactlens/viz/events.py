@@ -8,7 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from compactlens.engine import CompactionResult, GroupDecision, StageEvent
+from compactlens.engine import (
+    CompactionResult,
+    GroupDecision,
+    StageEvent,
+    condition_words,
+    stage_words,
+)
 from compactlens.viz.words import group_digits, num
 
 # -- timeline ----------------------------------------------------------------------------------
@@ -78,12 +84,14 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
                 len(out),
                 e.event,
                 e.strategy,
-                f"{e.strategy} total: {e.event}" if total else f"{e.strategy}: {e.event}",
+                f"{stage_words(e.strategy)} total: {e.event}"
+                if total
+                else f"{stage_words(e.strategy)}: {e.event}",
                 e.tokens_before,
                 e.tokens_after,
-                group_digits(e.trigger),
+                condition_words(e.trigger),
                 dict(e.trigger_values),
-                group_digits(e.target),
+                condition_words(e.target),
                 group_digits(e.detail),
                 e.depth,
                 gids,

@@ -20,6 +20,7 @@ from compactlens.engine.repair import (
 )
 from compactlens.engine.result import ProtectedItem, StageEvent
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import change_words
 from compactlens.model.messages import Message
 from compactlens.model.tokens import Tokenizer, count_messages
 from compactlens.model.validation import check_int
@@ -204,7 +205,12 @@ def countdown_variants(
 ) -> list[Variant]:
     """Variants with ``parameter`` lowered one step at a time, ``current - 1`` to ``lowest``."""
     return [
-        Variant(f"{parameter}={n}", parameter, n, replace(strategy, **{parameter: n}))
+        Variant(
+            change_words(parameter, n, _stage_type(strategy)),
+            parameter,
+            n,
+            replace(strategy, **{parameter: n}),
+        )
         for n in range(current - 1, lowest - 1, -1)
     ]
 
@@ -212,8 +218,19 @@ def countdown_variants(
 def flag_variant(strategy: Any, parameter: str, value: bool) -> Variant:
     """The variant with a boolean ``parameter`` set to ``value``."""
     return Variant(
-        f"{parameter}={value}", parameter, value, replace(strategy, **{parameter: value})
+        change_words(parameter, value, _stage_type(strategy)),
+        parameter,
+        value,
+        replace(strategy, **{parameter: value}),
     )
+
+
+def _stage_type(strategy: Any) -> str:
+    """The config ``type`` of ``strategy`` (for words that depend on the stage)."""
+    try:
+        return str(strategy.to_dict().get("type", ""))
+    except (AttributeError, TypeError):
+        return ""
 
 
 def newest_tool_groups(plan: Plan, count: int) -> set[int]:

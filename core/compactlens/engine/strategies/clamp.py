@@ -29,6 +29,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import change_words
 from compactlens.model.errors import ConfigError
 from compactlens.model.messages import Message, Part, TextPart, ToolResultPart
 
@@ -188,7 +189,10 @@ class ClampStrategy:
             if 1 <= limit < self.max_tokens:
                 out.append(
                     Variant(
-                        f"max_tokens={limit}", "max_tokens", limit, replace(self, max_tokens=limit)
+                        change_words("max_tokens", limit, "clamp"),
+                        "max_tokens",
+                        limit,
+                        replace(self, max_tokens=limit),
                     )
                 )
         if self.trigger is not None and self.minimum_preserved:

@@ -21,6 +21,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger, tokens_at_most, tokens_exceed
+from compactlens.engine.vocabulary import change_words, stage_words
 from compactlens.model.errors import ConfigError
 
 
@@ -50,7 +51,7 @@ def _child_variants(children: tuple[Strategy, ...], rebuild: Any) -> list[Varian
             new_children = (*children[:i], v.strategy, *children[i + 1 :])
             out.append(
                 Variant(
-                    f"{child.name}: {v.change}",
+                    f"{stage_words(child.name)}: {v.change}",
                     f"{child.name}.{v.parameter}",
                     v.value,
                     rebuild(new_children),
@@ -200,7 +201,7 @@ class TokenBudgetComposedStrategy:
         if not self.drop_system_if_needed:
             out.append(
                 Variant(
-                    "drop_system_if_needed=True",
+                    change_words("drop_system_if_needed", True, "token_budget"),
                     "drop_system_if_needed",
                     True,
                     replace(self, drop_system_if_needed=True),

@@ -22,6 +22,7 @@ from compactlens.engine.strategies.summarization import SummarizationStrategy
 from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
 from compactlens.engine.strategies.truncation import TruncationStrategy
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import STAGES, parameter_term
 
 ParamKind: TypeAlias = Literal["int", "optional_int", "bool", "choice", "text"]
 
@@ -111,28 +112,48 @@ def _token_budget(config: Mapping[str, Any], tokenizer_given: bool) -> tuple[Tri
 
 
 _MIN_PRESERVED = "minimum_preserved"
-_GROUPS_LABEL = "Minimum preserved groups"
+
+
+def _param(
+    name: str,
+    kind: ParamKind,
+    default: Any,
+    *,
+    stage: str,
+    minimum: int = 0,
+    choices: tuple[str, ...] = (),
+) -> StrategyParam:
+    """A parameter labelled and explained by the vocabulary (one wording everywhere)."""
+    term = parameter_term(name, stage)
+    return StrategyParam(
+        name=name,
+        label=term.label[:1].upper() + term.label[1:],
+        kind=kind,
+        default=default,
+        minimum=minimum,
+        choices=choices,
+        help=term.explanation,
+    )
+
 
 _CLAMP = StrategyInfo(
     "clamp",
     ClampStrategy,
-    "Clamp oversized content",
-    "Cut every text or tool output above a token limit to its head and tail.",
+    STAGES["clamp"].label,
+    STAGES["clamp"].explanation,
     (
-        StrategyParam(
+        _param(
             "max_tokens",
-            "Limit per text or tool output (tokens)",
             "int",
             2000,
             minimum=1,
-            help="Longer content keeps its head and tail, with a marker of what was cut.",
+            stage="clamp",
         ),
-        StrategyParam(
+        _param(
             _MIN_PRESERVED,
-            _GROUPS_LABEL,
             "int",
             0,
-            help="The newest non-system groups that are never clamped (with a trigger).",
+            stage="clamp",
         ),
     ),
     "its trigger; without one it clamps every oversized part",
@@ -143,19 +164,26 @@ _CLAMP = StrategyInfo(
 _TRUNCATION = StrategyInfo(
     "truncation",
     TruncationStrategy,
-    "Truncation",
-    "Drop the oldest groups one at a time until the target holds.",
+    STAGES["truncation"].label,
+    STAGES["truncation"].explanation,
     (
-        StrategyParam(
+        _param(
             _MIN_PRESERVED,
-            _GROUPS_LABEL,
             "int",
             32,
-            help="The newest non-system groups that are never dropped.",
+            stage="truncation",
         ),
-        StrategyParam("preserve_system", "Preserve system messages", "bool", True),
-        StrategyParam(
-            "preserve_first_user_group", "Preserve the first user message", "bool", False
+        _param(
+            "preserve_system",
+            "bool",
+            True,
+            stage="truncation",
+        ),
+        _param(
+            "preserve_first_user_group",
+            "bool",
+            False,
+            stage="truncation",
         ),
     ),
     "its trigger, or max_n (tokens > max_n with a tokenizer, messages > max_n without)",
@@ -166,24 +194,28 @@ _TRUNCATION = StrategyInfo(
 _SLIDING_WINDOW = StrategyInfo(
     "sliding_window",
     SlidingWindowStrategy,
-    "Sliding window",
-    "Drop whole user turns, oldest first.",
+    STAGES["sliding_window"].label,
+    STAGES["sliding_window"].explanation,
     (
-        StrategyParam(
+        _param(
             _MIN_PRESERVED,
-            "Minimum preserved turns",
             "int",
             1,
-            help="The newest turns that are never dropped.",
+            stage="sliding_window",
         ),
-        StrategyParam(
+        _param(
             "keep_last_turns",
-            "Keep last N turns (instead of a trigger)",
             "optional_int",
             None,
             minimum=1,
+            stage="sliding_window",
         ),
-        StrategyParam("preserve_system", "Preserve system messages", "bool", True),
+        _param(
+            "preserve_system",
+            "bool",
+            True,
+            stage="sliding_window",
+        ),
     ),
     "its trigger, or keep_last_turns (turns > N), or keep_last_groups (groups > N)",
     _sliding_window,
@@ -193,30 +225,27 @@ _SLIDING_WINDOW = StrategyInfo(
 _TOOL_RESULT_COLLAPSE = StrategyInfo(
     "tool_result_collapse",
     ToolResultCompactionStrategy,
-    "Tool-result collapse",
-    "Replace older tool calls and their results by one short line each.",
+    STAGES["tool_result_collapse"].label,
+    STAGES["tool_result_collapse"].explanation,
     (
-        StrategyParam(
+        _param(
             "keep_last_tool_call_groups",
-            "Keep last tool-call groups verbatim",
             "int",
             1,
-            help="The newest tool-call groups that are never collapsed.",
+            stage="tool_result_collapse",
         ),
-        StrategyParam(
+        _param(
             _MIN_PRESERVED,
-            _GROUPS_LABEL,
             "int",
             2,
-            help="The newest non-system groups that are never touched.",
+            stage="tool_result_collapse",
         ),
-        StrategyParam(
+        _param(
             "formatter",
-            "Collapsed line",
             "choice",
             "results",
             choices=("results", "names"),
-            help="'results' keeps a short text of each result, 'names' only tool names.",
+            stage="tool_result_collapse",
         ),
     ),
     "its trigger; without one it collapses every eligible group",
@@ -227,11 +256,21 @@ _TOOL_RESULT_COLLAPSE = StrategyInfo(
 _SELECTIVE_TOOL_CALLS = StrategyInfo(
     "selective_tool_calls",
     SelectiveToolCallCompactionStrategy,
-    "Selective tool-call removal",
-    "Remove older tool-call groups entirely (call and results together).",
+    STAGES["selective_tool_calls"].label,
+    STAGES["selective_tool_calls"].explanation,
     (
-        StrategyParam("keep_last_tool_call_groups", "Keep last tool-call groups", "int", 1),
-        StrategyParam(_MIN_PRESERVED, _GROUPS_LABEL, "int", 0),
+        _param(
+            "keep_last_tool_call_groups",
+            "int",
+            1,
+            stage="selective_tool_calls",
+        ),
+        _param(
+            _MIN_PRESERVED,
+            "int",
+            0,
+            stage="selective_tool_calls",
+        ),
     ),
     "its trigger; without one it removes every eligible group",
     _none,
@@ -241,25 +280,29 @@ _SELECTIVE_TOOL_CALLS = StrategyInfo(
 _SUMMARIZATION = StrategyInfo(
     "summarization",
     SummarizationStrategy,
-    "Summarization",
-    "Replace older groups by one summary message (extractive offline by default).",
+    STAGES["summarization"].label,
+    STAGES["summarization"].explanation,
     (
-        StrategyParam(
+        _param(
             _MIN_PRESERVED,
-            _GROUPS_LABEL,
             "int",
             4,
-            help="The newest non-system groups that are never summarized.",
+            stage="summarization",
         ),
-        StrategyParam(
+        _param(
             "max_input_tokens",
-            "Max input tokens",
             "int",
             8000,
             minimum=1,
-            help="The summarizer's input is capped at this many tokens, oldest groups first.",
+            stage="summarization",
         ),
-        StrategyParam("max_summary_tokens", "Max summary tokens", "int", 2048, minimum=1),
+        _param(
+            "max_summary_tokens",
+            "int",
+            2048,
+            minimum=1,
+            stage="summarization",
+        ),
     ),
     "its trigger, or target_count (messages > target_count + threshold)",
     _summarization,
@@ -270,8 +313,8 @@ _SUMMARIZATION = StrategyInfo(
 _PIPELINE = StrategyInfo(
     "pipeline",
     PipelineStrategy,
-    "Pipeline",
-    "Run strategies in order, each checking its own trigger against what the previous left.",
+    STAGES["pipeline"].label,
+    STAGES["pipeline"].explanation,
     (),
     "any of its stages' triggers",
     _none,
@@ -282,12 +325,29 @@ _PIPELINE = StrategyInfo(
 _TOKEN_BUDGET = StrategyInfo(
     "token_budget",
     TokenBudgetComposedStrategy,
-    "Token-budget fallback",
-    "If still over the budget, drop the oldest groups (system kept unless allowed).",
+    STAGES["token_budget"].label,
+    STAGES["token_budget"].explanation,
     (
-        StrategyParam("token_budget", "Token budget", "int", 8000, minimum=1),
-        StrategyParam(_MIN_PRESERVED, _GROUPS_LABEL, "int", 1, minimum=1),
-        StrategyParam("drop_system_if_needed", "Drop system messages if needed", "bool", False),
+        _param(
+            "token_budget",
+            "int",
+            8000,
+            minimum=1,
+            stage="token_budget",
+        ),
+        _param(
+            _MIN_PRESERVED,
+            "int",
+            1,
+            minimum=1,
+            stage="token_budget",
+        ),
+        _param(
+            "drop_system_if_needed",
+            "bool",
+            False,
+            stage="token_budget",
+        ),
     ),
     "tokens > token_budget, or any of its stages' triggers",
     _token_budget,

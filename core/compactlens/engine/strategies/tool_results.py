@@ -27,6 +27,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import change_words, plural
 from compactlens.engine.wire_index import wire_tool_results
 from compactlens.formats._common import parts_and_blocks
 from compactlens.model.errors import ConfigError, InputTypeError
@@ -380,7 +381,8 @@ class ToolResultCompactionStrategy:
         changed = exclude_until(plan, candidates, target, self.name, "", step=collapse)
         met = target is None or target(plan)
         detail = (
-            f"{kept_larger} groups kept verbatim: their collapsed line would be larger"
+            f"{plural(kept_larger, 'group')} kept verbatim: "
+            f"{'its' if kept_larger == 1 else 'their'} collapsed line would be larger"
             if kept_larger
             else ""
         )
@@ -420,7 +422,12 @@ class ToolResultCompactionStrategy:
         out.extend(countdown_variants(self, "minimum_preserved", self.minimum_preserved))
         if self.formatter == "results":
             out.append(
-                Variant("formatter='names'", "formatter", "names", replace(self, formatter="names"))
+                Variant(
+                    change_words("formatter", "names", "tool_result_collapse"),
+                    "formatter",
+                    "names",
+                    replace(self, formatter="names"),
+                )
             )
         return out
 

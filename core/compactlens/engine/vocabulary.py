@@ -1,0 +1,377 @@
+"""One vocabulary: how every surface words a stage, parameter, decision, condition and number.
+
+Code names (``keep_last_tool_call_groups``, ``tool_result_collapse``, ``tokens <= 4300``) are
+what a user types in a configuration, so config JSON, snippets and ``repr`` keep them. Prose
+(headlines, cards, Story mode, tables people read, fix descriptions) uses the words here:
+a plain label and a one-line explanation per term, conditions as "at most 4,300 tokens",
+plurals that agree ("1 destructive fix is hidden") and one number format.
+
+The strategy registry reads its stage and parameter labels from this module, so the builder,
+the command line and the pages word them alike. This module imports nothing of the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A plain label and a one-line explanation."""
+
+    label: str
+    explanation: str = ""
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+# A bare integer of four or more digits: not part of a word, an id (call_12345), a
+# decimal (0.12345), an already grouped number (12,345) or a version (1.23456).
+_BARE = re.compile(r"(?<![\w.,])\d{4,}(?![\w.,]\d|\w)")
+
+
+def num(value: float) -> str:
+    """``8,667`` for 8667 (floats are rounded to a whole number first)."""
+    return f"{round(value):,}"
+
+
+def tokens_words(n: float) -> str:
+    """``8,667 tokens`` (``1 token``)."""
+    return plural(round(n), "token")
+
+
+def money(amount: float) -> str:
+    """``$1,234.57``: dollars to the cent (``<$0.01`` for a positive amount below a cent)."""
+    if 0 < amount < 0.005:
+        return "<$0.01"
+    return f"-${-amount:,.2f}" if amount < 0 else f"${amount:,.2f}"
+
+
+def share(fraction: float) -> str:
+    """A fraction as a whole percentage, ``<1%`` / ``>99%`` rather than a misleading 0 / 100."""
+    if 0 < fraction < 0.01:
+        return "<1%"
+    if 0.99 < fraction < 1:
+        return ">99%"
+    return f"{fraction:.0%}"
+
+
+def group_digits(text: str) -> str:
+    """``text`` with every bare integer of four or more digits grouped: ``tokens > 60000``
+    becomes ``tokens > 60,000``; ids such as ``call_12345`` are left alone."""
+    return _BARE.sub(lambda m: f"{int(m.group()):,}", text)
+
+
+_IRREGULAR = {"fix": "fixes", "match": "matches", "is": "are", "was": "were", "has": "have"}
+
+
+def plural(n: int, singular: str, many: str | None = None) -> str:
+    """``1 group``, ``2 groups``, ``1,204 fixes``: the count (grouped) and the agreeing noun."""
+    if n == 1:
+        return f"1 {singular}"
+    word = (
+        many
+        or _IRREGULAR.get(singular)
+        or (
+            singular[:-1] + "ies"
+            if singular.endswith("y") and singular[-2:-1] not in "aeiou"
+            else singular + ("es" if singular.endswith(("s", "x", "ch", "sh")) else "s")
+        )
+    )
+    return f"{n:,} {word}"
+
+
+def verb(n: int, singular: str) -> str:
+    """The verb agreeing with ``n``: ``verb(1, "is")`` is ``is``, ``verb(2, "is")`` ``are``."""
+    return singular if n == 1 else _IRREGULAR.get(singular, singular)
+
+
+# -- decisions -------------------------------------------------------------------------------
+
+#: What happened to a group, keyed by the engine's action name.
+DECISIONS: dict[str, Term] = {
+    "kept": Term("kept", "Sent to the model as it was."),
+    "collapsed": Term("collapsed", "A tool call and its results replaced by one short line."),
+    "summarized": Term("summarized", "Folded into one summary message."),
+    "excluded": Term("dropped", "Left out of the history sent to the model."),
+    "inserted": Term("inserted", "Added by compaction, such as a summary message."),
+}
+
+
+def decision_term(action: str) -> Term:
+    """The label and explanation of a decision (``excluded`` reads ``dropped``)."""
+    return DECISIONS.get(action) or Term(action.replace("_", " "))
+
+
+def stage_term(name: str) -> Term:
+    """The label and explanation of a stage type; a custom label is its own label."""
+    return STAGES.get(name) or Term(name)
+
+
+def decision_words(action: str) -> str:
+    """``dropped`` for ``excluded``; the action itself when it has no words."""
+    term = DECISIONS.get(action)
+    return term.label if term else action.replace("_", " ")
+
+
+#: Reasons the engine records, in words (other reasons are already prose).
+REASONS: dict[str, str] = {
+    "summarized": "folded into the summary above",
+    "oldest first": "dropped oldest first to meet the target",
+    "older tool-call group": "an older tool call, shortened to one line",
+    "protected or not needed": "protected, or the target was met without it",
+}
+
+
+def reason_words(reason: str) -> str:
+    """A decision's reason in words: known short codes are spelled out, bare numbers grouped."""
+    return REASONS.get(reason, group_digits(reason))
+
+
+# -- stages and parameters ----------------------------------------------------------------
+
+#: Every stage type, by its config ``type``.
+STAGES: dict[str, Term] = {
+    "clamp": Term(
+        "Clamp oversized content",
+        "Cut every text or tool output above a token limit to its head and tail.",
+    ),
+    "truncation": Term(
+        "Truncation", "Drop the oldest groups one at a time until the target holds."
+    ),
+    "sliding_window": Term("Sliding window", "Drop whole user turns, oldest first."),
+    "tool_result_collapse": Term(
+        "Tool-result collapse",
+        "Replace older tool calls and their results by one short line each.",
+    ),
+    "selective_tool_calls": Term(
+        "Selective tool-call removal",
+        "Remove older tool-call groups entirely (call and results together).",
+    ),
+    "summarization": Term(
+        "Summarization",
+        "Replace older groups by one summary message (extractive offline by default).",
+    ),
+    "pipeline": Term(
+        "Pipeline",
+        "Run strategies in order, each checking its own trigger against what the previous left.",
+    ),
+    "token_budget": Term(
+        "Token-budget fallback",
+        "If still over the budget, drop the oldest groups (system kept unless allowed).",
+    ),
+}
+
+
+def stage_words(name: str) -> str:
+    """A stage's label: ``Summarization`` for ``summarization``; a custom label stays."""
+    term = STAGES.get(name)
+    return term.label if term else name
+
+
+#: Every parameter people edit, whatever the stage.
+PARAMETERS: dict[str, Term] = {
+    "keep_last_tool_call_groups": Term(
+        "newest tool calls kept verbatim", "The newest tool-call groups that are never changed."
+    ),
+    "minimum_preserved": Term(
+        "newest groups never touched", "The newest non-system groups that are never changed."
+    ),
+    "max_input_tokens": Term(
+        "summarizer input cap (tokens)",
+        "The summarizer reads at most this many tokens, oldest groups first.",
+    ),
+    "max_summary_tokens": Term("summary length cap (tokens)", "The longest summary it writes."),
+    "keep_last_turns": Term("newest turns kept", "Start when there are more turns than this."),
+    "keep_last_groups": Term("newest groups kept", "Start when there are more groups than this."),
+    "token_budget": Term("token budget", "The most tokens the history may hold."),
+    "keep_last_messages": Term("newest messages kept verbatim"),
+    "target_tokens": Term("target (tokens)", "The most tokens the compacted history may hold."),
+    "trigger_tokens": Term("trigger (tokens)", "Compaction starts above this many tokens."),
+    "max_tokens": Term(
+        "limit per text or tool output (tokens)",
+        "Longer content keeps its head and tail, with a marker of what was cut.",
+    ),
+    "formatter": Term(
+        "collapsed line", "What the one line keeps: a short text of each result, or tool names."
+    ),
+    "preserve_system": Term("system messages kept", "System messages are never dropped."),
+    "preserve_first_user_group": Term(
+        "first user message kept", "The first user message is never dropped."
+    ),
+    "drop_system_if_needed": Term(
+        "system messages may be dropped", "As a last resort, system messages may go too."
+    ),
+}
+
+#: Words for a parameter of one stage type, where the general words would mislead.
+STAGE_PARAMETERS: dict[tuple[str, str], Term] = {
+    ("sliding_window", "minimum_preserved"): Term(
+        "newest turns never dropped", "The newest turns that are never dropped."
+    ),
+    ("truncation", "minimum_preserved"): Term(
+        "newest groups never dropped", "The newest non-system groups that are never dropped."
+    ),
+    ("summarization", "minimum_preserved"): Term(
+        "newest groups never summarized",
+        "The newest non-system groups that are never summarized.",
+    ),
+    ("selective_tool_calls", "keep_last_tool_call_groups"): Term(
+        "newest tool calls kept", "The newest tool-call groups that are never removed."
+    ),
+    ("clamp", "minimum_preserved"): Term(
+        "newest groups never clamped",
+        "The newest non-system groups that are never clamped (with a trigger).",
+    ),
+}
+
+#: Words for the values of a choice parameter.
+VALUES: dict[tuple[str, str], str] = {
+    ("formatter", "names"): "tool names only",
+    ("formatter", "results"): "a short text of each result",
+}
+
+
+def parameter_term(name: str, stage_type: str = "") -> Term:
+    """The label and explanation of parameter ``name`` (of a stage of ``stage_type``)."""
+    found = STAGE_PARAMETERS.get((stage_type, name)) or PARAMETERS.get(name)
+    return found or Term(name.replace("_", " "))
+
+
+def param_words(name: str, stage_type: str = "") -> str:
+    """Words for parameter ``name``; the name with spaces for one without words of its own."""
+    return parameter_term(name, stage_type).label
+
+
+def value_words(name: str, value: Any) -> str:
+    """A parameter value in words: ``tool names only``, ``on``/``off``, ``4,300``."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int):
+        return num(value)
+    if value is None:
+        return "off"
+    return VALUES.get((name, str(value)), str(value))
+
+
+def change_words(name: str, value: Any, stage_type: str = "") -> str:
+    """One parameter change in words: ``set "newest tool calls kept verbatim" to 0``; a
+    yes/no parameter reads as the thing it allows (``allow system messages may be dropped``
+    would not read, so booleans say ``turn on``/``turn off``)."""
+    label = param_words(name, stage_type)
+    if isinstance(value, bool):
+        return f"turn {'on' if value else 'off'} “{label}”"
+    return f"set “{label}” to {value_words(name, value)}"
+
+
+def stage_change_words(stage: str, name: str, value: Any, stage_type: str = "") -> str:
+    """A change of one stage's parameter: ``Tool-result collapse: set "collapsed line" to
+    tool names only``."""
+    return f"{stage_words(stage)}: {change_words(name, value, stage_type or stage)}"
+
+
+#: Why content was kept, keyed by the engine's protection kind (parameters read as their label).
+PROTECTIONS: dict[str, str] = {
+    "system": "system messages",
+    "not_a_tool_call": "not a tool call (this stage cannot touch it)",
+    "leading-system": "leading system messages",
+    "keep-last": "newest messages kept verbatim",
+    "later-system": "a later system message",
+    "media": "media",
+    "opaque": "opaque provider content",
+    "unresolved-call": "an unresolved tool call",
+    "pending-approval": "a pending approval",
+    "tool-pair": "a tool call/result pair",
+    "approval-pair": "an approval pair",
+    "pinned": "pinned messages",
+    "latest user request": "the latest user request",
+    "replacement_text": "collapsed lines and summaries",
+    "summary_wrapper": "the summary's wrapper",
+    "summary_range": "the range to be summarized",
+}
+
+
+def protection_words(kind: str) -> str:
+    """Why content was kept, in words: ``newest groups never touched`` for
+    ``minimum_preserved``, ``system messages`` for ``system``."""
+    if kind in PROTECTIONS:
+        return PROTECTIONS[kind]
+    if kind in PARAMETERS:
+        return PARAMETERS[kind].label
+    return kind.replace("_", " ")
+
+
+# -- conditions --------------------------------------------------------------------------------
+
+_COMPARISON = re.compile(
+    r"\b(tokens|messages|groups|turns|tool_call_groups)\s*(<=|>=|≤|≥|<|>|==|=)\s*([\d,]+)"
+)
+_OPS = {
+    "<=": "at most",
+    "≤": "at most",
+    ">=": "at least",
+    "≥": "at least",
+    "<": "fewer than",
+    ">": "more than",
+    "==": "exactly",
+    "=": "exactly",
+}
+_METRIC_WORDS = {"tool_call_groups": "tool-call groups"}
+
+
+def comparison_words(op: str, metric: str, n: int) -> str:
+    """``at most 4,300 tokens`` for ``("<=", "tokens", 4300)``."""
+    noun = _METRIC_WORDS.get(metric, metric)
+    if n == 1 and noun.endswith("s"):
+        noun = noun[:-1]
+    return f"{_OPS.get(op, op)} {num(n)} {noun}"
+
+
+def condition_words(text: str) -> str:
+    """A trigger or target description in prose: ``tokens <= 4300`` becomes ``at most 4,300
+    tokens``, ``(tokens > 60000 or turns > 40)`` ``more than 60,000 tokens or more than 40
+    turns``; ``cache age >= ...`` reads ``cache age at least ...``; other words stay."""
+
+    def one(m: re.Match[str]) -> str:
+        return comparison_words(m.group(2), m.group(1), int(m.group(3).replace(",", "")))
+
+    out = _COMPARISON.sub(one, text)
+    out = out.replace(" >= ", " at least ").replace(" <= ", " at most ")
+    out = out.replace("has_tool_calls", "the history has tool calls")
+    if out.startswith("(") and out.endswith(")") and out.count("(") == 1:
+        out = out[1:-1]
+    return group_digits(out)
+
+
+__all__ = [
+    "DECISIONS",
+    "PARAMETERS",
+    "PROTECTIONS",
+    "REASONS",
+    "STAGES",
+    "STAGE_PARAMETERS",
+    "VALUES",
+    "Term",
+    "change_words",
+    "comparison_words",
+    "condition_words",
+    "decision_term",
+    "decision_words",
+    "group_digits",
+    "money",
+    "num",
+    "param_words",
+    "parameter_term",
+    "plural",
+    "protection_words",
+    "reason_words",
+    "share",
+    "stage_change_words",
+    "stage_term",
+    "stage_words",
+    "tokens_words",
+    "value_words",
+    "verb",
+]
