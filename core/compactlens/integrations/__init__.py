@@ -9,7 +9,9 @@ package needs none of them):
 - :class:`CompactlensStrategy` (Microsoft Agent Framework).
 
 Each takes a :class:`Compactor` (a strategy with its guards, profile, tokenizer and an
-optional :class:`Recorder` that writes a recording the inspector opens).
+optional :class:`Recorder` that writes a recording the inspector opens). A folder of
+recordings is a run history: :class:`RunsFolder` lists and follows it, :func:`read_call`
+rebuilds the history one call saw and :func:`replay_call` runs it again.
 """
 
 from compactlens.integrations.agent_framework import CompactlensStrategy
@@ -19,6 +21,14 @@ from compactlens.integrations.openai_agents import CompactingSession
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.pydantic_ai import compaction_capability, history_processor
 from compactlens.integrations.recording import Recorder
+from compactlens.integrations.runs import (
+    RecordedCall,
+    Replay,
+    RunsFolder,
+    RunSummary,
+    read_call,
+    replay_call,
+)
 from compactlens.integrations.telemetry import (
     ATTRIBUTES,
     compaction_attributes,
@@ -33,7 +43,11 @@ __all__ = [
     "Compactor",
     "CompactorRun",
     "OneShot",
+    "RecordedCall",
     "Recorder",
+    "Replay",
+    "RunSummary",
+    "RunsFolder",
     "changed",
     "compact_langchain_messages",
     "compaction_attributes",
@@ -42,4 +56,6 @@ __all__ = [
     "configure_tracing",
     "history_processor",
     "include_content",
+    "read_call",
+    "replay_call",
 ]

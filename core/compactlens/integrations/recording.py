@@ -1,7 +1,12 @@
 """Write what an integration saw as a compactlens recording (JSON lines, one file per run).
 
-Every model call adds one line: the history as the framework handed it over, or, when it
-was compacted, the history before and after with the run's numbers and stage events.
+Every model call adds one line (format version 2): the messages appended since the
+previous call (``keep`` leading messages of the previous call's history, ``base``
+``before`` or ``after`` it was compacted, then ``appended``), the run's numbers (status,
+tokens before and after, strategy, time) and, on the first call and whenever it changes,
+the configuration in force (so a call can be replayed). A call whose history was changed
+also holds the history the model got (``after``), the summary and the stage events. A
+10,000-call run therefore stores each message about once, not once per call.
 Each line is written whole and flushed, so a run that fails part-way leaves a file that
 still loads (``compactlens.load_transcript(path)``, format ``compactlens-recording``).
 The layout is described in :mod:`compactlens.formats.recording`.
@@ -63,11 +68,24 @@ class Recorder:
         self._lock = threading.Lock()
         #: Calls whose line could not be written (each one was logged).
         self.failures = 0
+        #: The configuration in force (see :meth:`configure`); written with the next call.
+        self.configuration: dict[str, Any] | None = None
+        self._written_config: dict[str, Any] | None = None
+        # The previous call's history and what the model got, one JSON text per item.
+        self._before: list[str] = []
+        self._after: list[str] = []
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def configure(self, configuration: dict[str, Any]) -> None:
+        """Set the configuration in force: ``strategy`` (a strategy configuration) or
+        ``one_shot`` (``target_tokens``, ``keep_last_messages``, ``trigger_tokens``), with
+        ``profile``, ``guards`` and ``tokenizer``. The next call's line carries it."""
+        with self._lock:
+            self.configuration = dict(configuration)
+
+    def _write(self, record: dict[str, Any], before: Sequence[Any], after: Sequence[Any]) -> None:
         """Append ``record``; a failure is logged and counted, never raised."""
         try:
-            self._append(record)
+            self._append(record, before, after)
         except (OSError, ValueError, TypeError, RecursionError) as exc:
             with self._lock:
                 self.failures += 1
@@ -81,46 +99,88 @@ class Recorder:
                 failures,
             )
 
-    def _append(self, record: dict[str, Any]) -> None:
+    def _append(self, record: dict[str, Any], before: Sequence[Any], after: Sequence[Any]) -> None:
         with self._lock:
-            line = _dumps({**record, "seq": self._seq})
+            seen = [_dumps_item(item) for item in before]
+            sent = [_dumps_item(item) for item in after] if record["type"] == COMPACTION else seen
+            base, keep = _shared(seen, self._before, self._after)
+            head: dict[str, Any] = {**record, "seq": self._seq, "timestamp": _now()}
+            if self.configuration is not None and self.configuration != self._written_config:
+                head["config"] = self.configuration
+            head.update(base=base, keep=keep, messages_seen=len(seen))
+            tail = ', "appended": [' + ",".join(seen[keep:]) + "]"
+            if record["type"] == COMPACTION:
+                tail += ', "after": [' + ",".join(sent) + "]"
+            line = _dumps(head)[:-1] + tail + "}"
             if not self.path.exists():
                 self.folder.mkdir(parents=True, exist_ok=True)
-                head = {
+                header = {
                     "type": HEADER,
                     "version": VERSION,
                     "format": self.format,
                     "framework": self.framework,
                     "started": _now(),
                 }
-                line = json.dumps(head) + "\n" + line
+                line = json.dumps(header) + "\n" + line
             with self.path.open("a", encoding="utf-8") as f:
                 f.write(line + "\n")
                 f.flush()
             self._seq += 1
+            self._before, self._after = seen, sent
+            self._written_config = self.configuration
 
     def record(self, before: Sequence[Any], run: CompactorRun) -> None:
         """One model call: ``before`` is what the framework handed over (JSON wire items
         of ``format``); ``run`` what the compactor made of it."""
+        numbers: dict[str, Any] = {
+            "status": run.status,
+            "strategy": run.strategy,
+            "trigger": run.trigger,
+            "tokens_before": run.tokens_before,
+            "tokens_after": run.tokens_after,
+        }
         if not run.changed:
-            self._write({"type": HISTORY, "messages": list(before), "status": run.status})
+            self._write({"type": HISTORY, **numbers}, before, ())
             return
         self._write(
             {
                 "type": COMPACTION,
-                "status": run.status,
-                "strategy": run.strategy,
-                "trigger": run.trigger,
-                "tokens_before": run.tokens_before,
-                "tokens_after": run.tokens_after,
+                **numbers,
                 "summarized": run.summarized,
                 "summary": run.summary,
-                "timestamp": _now(),
-                "before": list(before),
-                "after": list(run.messages),
                 "events": [dict(e) for e in run.events],
-            }
+            },
+            before,
+            run.messages,
         )
+
+
+def _shared(seen: Sequence[str], before: Sequence[str], after: Sequence[str]) -> tuple[str, int]:
+    """Which previous history ``seen`` extends (``before`` or ``after`` it was compacted)
+    and how many of its leading messages it keeps."""
+    best = ("before", _common(seen, before))
+    if after is not before:
+        kept = _common(seen, after)
+        if kept > best[1]:
+            best = ("after", kept)
+    return best
+
+
+def _common(a: Sequence[str], b: Sequence[str]) -> int:
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _dumps_item(item: Any) -> str:
+    try:
+        return json.dumps(item, ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError):
+        return json.dumps(_plain(item), ensure_ascii=False, allow_nan=False)
 
 
 def _dumps(record: dict[str, Any]) -> str:
