@@ -53,13 +53,15 @@ def assert_paired(messages: Sequence[dict[str, Any]]) -> None:
 
 def compaction_records(folder: Path) -> list[dict[str, Any]]:
     """The compaction records of the folder's one recording, each with ``before`` (the
-    history the call saw, rebuilt from the recording's deltas)."""
+    history the call saw) and ``after`` (what the model got), rebuilt from its deltas."""
     files = sorted(folder.glob("*.jsonl"))
     assert len(files) == 1, files
     lines = [json.loads(line) for line in files[0].read_text().splitlines()]
     calls = {c.seq: c for c in iter_calls(files[0].read_bytes())}
     return [
-        {**r, "before": calls[r["seq"]].history} for r in lines if r.get("type") == COMPACTION
+        {**r, "before": calls[r["seq"]].history, "after": calls[r["seq"]].after}
+        for r in lines
+        if r.get("type") == COMPACTION
     ]
 
 

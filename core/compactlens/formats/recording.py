@@ -15,9 +15,11 @@ A recording (written by :mod:`compactlens.integrations.recording`) is JSON lines
 Version 2 (what the recorder writes now) stores each call's history as what was appended
 since the previous call: ``keep`` leading items of the previous call's history (``base``:
 ``before``, or ``after`` when that call was compacted) followed by ``appended``; a
-compaction record then holds ``after`` but no ``before``. Every call record also carries
-``timestamp``, ``status``, ``strategy``, ``tokens_before`` / ``tokens_after``, and, when it
-changed, the ``config`` in force. Version 1 files (whole histories) still read.
+compaction record then holds ``after_parts`` (runs ``{"from": i, "to": j}`` of the history
+the call saw and ``{"item": ...}`` for what it added) instead of ``before`` and ``after``.
+Every call record also carries ``timestamp``, ``status``, ``strategy``, ``tokens_before`` /
+``tokens_after``, and, when it changed, the ``config`` in force.
+Version 1 files (whole histories) still read.
 
 The transcript's messages are the conversation as it grew: each call adds the messages
 that extend what was sent the previous time. Each ``compactlens.compaction`` record
@@ -136,8 +138,8 @@ class _Deltas:
         seen = rebuild(self.before, self.after, record, source, loc)
         self.before = seen
         if record.get("type") == COMPACTION:
-            self.after = list(expect_list(record.get("after"), source, f"{loc}.after"))
-            return {**record, "before": seen}
+            self.after = rebuild_after(seen, record, source, loc)
+            return {**record, "before": seen, "after": self.after}
         self.after = seen
         return {**record, "messages": seen}
 
@@ -160,6 +162,39 @@ def rebuild(
             f"{loc}.keep",
         )
     return [*previous[:keep], *expect_list(record.get("appended"), source, f"{loc}.appended")]
+
+
+def rebuild_after(
+    seen: Sequence[Any], record: Mapping[str, Any], source: str, loc: str
+) -> list[Any]:
+    """What the model got at a version 2 compaction record: ``after_parts`` (runs
+    ``{"from": i, "to": j}`` of the history the call saw, and ``{"item": ...}``), or a whole
+    ``after`` list."""
+    if "after_parts" not in record:
+        return list(expect_list(record.get("after"), source, f"{loc}.after"))
+    out: list[Any] = []
+    for i, part in enumerate(expect_list(record.get("after_parts"), source, f"{loc}.after_parts")):
+        where = f"{loc}.after_parts[{i}]"
+        part = expect_map(part, source, where)
+        if "item" in part:
+            out.append(part["item"])
+            continue
+        a, b = part.get("from"), part.get("to")
+        if not (
+            isinstance(a, int)
+            and isinstance(b, int)
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and 0 <= a < b <= len(seen)
+        ):
+            fail(
+                f"a run needs 0 <= from < to <= {len(seen)} (the history's length), "
+                f"got from={a!r}, to={b!r}",
+                source,
+                where,
+            )
+        out.extend(seen[a:b])
+    return out
 
 
 def _as_recorded(message: Message, record: Mapping[str, Any] | None) -> Message:
@@ -246,5 +281,6 @@ __all__ = [
     "compactions",
     "encode",
     "rebuild",
+    "rebuild_after",
     "split",
 ]

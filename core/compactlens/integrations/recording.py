@@ -5,7 +5,8 @@ previous call (``keep`` leading messages of the previous call's history, ``base`
 ``before`` or ``after`` it was compacted, then ``appended``), the run's numbers (status,
 tokens before and after, strategy, time) and, on the first call and whenever it changes,
 the configuration in force (so a call can be replayed). A call whose history was changed
-also holds the history the model got (``after``), the summary and the stage events. A
+also holds the history the model got (``after_parts``: runs of the history it saw and
+the items it added, such as a summary), the summary and the stage events. A
 10,000-call run therefore stores each message about once, not once per call.
 Each line is written whole and flushed, so a run that fails part-way leaves a file that
 still loads (``compactlens.load_transcript(path)``, format ``compactlens-recording``).
@@ -110,7 +111,7 @@ class Recorder:
             head.update(base=base, keep=keep, messages_seen=len(seen))
             tail = ', "appended": [' + ",".join(seen[keep:]) + "]"
             if record["type"] == COMPACTION:
-                tail += ', "after": [' + ",".join(sent) + "]"
+                tail += ', "after_parts": [' + ",".join(_parts(sent, seen)) + "]"
             line = _dumps(head)[:-1] + tail + "}"
             if not self.path.exists():
                 self.folder.mkdir(parents=True, exist_ok=True)
@@ -164,6 +165,35 @@ def _shared(seen: Sequence[str], before: Sequence[str], after: Sequence[str]) ->
         if kept > best[1]:
             best = ("after", kept)
     return best
+
+
+def _parts(sent: Sequence[str], seen: Sequence[str]) -> list[str]:
+    """What the model got as runs of the history the call saw (``{"from": i, "to": j}``)
+    and the items it did not see (``{"item": ...}``), each as JSON text."""
+    where: dict[str, list[int]] = {}
+    for i, text in enumerate(seen):
+        where.setdefault(text, []).append(i)
+    out: list[str] = []
+    run: list[int] = []  # [from, to) of the current run
+    at = 0
+    for text in sent:
+        found = next((i for i in where.get(text, ()) if i >= at), None)
+        if found is not None and run and found == run[1]:
+            run[1] += 1
+        elif found is not None:
+            if run:
+                out.append(f'{{"from": {run[0]}, "to": {run[1]}}}')
+            run = [found, found + 1]
+        else:
+            if run:
+                out.append(f'{{"from": {run[0]}, "to": {run[1]}}}')
+                run = []
+            out.append('{"item": ' + text + "}")
+        if found is not None:
+            at = found + 1
+    if run:
+        out.append(f'{{"from": {run[0]}, "to": {run[1]}}}')
+    return out
 
 
 def _common(a: Sequence[str], b: Sequence[str]) -> int:

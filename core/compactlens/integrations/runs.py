@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from compactlens.formats.recording import COMPACTION, HEADER, HISTORY, rebuild
+from compactlens.formats.recording import COMPACTION, HEADER, HISTORY, rebuild, rebuild_after
 from compactlens.integrations.compactor import Compactor, OneShot
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.model.errors import CompactlensError, ConfigError, TranscriptError
@@ -460,9 +460,7 @@ def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
             if not isinstance(old, list):
                 raise TranscriptError("no history in this record", source=name, location=loc)
             seen = old
-        got = record.get("after") if kind == COMPACTION else None
-        if kind == COMPACTION and not isinstance(got, list):
-            raise TranscriptError("after: not a list", source=name, location=f"{loc}.after")
+        got = rebuild_after(seen, record, name, loc) if kind == COMPACTION else None
         before, after = seen, (got if isinstance(got, list) else seen)
         seq = _int(record.get("seq"))
         events = record.get("events")
@@ -472,7 +470,7 @@ def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
             format=_str(header.get("format")) or "openai-chat",
             framework=_str(header.get("framework")) or "?",
             history=seen,
-            after=got if isinstance(got, list) else None,
+            after=got,
             status=_str(record.get("status"))
             or ("compacted" if kind == COMPACTION else "unchanged"),
             strategy=_str(record.get("strategy")),
