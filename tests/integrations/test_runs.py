@@ -200,3 +200,18 @@ def test_any_sequence_of_histories_rebuilds_exactly(
         return
     rebuilt = [c.history for c in iter_calls(recorder.path.read_bytes())]
     assert rebuilt == given_histories
+
+
+def test_the_bundled_sample_recordings_list_and_every_call_reproduces() -> None:
+    samples = Path(__file__).resolve().parents[2] / "sample_transcripts" / "recordings"
+    folder = RunsFolder(samples)
+    folder.refresh()
+    runs = {r.framework: r for r in folder.runs}
+    assert set(runs) == {"langchain", "openai-agents", "pydantic-ai", "agent-framework"}
+    assert folder.problems == []
+    assert runs["pydantic-ai"].cannot_fits > 0 and runs["langchain"].compactions > 0
+    assert runs["agent-framework"].compactions == 0
+    for run in runs.values():
+        for call in iter_calls(Path(run.path).read_bytes(), run.name):
+            replay = replay_call(call)  # summaries answer from the recording: no model
+            assert replay.reproduced, (run.name, call.seq, replay.detail)

@@ -6,7 +6,8 @@ previous call (``keep`` leading messages of the previous call's history, ``base`
 tokens before and after, strategy, time) and, on the first call and whenever it changes,
 the configuration in force (so a call can be replayed). A call whose history was changed
 also holds the history the model got (``after_parts``: runs of the history it saw and
-the items it added, such as a summary), the summary and the stage events. A
+the items it added, such as a summary), the summary, the summarizer's answers by request
+(``summaries``, so a replay needs no model) and the stage events. A
 10,000-call run therefore stores each message about once, not once per call.
 Each line is written whole and flushed, so a run that fails part-way leaves a file that
 still loads (``compactlens.load_transcript(path)``, format ``compactlens-recording``).
@@ -149,11 +150,18 @@ class Recorder:
                 **numbers,
                 "summarized": run.summarized,
                 "summary": run.summary,
+                "summaries": _summaries(run),
                 "events": [dict(e) for e in run.events],
             },
             before,
             run.messages,
         )
+
+
+def _summaries(run: CompactorRun) -> dict[str, str]:
+    """The summarizer's answers of the call by request key (a replay answers with them)."""
+    found = getattr(run.result, "summaries", None) or {}
+    return {str(key): str(getattr(answer, "text", "")) for key, answer in found.items()}
 
 
 def _shared(seen: Sequence[str], before: Sequence[str], after: Sequence[str]) -> tuple[str, int]:

@@ -118,6 +118,8 @@ class RecordedCall:
     timestamp: str | None
     configuration: Mapping[str, Any] | None
     events: tuple[Mapping[str, Any], ...] = ()
+    #: The summarizer's answers of the call by request key.
+    summaries: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def compacted(self) -> bool:
@@ -464,6 +466,7 @@ def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
         before, after = seen, (got if isinstance(got, list) else seen)
         seq = _int(record.get("seq"))
         events = record.get("events")
+        answers = record.get("summaries")
         yield RecordedCall(
             run=name,
             seq=seq if seq is not None else 0,
@@ -482,6 +485,9 @@ def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
             events=tuple(e for e in events if isinstance(e, dict))
             if isinstance(events, list)
             else (),
+            summaries={str(k): str(v) for k, v in answers.items()}
+            if isinstance(answers, dict)
+            else {},
         )
 
 
@@ -499,14 +505,16 @@ def read_call(source: str | os.PathLike[str] | bytes, seq: int, name: str = "") 
 
 
 class _RecordedSummary:
-    """A summarizer that answers with the summary the call recorded (a replay makes no
-    model call)."""
+    """A summarizer that answers with the summaries the call recorded, by request (a
+    replay makes no model call); a request it has no answer for gets ``fallback``."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, answers: Mapping[str, str], fallback: str) -> None:
+        self.answers = answers
+        self.fallback = fallback
 
     def summarize(self, request: SummaryRequest) -> SummaryResponse:
-        return SummaryResponse(text=self.text, finish_reason=FINISH_STOP, model="recorded")
+        text = self.answers.get(request.cache_key(), self.fallback)
+        return SummaryResponse(text=text, finish_reason=FINISH_STOP, model="recorded")
 
 
 def compactor_for(
@@ -554,7 +562,7 @@ def replay_call(call: RecordedCall, *, summarizer: Summarizer | None = None) -> 
     """Run the history ``call`` saw through its recorded configuration again.
 
     A configuration that summarizes gets ``summarizer``, or by default one that answers
-    with the summary the call recorded (so the replay makes no model call).
+    with the summaries the call recorded (so the replay makes no model call).
     ``reproduced`` is True when the replay's status and messages equal the recording's.
     """
     if call.configuration is None:
@@ -564,7 +572,8 @@ def replay_call(call: RecordedCall, *, summarizer: Summarizer | None = None) -> 
             reproduced=False,
             detail="this recording holds no configuration (written before version 2)",
         )
-    chosen = summarizer or _RecordedSummary(call.summary or "")
+    fallback = call.summary or next(iter(call.summaries.values()), "")
+    chosen = summarizer or _RecordedSummary(call.summaries, fallback)
     try:
         compactor = compactor_for(call.configuration, summarizer=chosen)
         run = compactor.run(call.history, call.format)
