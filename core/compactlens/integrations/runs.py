@@ -420,21 +420,40 @@ def run_calls(data: bytes, name: str = "run") -> list[CallSummary]:
     return RunReader(name).feed(data)
 
 
-def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
-    """Every call of one recording with the history it saw, in order (complete lines only).
+class CallReader:
+    """Rebuilds the calls of one recording, with the history each saw, from its bytes as
+    they arrive (:meth:`feed`); it keeps only the previous call's histories.
 
-    Raises :class:`TranscriptError` naming the line of a record it cannot read."""
-    header: Mapping[str, Any] | None = None
-    before: list[Any] = []
-    after: list[Any] = []
-    config: Mapping[str, Any] | None = None
-    lines = data.split(b"\n")
-    if not data.endswith(b"\n"):
-        lines = lines[:-1]  # a line still being written
-    for i, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        loc = f"line {i}"
+    A line not ended by a newline waits for the rest. Raises :class:`TranscriptError`
+    naming the line of a record it cannot read."""
+
+    def __init__(self, name: str = "run") -> None:
+        self.name = name
+        self.lines = 0
+        self.pending = b""
+        self.header: Mapping[str, Any] | None = None
+        self.before: list[Any] = []
+        self.after: list[Any] = []
+        self.config: Mapping[str, Any] | None = None
+
+    def feed(self, data: bytes) -> list[RecordedCall]:
+        chunk = self.pending + data
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            self.pending = chunk
+            return []
+        self.pending = chunk[end + 1 :]
+        out: list[RecordedCall] = []
+        for raw in chunk[:end].split(b"\n"):
+            self.lines += 1
+            if raw.strip():
+                call = self._line(raw, f"line {self.lines}")
+                if call is not None:
+                    out.append(call)
+        return out
+
+    def _line(self, raw: bytes, loc: str) -> RecordedCall | None:
+        name = self.name
         try:
             record = json.loads(raw)
         except ValueError as exc:
@@ -442,32 +461,33 @@ def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
         if not isinstance(record, dict):
             raise TranscriptError("not a JSON object", source=name, location=loc)
         kind = record.get("type")
-        if header is None:
+        if self.header is None:
             if kind != HEADER:
                 raise TranscriptError(
                     "not a compactlens recording (no compactlens.recording header)",
                     source=name,
                     location=loc,
                 )
-            header = record
-            continue
+            self.header = record
+            return None
         if kind not in (HISTORY, COMPACTION):
             raise TranscriptError(f"unknown record type {kind!r}", source=name, location=loc)
         if isinstance(record.get("config"), dict):
-            config = record["config"]
+            self.config = record["config"]
         if "appended" in record:
-            seen = rebuild(before, after, record, name, loc)
+            seen = rebuild(self.before, self.after, record, name, loc)
         else:
             old = record.get("messages" if kind == HISTORY else "before")
             if not isinstance(old, list):
                 raise TranscriptError("no history in this record", source=name, location=loc)
             seen = old
         got = rebuild_after(seen, record, name, loc) if kind == COMPACTION else None
-        before, after = seen, (got if isinstance(got, list) else seen)
+        self.before, self.after = seen, (got if got is not None else seen)
         seq = _int(record.get("seq"))
         events = record.get("events")
         answers = record.get("summaries")
-        yield RecordedCall(
+        header = self.header
+        return RecordedCall(
             run=name,
             seq=seq if seq is not None else 0,
             format=_str(header.get("format")) or "openai-chat",
@@ -481,7 +501,7 @@ def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
             tokens_after=_int(record.get("tokens_after")),
             summary=_str(record.get("summary")),
             timestamp=_str(record.get("timestamp")),
-            configuration=config,
+            configuration=self.config,
             events=tuple(e for e in events if isinstance(e, dict))
             if isinstance(events, list)
             else (),
@@ -489,6 +509,13 @@ def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
             if isinstance(answers, dict)
             else {},
         )
+
+
+def iter_calls(data: bytes, name: str = "run") -> Iterator[RecordedCall]:
+    """Every call of one recording with the history it saw, in order (complete lines only).
+
+    Raises :class:`TranscriptError` naming the line of a record it cannot read."""
+    yield from CallReader(name).feed(data)
 
 
 def read_call(source: str | os.PathLike[str] | bytes, seq: int, name: str = "") -> RecordedCall:
@@ -604,6 +631,7 @@ def replay_call(call: RecordedCall, *, summarizer: Summarizer | None = None) -> 
 
 __all__ = [
     "CANNOT_FIT",
+    "CallReader",
     "CallSummary",
     "FileProblem",
     "RecordedCall",
