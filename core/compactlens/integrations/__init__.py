@@ -22,12 +22,20 @@ from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.pydantic_ai import compaction_capability, history_processor
 from compactlens.integrations.recording import Recorder
 from compactlens.integrations.runs import (
+    CallReader,
+    CallSummary,
+    FileProblem,
     RecordedCall,
     Replay,
+    RunReader,
     RunsFolder,
     RunSummary,
+    config_name,
+    iter_calls,
     read_call,
+    read_uploads,
     replay_call,
+    summarize_bytes,
 )
 from compactlens.integrations.telemetry import (
     ATTRIBUTES,
@@ -38,14 +46,18 @@ from compactlens.integrations.telemetry import (
 
 __all__ = [
     "ATTRIBUTES",
+    "CallReader",
+    "CallSummary",
     "CompactingSession",
     "CompactlensStrategy",
     "Compactor",
     "CompactorRun",
+    "FileProblem",
     "OneShot",
     "RecordedCall",
     "Recorder",
     "Replay",
+    "RunReader",
     "RunSummary",
     "RunsFolder",
     "changed",
@@ -53,9 +65,13 @@ __all__ = [
     "compaction_attributes",
     "compaction_capability",
     "compaction_middleware",
+    "config_name",
     "configure_tracing",
     "history_processor",
     "include_content",
+    "iter_calls",
     "read_call",
+    "read_uploads",
     "replay_call",
+    "summarize_bytes",
 ]
