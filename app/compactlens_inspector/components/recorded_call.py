@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compactlens import verdict
 from compactlens.integrations import RecordedCall, config_name, replay_call
 from compactlens_inspector import state
 from compactlens_inspector.components.verdict_bar import verdict_bar
 from compactlens_inspector.state import runs as runs_state
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.views.runs import call_verdict, time_text
 
 LAB_PAGE = "compactlens_inspector/pages/lab.py"
 DEBUGGER_PAGE = "compactlens_inspector/pages/cannot_fit.py"
@@ -24,7 +24,7 @@ def recorded_call(call: RecordedCall) -> None:
     with st.container(border=True, key="runs_call"):
         st.markdown(
             f"**Call {call.seq}** of {md_escape(call.run)} · {md_escape(call.framework)} · "
-            f"{md_escape(call.timestamp or 'time not recorded')}"
+            f"{md_escape(time_text(call.timestamp))}"
         )
         cols = st.columns(4)
         cols[0].metric("Tokens before", num(call.tokens_before or 0), border=True)
@@ -33,8 +33,9 @@ def recorded_call(call: RecordedCall) -> None:
                        border=True)  # fmt: skip
         cols[3].metric("Status", call.status, border=True)
         st.caption(f"Configuration in force: {md_escape(config_name(call.configuration))}")
-        if replay.run is not None and replay.run.result is not None:
-            verdict_bar(verdict(replay.run.result), key="runs_call_verdict")
+        judged = call_verdict(replay)
+        if judged is not None:
+            verdict_bar(judged, key="runs_call_verdict")
         with st.container(key="runs_replay"):
             if replay.reproduced:
                 st.success(f"Replay {md_escape(replay.detail)}.", icon=":material/replay:")

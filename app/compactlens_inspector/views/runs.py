@@ -12,7 +12,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from compactlens import verdict
+from compactlens import Verdict, analyze, load_transcript, verdict
 from compactlens.integrations import (
     CallSummary,
     FileProblem,
@@ -40,7 +40,7 @@ STATUS_COLOURS = {"compacted": "#2e7d32", "cannot-fit": "#c62828", "unchanged": 
 SYMBOLS = {"compacted": "diamond", "cannot-fit": "x", "unchanged": "circle"}
 #: Calls of one run whose verdicts are computed (by replay) for the hover; later calls
 #: show their recorded numbers.
-VERDICT_CALLS = 2000
+VERDICT_CALLS = 300
 
 
 def duration_text(seconds: float | None) -> str:
@@ -56,6 +56,11 @@ def duration_text(seconds: float | None) -> str:
 def start_text(started: str | None) -> str:
     """``2026-11-02 09:00:00`` (UTC) from an ISO time."""
     return started[:19].replace("T", " ") if started else "–"
+
+
+def time_text(stamp: str | None) -> str:
+    """``2026-11-02 09:00:07 UTC`` from a recorded ISO time."""
+    return f"{start_text(stamp)} UTC" if stamp else "time not recorded"
 
 
 def filter_runs(
@@ -120,13 +125,23 @@ class CallPoint:
         )
 
 
+def call_verdict(replay: Replay) -> Verdict | None:
+    """The verdict of a replayed call, judged with its analysis report (as every page
+    judges a run); None when the replay did not run."""
+    run = replay.run
+    if run is None or run.result is None:
+        return None
+    call = replay.call
+    original = load_transcript(call.history, format=call.format).messages
+    return verdict(run.result, analyze(original, run.result))
+
+
 def replay_verdict(replay: Replay) -> str:
     """The verdict of a replayed call as every page words it (headline and summary), and
     whether the replay reproduced the recording."""
-    run = replay.run
-    if run is None or run.result is None:
+    v = call_verdict(replay)
+    if v is None:
         return replay.detail
-    v = verdict(run.result)
     tail = "" if replay.reproduced else f" (replay differs: {replay.detail})"
     return f"{v.headline}: {v.summary}{tail}"
 
@@ -273,6 +288,7 @@ __all__ = [
     "CallPoint",
     "call_input",
     "call_point",
+    "call_verdict",
     "duration_text",
     "filter_runs",
     "lab_config_for",
@@ -282,5 +298,6 @@ __all__ = [
     "start_text",
     "summary_point",
     "target_line",
+    "time_text",
     "timeline_figure",
 ]
