@@ -13,7 +13,7 @@ from compactlens_inspector.components.tables import table
 from compactlens_inspector.serving.loader import upload_limits
 from compactlens_inspector.serving.runs_folders import resolve_folder, sample_runs_dir
 from compactlens_inspector.state import runs as runs_state
-from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.numbers import INT_FORMAT, num
 from compactlens_inspector.style.safety import md_code, md_escape
 from compactlens_inspector.views.runs import (
     SORTS,
@@ -128,8 +128,19 @@ def runs_table() -> RunSummary | None:
         st.caption(
             f"{num(len(shown))} of {num(len(runs))} run(s) shown · {num(calls)} model calls in all"
         )
-    table(run_rows(shown), hide_index=True, width="stretch", key="runs_table", height=min(
-        38 + 35 * len(shown), 420))  # fmt: skip
+    table(
+        run_rows(shown),
+        hide_index=True,
+        width="stretch",
+        key="runs_table",
+        height=min(38 + 35 * len(shown), 420),
+        column_config={
+            "run": st.column_config.TextColumn(width="medium"),
+            "largest history": st.column_config.NumberColumn(
+                help="The most tokens one call's history held", format=INT_FORMAT
+            ),
+        },
+    )
     if not shown:
         return None
     names = [r.name for r in shown]

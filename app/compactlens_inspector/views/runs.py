@@ -93,7 +93,7 @@ def run_rows(runs: Sequence[RunSummary]) -> list[dict[str, Any]]:
             "model calls": r.calls,
             "compactions": r.compactions,
             "cannot-fits": r.cannot_fits,
-            "largest history (tokens)": r.largest,
+            "largest history": r.largest,
             "tokens saved": r.saved,
             "configuration": r.config_name,
         }
@@ -268,7 +268,7 @@ def timeline_figure(points: Sequence[CallPoint], target: int | None) -> go.Figur
         xaxis_title="model call",
         yaxis_title="tokens",
         yaxis={"tickformat": PLOTLY_INT, "rangemode": "tozero"},
-        legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
+        legend={"orientation": "h", "y": 1.14, "x": 0, "xanchor": "left"},
         hoverlabel={"align": "left"},
     )
     return fig
