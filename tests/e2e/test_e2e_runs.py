@@ -1,8 +1,9 @@
 """The Runs page end to end: a real LangChain agent loop (``create_agent`` with the
-compactlens middleware and ``record_to=``) against a scripted OpenAI-compatible model on
-127.0.0.1 writes a recording while Chromium watches the Runs page gain its new calls and
-opens one in the Strategy lab; every recorded call replays to exactly the recorded
-messages. And: a zip of recordings uploaded to a server that may not open folders."""
+compactlens middleware and ``record_to=``), then a pydantic-ai agent, against a scripted
+OpenAI-compatible model on 127.0.0.1 write recordings while Chromium watches the Runs page
+gain their new calls, and a call opens in the Strategy lab; every recorded call replays to
+exactly the recorded messages. And: a zip of recordings uploaded to a server that may not
+open folders."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from e2e_support import (
 from compactlens.integrations import (
     Compactor,
     RunsFolder,
+    compaction_capability,
     compaction_middleware,
     iter_calls,
     replay_call,
@@ -87,6 +89,26 @@ def _agent(model: AgentServer, folder: Path) -> Any:
     )
 
 
+def _pydantic_agent(model: AgentServer, folder: Path) -> Any:
+    pytest.importorskip("pydantic_ai", reason="pydantic-ai is not installed")
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0, timeout=30)
+    chat = OpenAIChatModel("test-model", provider=OpenAIProvider(openai_client=client))
+    compactor = Compactor.from_config(CONFIG, record_to=folder)
+    agent = Agent(chat, capabilities=[compaction_capability(compactor)], retries=0)
+
+    @agent.tool_plain
+    def lookup(q: str) -> str:
+        """Look something up."""
+        return lookup_text(q)
+
+    return agent
+
+
 def _calls(folder: Path) -> int:
     runs = RunsFolder(folder)
     runs.refresh()
@@ -120,11 +142,21 @@ def test_the_runs_page_follows_a_langchain_agent_and_opens_a_call_in_the_lab(
             for question in QUESTIONS[1:]:  # the agent goes on while the page is open
                 agent.invoke({"messages": [{"role": "user", "content": question}]}, thread)
                 _wait_for_calls(app, _calls(folder))  # followed: no click, no reload
-        (path,) = folder.glob("*.jsonl")
+            other = _pydantic_agent(model, folder)  # a second framework, a second run
+            history: list[Any] = []
+            for question in QUESTIONS:
+                history = other.run_sync(question, message_history=history).all_messages()
+                _wait_for_calls(app, _calls(folder))
+        assert "2 of 2 run(s) shown" in app.keyed("runs_count").inner_text()
+        paths = {p.name.split("-")[0]: p for p in folder.glob("*.jsonl")}
+        assert set(paths) == {"langchain", "pydantic"}
+        for recording in paths.values():  # each replay reproduces the recorded messages
+            for call in iter_calls(recording.read_bytes(), recording.stem):
+                replay = replay_call(call)
+                assert replay.reproduced, (recording.name, call.seq, replay.detail)
+        path = paths["langchain"]
+        app.choose("runs_pick", path.stem)
         calls = list(iter_calls(path.read_bytes(), path.stem))
-        for call in calls:  # the replay reproduces the recorded messages exactly
-            replay = replay_call(call)
-            assert replay.reproduced, (call.seq, replay.detail)
         compacted = [c for c in calls if c.compacted]
         assert compacted, "the conversation never compacted: the test tests nothing"
         last = compacted[-1]

@@ -39,6 +39,8 @@ from compactlens.integrations.outcome import CompactorRun
 from compactlens.model.errors import ConfigError
 
 _log = logging.getLogger("compactlens.integrations")
+#: The fields of a call line written after its numbers (a listing reads up to them).
+BULKY = ("summary", "summaries", "events")
 #: A framework name is part of a file name: letters, digits, ``.``, ``_`` and ``-`` only.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -106,10 +108,12 @@ class Recorder:
             seen = [_dumps_item(item) for item in before]
             sent = [_dumps_item(item) for item in after] if record["type"] == COMPACTION else seen
             base, keep = _shared(seen, self._before, self._after)
+            bulky = {k: record.pop(k) for k in BULKY if k in record}
             head: dict[str, Any] = {**record, "seq": self._seq, "timestamp": _now()}
             if self.configuration is not None and self.configuration != self._written_config:
                 head["config"] = self.configuration
-            head.update(base=base, keep=keep, messages_seen=len(seen))
+            # The bulky fields go last, so a reader listing calls can stop before them.
+            head.update(base=base, keep=keep, messages_seen=len(seen), **bulky)
             tail = ', "appended": [' + ",".join(seen[keep:]) + "]"
             if record["type"] == COMPACTION:
                 tail += ', "after_parts": [' + ",".join(_parts(sent, seen)) + "]"

@@ -166,6 +166,19 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+#: Where the bulky fields of a version 2 call line begin (each key is written after the
+#: call's numbers; a quote inside a JSON string is escaped, so these bytes cannot occur
+#: inside a value).
+_BULKY_KEYS = (b', "summary": ', b', "summaries": ', b', "events": ', b', "appended": ')
+
+
+def _numbers_part(raw: bytes) -> bytes:
+    """A call line without its bulky fields (its messages, events and summaries): the
+    JSON object of its numbers. A line without them comes back whole."""
+    cut = min((i for key in _BULKY_KEYS if (i := raw.find(key)) > 0), default=-1)
+    return raw if cut < 0 else raw[:cut] + b"}"
+
+
 class RunReader:
     """Reads one recording from its bytes as they arrive (:meth:`feed`), keeping counts.
 
@@ -217,9 +230,12 @@ class RunReader:
 
     def _line(self, raw: bytes) -> CallSummary | None:
         try:
-            record = json.loads(raw)
-        except ValueError as exc:
-            raise ValueError(f"not JSON ({exc})") from None
+            record = json.loads(_numbers_part(raw) if self.header is not None else raw)
+        except ValueError:
+            try:
+                record = json.loads(raw)
+            except ValueError as exc:
+                raise ValueError(f"not JSON ({exc})") from None
         if not isinstance(record, dict):
             raise ValueError("not a JSON object")
         kind = record.get("type")
