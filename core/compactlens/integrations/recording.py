@@ -108,6 +108,7 @@ class Recorder:
             seen = [_dumps_item(item) for item in before]
             sent = [_dumps_item(item) for item in after] if record["type"] == COMPACTION else seen
             base, keep = _shared(seen, self._before, self._after)
+            started = None if self.path.exists() else _now()  # the run starts before its call
             bulky = {k: record.pop(k) for k in BULKY if k in record}
             head: dict[str, Any] = {**record, "seq": self._seq, "timestamp": _now()}
             if self.configuration is not None and self.configuration != self._written_config:
@@ -118,14 +119,14 @@ class Recorder:
             if record["type"] == COMPACTION:
                 tail += ', "after_parts": [' + ",".join(_parts(sent, seen)) + "]"
             line = _dumps(head)[:-1] + tail + "}"
-            if not self.path.exists():
+            if started is not None:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 header = {
                     "type": HEADER,
                     "version": VERSION,
                     "format": self.format,
                     "framework": self.framework,
-                    "started": _now(),
+                    "started": started,
                 }
                 line = json.dumps(header) + "\n" + line
             with self.path.open("a", encoding="utf-8") as f:

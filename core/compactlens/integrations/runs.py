@@ -167,16 +167,25 @@ def _str(value: Any) -> str | None:
 
 
 #: Where the bulky fields of a version 2 call line begin (each key is written after the
-#: call's numbers; a quote inside a JSON string is escaped, so these bytes cannot occur
-#: inside a value).
-_BULKY_KEYS = (b', "summary": ', b', "summaries": ', b', "events": ', b', "appended": ')
+#: call's numbers, ``appended`` last; a quote inside a JSON string is escaped, so these
+#: bytes cannot occur inside a value).
+_APPENDED = b', "appended": '
+_BULKY_KEYS = (b', "summary": ', b', "summaries": ', b', "events": ')
+_decode = json.JSONDecoder().decode
 
 
 def _numbers_part(raw: bytes) -> bytes:
     """A call line without its bulky fields (its messages, events and summaries): the
     JSON object of its numbers. A line without them comes back whole."""
-    cut = min((i for key in _BULKY_KEYS if (i := raw.find(key)) > 0), default=-1)
-    return raw if cut < 0 else raw[:cut] + b"}"
+    cut = raw.find(_APPENDED)
+    if cut < 0:
+        return raw
+    for key in _BULKY_KEYS:
+        at = raw.find(key, 0, cut)
+        if at > 0:
+            cut = at
+            break
+    return raw[:cut] + b"}"
 
 
 class RunReader:
@@ -230,7 +239,8 @@ class RunReader:
 
     def _line(self, raw: bytes) -> CallSummary | None:
         try:
-            record = json.loads(_numbers_part(raw) if self.header is not None else raw)
+            text = (_numbers_part(raw) if self.header is not None else raw).decode("utf-8")
+            record = _decode(text)
         except ValueError:
             try:
                 record = json.loads(raw)
@@ -238,41 +248,51 @@ class RunReader:
                 raise ValueError(f"not JSON ({exc})") from None
         if not isinstance(record, dict):
             raise ValueError("not a JSON object")
-        kind = record.get("type")
+        get = record.get
+        kind = get("type")
         if self.header is None:
             if kind != HEADER:
                 raise ValueError("not a compactlens recording (no compactlens.recording header)")
             self.header = record
             return None
-        if kind not in (HISTORY, COMPACTION):
+        if kind != HISTORY and kind != COMPACTION:
             raise ValueError(f"unknown record type {kind!r}")
-        config = record.get("config")
-        if isinstance(config, dict):
+        config = get("config")
+        if config is not None and isinstance(config, dict):
             self.config = config
             self.configs += 1
-        before, after = _int(record.get("tokens_before")), _int(record.get("tokens_after"))
-        status = _str(record.get("status")) or ("compacted" if kind == COMPACTION else "unchanged")
+        before, after = _int(get("tokens_before")), _int(get("tokens_after"))
+        status = get("status")
         compacted = kind == COMPACTION
-        seen = _int(record.get("messages_seen"))
-        if seen is None:
-            history = record.get("messages" if kind == HISTORY else "before")
+        if not isinstance(status, str):
+            status = "compacted" if compacted else "unchanged"
+        seen = get("messages_seen")
+        if not isinstance(seen, int):
+            history = get("messages" if kind == HISTORY else "before")
             seen = len(history) if isinstance(history, list) else None
         self.calls += 1
-        self.compactions += compacted
-        self.cannot_fits += status == CANNOT_FIT
-        self.largest = max(self.largest, before or 0)
-        if compacted and before is not None and after is not None:
-            self.saved += max(0, before - after)
-        stamp = _str(record.get("timestamp"))
-        self.last = stamp or self.last
-        seq = _int(record.get("seq"))
+        if compacted:
+            self.compactions += 1
+            if before is not None and after is not None and before > after:
+                self.saved += before - after
+        if status == CANNOT_FIT:
+            self.cannot_fits += 1
+        if before is not None and before > self.largest:
+            self.largest = before
+        stamp = get("timestamp")
+        if isinstance(stamp, str):
+            self.last = stamp
+        else:
+            stamp = None
+        seq = get("seq")
+        strategy = get("strategy")
         return CallSummary(
             run=self.name,
-            seq=self.calls - 1 if seq is None else seq,
+            seq=seq if isinstance(seq, int) else self.calls - 1,
             line=self.lines,
             timestamp=stamp,
             status=status,
-            strategy=_str(record.get("strategy")),
+            strategy=strategy if isinstance(strategy, str) else None,
             tokens_before=before,
             tokens_after=after,
             messages=seen,
