@@ -106,6 +106,7 @@ def in_process(folder: Path, repeat: int) -> dict[str, float]:
     for _ in range(looks):
         assert reader.refresh().bytes_read == 0
     idle_look = (time.perf_counter() - t0) / looks
+    load = os.getloadavg()[0]
     tracemalloc.start()
     held = RunsFolder(folder)
     held.refresh()
@@ -118,6 +119,7 @@ def in_process(folder: Path, repeat: int) -> dict[str, float]:
         "list_max": max(times),
         "idle_look": idle_look,
         "memory_mb": current / 1048576,
+        "load": load,
         "runs": float(len(held.runs)),
         "calls": float(sum(r.calls for r in held.runs)),
     }
@@ -196,7 +198,9 @@ def render(n: dict[str, float], size: int, args: argparse.Namespace) -> str:
         f"({size / 1048576:.0f} MB), written by the real `Recorder` (format version 2: each "
         "call stores what was appended since the previous one; every tenth call a "
         "compaction). The reader keeps counts per run, never histories; a followed "
-        "folder is looked at once a second and only appended bytes are read.",
+        "folder is looked at once a second and only appended bytes are read. The machine's "
+        f"load average (1 min) when the folder was listed: {n['load']:.1f} on "
+        f"{os.cpu_count()} cores (times grow with it).",
         "",
         "| Measurement | value | goal | |",
         "| --- | ---: | --- | --- |",

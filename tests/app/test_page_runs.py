@@ -99,6 +99,9 @@ def test_the_sample_runs_list_filter_and_open_a_call_in_the_lab(
     assert "Opened from the Runs page with the recorded configuration" in lab
     assert "Replay reproduced: cannot-fit, the same" in lab  # the recorded run, again
     assert at.session_state["export_framework"] == "pydantic-ai"
+    at = go(at, "export")  # Export writes the tuned configuration back for that framework
+    assert not at.exception
+    assert at.selectbox(key="export_framework").value == "pydantic-ai"
 
 
 def test_an_uploaded_zip_lists_its_runs_and_names_a_foreign_file() -> None:

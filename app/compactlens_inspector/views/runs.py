@@ -5,7 +5,9 @@ No Streamlit here.
 
 from __future__ import annotations
 
+import html
 import json
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -227,7 +229,12 @@ def timeline_figure(points: Sequence[CallPoint], target: int | None) -> go.Figur
     hovering a point shows the call's verdict."""
     fig = go.Figure()
     xs = [p.seq for p in points]
-    hover = [f"<b>{p.label}</b><br>{_wrap(p.verdict)}" for p in points]
+    hover = [
+        f"<b>{html.escape(p.label)}</b><br>"
+        + (f"configuration: {html.escape(p.configuration)}<br>" if p.configuration else "")
+        + _wrap(p.verdict)
+        for p in points
+    ]
     fig.add_trace(
         go.Scatter(
             x=xs,
@@ -276,9 +283,6 @@ def timeline_figure(points: Sequence[CallPoint], target: int | None) -> go.Figur
 
 def _wrap(text: str, width: int = 80) -> str:
     """Hover text broken into lines (plotly does not wrap), HTML-escaped."""
-    import html
-    import textwrap
-
     return "<br>".join(html.escape(line) for line in textwrap.wrap(text, width))
 
 
