@@ -11,6 +11,7 @@ import io
 import sys
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -144,9 +145,12 @@ def test_the_runs_page_follows_a_langchain_agent_and_opens_a_call_in_the_lab(
                 _wait_for_calls(app, _calls(folder))  # followed: no click, no reload
             other = _pydantic_agent(model, folder)  # a second framework, a second run
             history: list[Any] = []
-            for question in QUESTIONS:
-                history = other.run_sync(question, message_history=history).all_messages()
-                _wait_for_calls(app, _calls(folder))
+            # In a worker thread: Playwright's sync API holds this thread's event loop.
+            with ThreadPoolExecutor(max_workers=1) as worker:
+                for question in QUESTIONS:
+                    done = worker.submit(other.run_sync, question, message_history=history)
+                    history = done.result(timeout=120).all_messages()
+                    _wait_for_calls(app, _calls(folder))
         assert "2 of 2 run(s) shown" in app.keyed("runs_count").inner_text()
         paths = {p.name.split("-")[0]: p for p in folder.glob("*.jsonl")}
         assert set(paths) == {"langchain", "pydantic"}
