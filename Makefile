@@ -40,8 +40,9 @@ lock: | $(UV)
 	$(LOCK) --extra app --extra openai -o requirements/app.lock
 	$(LOCK) --all-extras -o requirements/dev.lock
 
+# The demo runs on this machine only, so its Runs page may open folders by path.
 demo: $(VENV)/.ok-app
-	$(VENV)/bin/streamlit run app/streamlit_app.py --server.port $(PORT) --server.address 127.0.0.1
+	COMPACTLENS_RUNS_FOLDERS=on $(VENV)/bin/streamlit run app/streamlit_app.py --server.port $(PORT) --server.address 127.0.0.1
 
 # The inspector for a team (docs/deploy.md): headless, no file watcher, XSRF and CORS
 # protection on, 50 MB uploads, the viewer toolbar, no error details for visitors, closed

@@ -47,6 +47,7 @@ navigation = st.navigation(
             ),
         ],
         "Explore": [
+            st.Page(PAGES + "runs.py", title="Runs", icon=":material/monitoring:", url_path="runs"),
             st.Page(
                 PAGES + "transcript.py",
                 title="Transcript",

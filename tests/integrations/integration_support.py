@@ -12,6 +12,7 @@ from compactlens import apply_compaction, load_transcript
 from compactlens.formats.recording import COMPACTION
 from compactlens.integrations import Compactor
 from compactlens.integrations.compactor import changed
+from compactlens.integrations.runs import iter_calls
 
 #: The configuration under test: collapse old tool results, then truncate, at 700 tokens.
 CONFIG: dict[str, Any] = {
@@ -51,10 +52,17 @@ def assert_paired(messages: Sequence[dict[str, Any]]) -> None:
 
 
 def compaction_records(folder: Path) -> list[dict[str, Any]]:
+    """The compaction records of the folder's one recording, each with ``before`` (the
+    history the call saw) and ``after`` (what the model got), rebuilt from its deltas."""
     files = sorted(folder.glob("*.jsonl"))
     assert len(files) == 1, files
     lines = [json.loads(line) for line in files[0].read_text().splitlines()]
-    return [r for r in lines if r.get("type") == COMPACTION]
+    calls = {c.seq: c for c in iter_calls(files[0].read_bytes())}
+    return [
+        {**r, "before": calls[r["seq"]].history, "after": calls[r["seq"]].after}
+        for r in lines
+        if r.get("type") == COMPACTION
+    ]
 
 
 def _signature(messages: Sequence[Any]) -> list[tuple[str, tuple[str, ...], str]]:

@@ -15,6 +15,7 @@ from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.analysis_summary import analysis_summary
 from compactlens_inspector.components.context_gauge import show_gauge
+from compactlens_inspector.components.recorded_call import replay_note
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
 from compactlens_inspector.components.tables import table
@@ -164,6 +165,7 @@ def render() -> None:
     if source_and_tokenizer() is None:
         need_transcript()
         return
+    replay_note()  # a call opened from the Runs page: did the replay reproduce it?
     _workbench_fragment()
 
 

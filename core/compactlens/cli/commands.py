@@ -252,6 +252,10 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return run_report(args)
     if args.command == "postmortem":
         return cmd_postmortem(args, out)
+    if args.command == "watch":
+        from compactlens.cli.watch import run_watch
+
+        return run_watch(args, out, err)
     return cmd_compact(args, out, err)
 
 

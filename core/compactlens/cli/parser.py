@@ -11,6 +11,7 @@ from compactlens.cli.errors import PROG, CliError
 from compactlens.cli.loading import TOKENIZERS, parse_size
 from compactlens.cli.params import TRIGGER_SHORTHANDS
 from compactlens.cli.report import add_report_parser
+from compactlens.cli.watch import add_watch_parser
 from compactlens.engine.profiles import PROFILE_NAMES
 from compactlens.engine.providers import PROVIDERS
 from compactlens.engine.strategies.config import (
@@ -182,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also compare a strategy config (as compact --config takes)",
     )
     add_report_parser(sub)
+    add_watch_parser(sub)
     return parser
 
 

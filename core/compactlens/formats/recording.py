@@ -12,6 +12,15 @@ A recording (written by :mod:`compactlens.integrations.recording`) is JSON lines
   changed (``before`` what the framework handed over, ``after`` what the model got;
   ``status`` is ``cannot-fit`` when the run shortened it but missed its target).
 
+Version 2 (what the recorder writes now) stores each call's history as what was appended
+since the previous call: ``keep`` leading items of the previous call's history (``base``:
+``before``, or ``after`` when that call was compacted) followed by ``appended``; a
+compaction record then holds ``after_parts`` (runs ``{"from": i, "to": j}`` of the history
+the call saw and ``{"item": ...}`` for what it added) instead of ``before`` and ``after``.
+Every call record also carries ``timestamp``, ``status``, ``strategy``, ``tokens_before`` /
+``tokens_after``, and, when it changed, the ``config`` in force.
+Version 1 files (whole histories) still read.
+
 The transcript's messages are the conversation as it grew: each call adds the messages
 that extend what was sent the previous time. Each ``compactlens.compaction`` record
 becomes one :class:`~compactlens.model.recorded.RecordedCompaction`
@@ -45,7 +54,7 @@ HISTORY = "compactlens.history"
 COMPACTION = "compactlens.compaction"
 MESSAGE = "compactlens.message"
 RECORD_TYPES = (HEADER, HISTORY, COMPACTION, MESSAGE)
-VERSION = 1
+VERSION = 2
 
 
 def _format_of(items: Sequence[Any], source: str) -> WireFormat:
@@ -91,10 +100,13 @@ def _read(
     grown: list[tuple[Message, Mapping[str, Any] | None]] = []
     compactions: list[RecordedCompaction] = []
     previous: list[Sequence[Message]] = []
+    history = _Deltas()
     for i, raw in enumerate(items):
         loc = f"messages[{i}]"
         record = expect_map(raw, source, loc)
         kind = record.get("type")
+        if kind in (HISTORY, COMPACTION) and "appended" in record:
+            record = history.whole(record, source, loc)
         if kind == MESSAGE:
             [one] = _messages(CANONICAL, [record.get("message")], source, f"{loc}.message")
             grown.append((one, record))
@@ -112,6 +124,77 @@ def _read(
         elif kind != HEADER or i > 0:
             unknown("record type", kind, RECORD_TYPES, source, f"{loc}.type")
     return grown, compactions
+
+
+class _Deltas:
+    """Rebuilds the whole histories of version 2 call records from their deltas."""
+
+    def __init__(self) -> None:
+        self.before: list[Any] = []
+        self.after: list[Any] = []
+
+    def whole(self, record: Mapping[str, Any], source: str, loc: str) -> Mapping[str, Any]:
+        """``record`` with ``messages`` (or ``before``) holding the history the call saw."""
+        seen = rebuild(self.before, self.after, record, source, loc)
+        self.before = seen
+        if record.get("type") == COMPACTION:
+            self.after = rebuild_after(seen, record, source, loc)
+            return {**record, "before": seen, "after": self.after}
+        self.after = seen
+        return {**record, "messages": seen}
+
+
+def rebuild(
+    before: Sequence[Any], after: Sequence[Any], record: Mapping[str, Any], source: str, loc: str
+) -> list[Any]:
+    """The history a version 2 call record saw, from the previous call's history
+    (``before``) and what its model got (``after``)."""
+    base = record.get("base", "before")
+    if base not in ("before", "after"):
+        unknown("base", base, ("before", "after"), source, f"{loc}.base")
+    previous = before if base == "before" else after
+    keep = record.get("keep", 0)
+    if isinstance(keep, bool) or not isinstance(keep, int) or not 0 <= keep <= len(previous):
+        fail(
+            f"keep must be a whole number from 0 to {len(previous)} (the previous history's "
+            f"length), got {keep!r}",
+            source,
+            f"{loc}.keep",
+        )
+    return [*previous[:keep], *expect_list(record.get("appended"), source, f"{loc}.appended")]
+
+
+def rebuild_after(
+    seen: Sequence[Any], record: Mapping[str, Any], source: str, loc: str
+) -> list[Any]:
+    """What the model got at a version 2 compaction record: ``after_parts`` (runs
+    ``{"from": i, "to": j}`` of the history the call saw, and ``{"item": ...}``), or a whole
+    ``after`` list."""
+    if "after_parts" not in record:
+        return list(expect_list(record.get("after"), source, f"{loc}.after"))
+    out: list[Any] = []
+    for i, part in enumerate(expect_list(record.get("after_parts"), source, f"{loc}.after_parts")):
+        where = f"{loc}.after_parts[{i}]"
+        part = expect_map(part, source, where)
+        if "item" in part:
+            out.append(part["item"])
+            continue
+        a, b = part.get("from"), part.get("to")
+        if not (
+            isinstance(a, int)
+            and isinstance(b, int)
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+            and 0 <= a < b <= len(seen)
+        ):
+            fail(
+                f"a run needs 0 <= from < to <= {len(seen)} (the history's length), "
+                f"got from={a!r}, to={b!r}",
+                source,
+                where,
+            )
+        out.extend(seen[a:b])
+    return out
 
 
 def _as_recorded(message: Message, record: Mapping[str, Any] | None) -> Message:
@@ -197,5 +280,7 @@ __all__ = [
     "VERSION",
     "compactions",
     "encode",
+    "rebuild",
+    "rebuild_after",
     "split",
 ]

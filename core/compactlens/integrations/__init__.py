@@ -9,7 +9,9 @@ package needs none of them):
 - :class:`CompactlensStrategy` (Microsoft Agent Framework).
 
 Each takes a :class:`Compactor` (a strategy with its guards, profile, tokenizer and an
-optional :class:`Recorder` that writes a recording the inspector opens).
+optional :class:`Recorder` that writes a recording the inspector opens). A folder of
+recordings is a run history: :class:`RunsFolder` lists and follows it, :func:`read_call`
+rebuilds the history one call saw and :func:`replay_call` runs it again.
 """
 
 from compactlens.integrations.agent_framework import CompactlensStrategy
@@ -19,6 +21,22 @@ from compactlens.integrations.openai_agents import CompactingSession
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.pydantic_ai import compaction_capability, history_processor
 from compactlens.integrations.recording import Recorder
+from compactlens.integrations.runs import (
+    CallReader,
+    CallSummary,
+    FileProblem,
+    RecordedCall,
+    Replay,
+    RunReader,
+    RunsFolder,
+    RunSummary,
+    config_name,
+    iter_calls,
+    read_call,
+    read_uploads,
+    replay_call,
+    summarize_bytes,
+)
 from compactlens.integrations.telemetry import (
     ATTRIBUTES,
     compaction_attributes,
@@ -28,18 +46,32 @@ from compactlens.integrations.telemetry import (
 
 __all__ = [
     "ATTRIBUTES",
+    "CallReader",
+    "CallSummary",
     "CompactingSession",
     "CompactlensStrategy",
     "Compactor",
     "CompactorRun",
+    "FileProblem",
     "OneShot",
+    "RecordedCall",
     "Recorder",
+    "Replay",
+    "RunReader",
+    "RunSummary",
+    "RunsFolder",
     "changed",
     "compact_langchain_messages",
     "compaction_attributes",
     "compaction_capability",
     "compaction_middleware",
+    "config_name",
     "configure_tracing",
     "history_processor",
     "include_content",
+    "iter_calls",
+    "read_call",
+    "read_uploads",
+    "replay_call",
+    "summarize_bytes",
 ]

@@ -27,7 +27,7 @@ from compactlens.formats.caller import from_caller
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.recording import Recorder
 from compactlens.model.errors import ConfigError
-from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
+from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, tokenizer_name
 from compactlens.summarizers.base import Summarizer
 
 
@@ -79,6 +79,27 @@ class Compactor:
     def __post_init__(self) -> None:
         if (self.strategy is None) == (self.one_shot is None):
             raise ConfigError("a Compactor needs exactly one of strategy= or one_shot=")
+        if self.recorder is not None:
+            self.recorder.configure(self.configuration())
+
+    def configuration(self) -> dict[str, Any]:
+        """What a recording stores to replay a call: the strategy configuration (or the
+        one-shot's numbers), the profile, the guards and the tokenizer's name."""
+        out: dict[str, Any] = {
+            "tokenizer": "estimate" if self.tokenizer is None else tokenizer_name(self.tokenizer),
+            "profile": self.profile,
+            "guards": None if self.guards is None else self.guards.to_dict(),
+        }
+        if self.strategy is not None:
+            out["strategy"] = self.strategy.to_dict()
+        elif self.one_shot is not None:
+            shot = self.one_shot
+            out["one_shot"] = {
+                "target_tokens": shot.target_tokens,
+                "keep_last_messages": shot.keep_last_messages,
+                "trigger_tokens": shot.trigger_tokens,
+            }
+        return out
 
     @classmethod
     def from_config(

@@ -1,7 +1,14 @@
 """Write what an integration saw as a compactlens recording (JSON lines, one file per run).
 
-Every model call adds one line: the history as the framework handed it over, or, when it
-was compacted, the history before and after with the run's numbers and stage events.
+Every model call adds one line (format version 2): the messages appended since the
+previous call (``keep`` leading messages of the previous call's history, ``base``
+``before`` or ``after`` it was compacted, then ``appended``), the run's numbers (status,
+tokens before and after, strategy, time) and, on the first call and whenever it changes,
+the configuration in force (so a call can be replayed). A call whose history was changed
+also holds the history the model got (``after_parts``: runs of the history it saw and
+the items it added, such as a summary), the summary, the summarizer's answers by request
+(``summaries``, so a replay needs no model) and the stage events. A
+10,000-call run therefore stores each message about once, not once per call.
 Each line is written whole and flushed, so a run that fails part-way leaves a file that
 still loads (``compactlens.load_transcript(path)``, format ``compactlens-recording``).
 The layout is described in :mod:`compactlens.formats.recording`.
@@ -32,6 +39,8 @@ from compactlens.integrations.outcome import CompactorRun
 from compactlens.model.errors import ConfigError
 
 _log = logging.getLogger("compactlens.integrations")
+#: The fields of a call line written after its numbers (a listing reads up to them).
+BULKY = ("summary", "summaries", "events")
 #: A framework name is part of a file name: letters, digits, ``.``, ``_`` and ``-`` only.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -63,11 +72,24 @@ class Recorder:
         self._lock = threading.Lock()
         #: Calls whose line could not be written (each one was logged).
         self.failures = 0
+        #: The configuration in force (see :meth:`configure`); written with the next call.
+        self.configuration: dict[str, Any] | None = None
+        self._written_config: dict[str, Any] | None = None
+        # The previous call's history and what the model got, one JSON text per item.
+        self._before: list[str] = []
+        self._after: list[str] = []
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def configure(self, configuration: dict[str, Any]) -> None:
+        """Set the configuration in force: ``strategy`` (a strategy configuration) or
+        ``one_shot`` (``target_tokens``, ``keep_last_messages``, ``trigger_tokens``), with
+        ``profile``, ``guards`` and ``tokenizer``. The next call's line carries it."""
+        with self._lock:
+            self.configuration = dict(configuration)
+
+    def _write(self, record: dict[str, Any], before: Sequence[Any], after: Sequence[Any]) -> None:
         """Append ``record``; a failure is logged and counted, never raised."""
         try:
-            self._append(record)
+            self._append(record, before, after)
         except (OSError, ValueError, TypeError, RecursionError) as exc:
             with self._lock:
                 self.failures += 1
@@ -81,46 +103,127 @@ class Recorder:
                 failures,
             )
 
-    def _append(self, record: dict[str, Any]) -> None:
+    def _append(self, record: dict[str, Any], before: Sequence[Any], after: Sequence[Any]) -> None:
         with self._lock:
-            line = _dumps({**record, "seq": self._seq})
-            if not self.path.exists():
+            seen = [_dumps_item(item) for item in before]
+            sent = [_dumps_item(item) for item in after] if record["type"] == COMPACTION else seen
+            base, keep = _shared(seen, self._before, self._after)
+            started = None if self.path.exists() else _now()  # the run starts before its call
+            bulky = {k: record.pop(k) for k in BULKY if k in record}
+            head: dict[str, Any] = {**record, "seq": self._seq, "timestamp": _now()}
+            if self.configuration is not None and self.configuration != self._written_config:
+                head["config"] = self.configuration
+            # The bulky fields go last, so a reader listing calls can stop before them.
+            head.update(base=base, keep=keep, messages_seen=len(seen), **bulky)
+            tail = ', "appended": [' + ",".join(seen[keep:]) + "]"
+            if record["type"] == COMPACTION:
+                tail += ', "after_parts": [' + ",".join(_parts(sent, seen)) + "]"
+            line = _dumps(head)[:-1] + tail + "}"
+            if started is not None:
                 self.folder.mkdir(parents=True, exist_ok=True)
-                head = {
+                header = {
                     "type": HEADER,
                     "version": VERSION,
                     "format": self.format,
                     "framework": self.framework,
-                    "started": _now(),
+                    "started": started,
                 }
-                line = json.dumps(head) + "\n" + line
+                line = json.dumps(header) + "\n" + line
             with self.path.open("a", encoding="utf-8") as f:
                 f.write(line + "\n")
                 f.flush()
             self._seq += 1
+            self._before, self._after = seen, sent
+            self._written_config = self.configuration
 
     def record(self, before: Sequence[Any], run: CompactorRun) -> None:
         """One model call: ``before`` is what the framework handed over (JSON wire items
         of ``format``); ``run`` what the compactor made of it."""
+        numbers: dict[str, Any] = {
+            "status": run.status,
+            "strategy": run.strategy,
+            "trigger": run.trigger,
+            "tokens_before": run.tokens_before,
+            "tokens_after": run.tokens_after,
+        }
         if not run.changed:
-            self._write({"type": HISTORY, "messages": list(before), "status": run.status})
+            self._write({"type": HISTORY, **numbers}, before, ())
             return
         self._write(
             {
                 "type": COMPACTION,
-                "status": run.status,
-                "strategy": run.strategy,
-                "trigger": run.trigger,
-                "tokens_before": run.tokens_before,
-                "tokens_after": run.tokens_after,
+                **numbers,
                 "summarized": run.summarized,
                 "summary": run.summary,
-                "timestamp": _now(),
-                "before": list(before),
-                "after": list(run.messages),
+                "summaries": _summaries(run),
                 "events": [dict(e) for e in run.events],
-            }
+            },
+            before,
+            run.messages,
         )
+
+
+def _summaries(run: CompactorRun) -> dict[str, str]:
+    """The summarizer's answers of the call by request key (a replay answers with them)."""
+    found = getattr(run.result, "summaries", None) or {}
+    return {str(key): str(getattr(answer, "text", "")) for key, answer in found.items()}
+
+
+def _shared(seen: Sequence[str], before: Sequence[str], after: Sequence[str]) -> tuple[str, int]:
+    """Which previous history ``seen`` extends (``before`` or ``after`` it was compacted)
+    and how many of its leading messages it keeps."""
+    best = ("before", _common(seen, before))
+    if after is not before:
+        kept = _common(seen, after)
+        if kept > best[1]:
+            best = ("after", kept)
+    return best
+
+
+def _parts(sent: Sequence[str], seen: Sequence[str]) -> list[str]:
+    """What the model got as runs of the history the call saw (``{"from": i, "to": j}``)
+    and the items it did not see (``{"item": ...}``), each as JSON text."""
+    where: dict[str, list[int]] = {}
+    for i, text in enumerate(seen):
+        where.setdefault(text, []).append(i)
+    out: list[str] = []
+    run: list[int] = []  # [from, to) of the current run
+    at = 0
+    for text in sent:
+        found = next((i for i in where.get(text, ()) if i >= at), None)
+        if found is not None and run and found == run[1]:
+            run[1] += 1
+        elif found is not None:
+            if run:
+                out.append(f'{{"from": {run[0]}, "to": {run[1]}}}')
+            run = [found, found + 1]
+        else:
+            if run:
+                out.append(f'{{"from": {run[0]}, "to": {run[1]}}}')
+                run = []
+            out.append('{"item": ' + text + "}")
+        if found is not None:
+            at = found + 1
+    if run:
+        out.append(f'{{"from": {run[0]}, "to": {run[1]}}}')
+    return out
+
+
+def _common(a: Sequence[str], b: Sequence[str]) -> int:
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _dumps_item(item: Any) -> str:
+    try:
+        return json.dumps(item, ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError):
+        return json.dumps(_plain(item), ensure_ascii=False, allow_nan=False)
 
 
 def _dumps(record: dict[str, Any]) -> str:

@@ -1,0 +1,124 @@
+"""The Runs page (AppTest): the bundled sample runs listed, filtered, a run's calls with
+their replay, a call opened in the lab with its recorded configuration; uploads; and the
+policy on opening server folders."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from apptest_helpers import APP, REPO_ROOT, go, texts
+from streamlit.testing.v1 import AppTest
+
+from compactlens.integrations import RunsFolder, iter_calls
+from compactlens_inspector.serving.runs_folders import (
+    RUNS_FOLDERS_ENV,
+    folder_access,
+    is_loopback,
+    resolve_folder,
+)
+
+SAMPLES = REPO_ROOT / "sample_transcripts" / "recordings"
+
+
+def _sample_folder() -> RunsFolder:
+    folder = RunsFolder(SAMPLES)
+    folder.refresh()
+    return folder
+
+
+def _table(at: AppTest, column: str) -> Any:
+    """The table (a DataFrame) that has ``column``."""
+    found = [d.value for d in at.dataframe if column in d.value.columns]
+    assert found, f"no table with a {column!r} column"
+    return found[0]
+
+
+def _runs_page() -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.run()
+    return go(at, "runs")
+
+
+def test_folders_open_by_path_only_when_on_and_on_loopback() -> None:
+    on = {RUNS_FOLDERS_ENV: "on"}
+    assert folder_access("127.0.0.1", on).allowed
+    assert folder_access("::1", on).allowed and folder_access("localhost", on).allowed
+    assert not folder_access("0.0.0.0", on).allowed
+    assert not folder_access("", on).allowed  # every interface
+    assert not folder_access("10.1.2.3", on).allowed
+    off = folder_access("127.0.0.1", {})
+    assert not off.allowed and "upload" in off.reason
+    assert is_loopback("127.0.0.5") and not is_loopback("example.org")
+
+
+def test_resolve_folder_says_what_is_wrong(tmp_path: Path) -> None:
+    assert resolve_folder(str(tmp_path)) == tmp_path.resolve()
+    with pytest.raises(ValueError, match="no such folder"):
+        resolve_folder(str(tmp_path / "missing"))
+    (tmp_path / "one.jsonl").write_text("")
+    with pytest.raises(ValueError, match="a file, not a folder"):
+        resolve_folder(str(tmp_path / "one.jsonl"))
+
+
+def test_the_sample_runs_list_filter_and_open_a_call_in_the_lab(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(RUNS_FOLDERS_ENV, raising=False)
+    at = _runs_page()
+    assert not at.exception
+    assert "Opening a folder on the server is off" in texts(at)
+    assert not [t for t in at.text_input if t.key == "runs_path"]
+    at.button(key="runs_open_sample").click().run()
+    folder = _sample_folder()
+    table = _table(at, "run")
+    assert sorted(table["run"]) == sorted(r.name for r in folder.runs)
+    assert list(table["model calls"]) == [
+        next(r.calls for r in folder.runs if r.name == name) for name in table["run"]
+    ]
+    at.toggle(key="runs_only_cannot_fit").set_value(True).run()
+    shown = _table(at, "run")
+    assert set(shown["run"]) == {r.name for r in folder.runs if r.cannot_fits}
+    run = next(r for r in folder.runs if r.framework == "pydantic-ai")
+    at.selectbox(key="runs_pick").set_value(run.name).run()
+    calls = list(iter_calls(Path(run.path).read_bytes(), run.name))
+    assert at.selectbox(key="runs_call_pick").options == [
+        f"call {c.seq} · {c.tokens_before:,} → {c.tokens_after:,} tokens · {c.status}"
+        for c in calls
+    ]
+    last = calls[-1]
+    assert at.selectbox(key="runs_call_pick").value == last.seq  # the last notable call
+    assert "reproduced" in texts(at)
+    assert at.button(key="runs_open_debugger")  # a cannot-fit call opens in the debugger
+    at.button(key="runs_open_lab").click().run()
+    assert not at.exception
+    lab = texts(at).replace("\\", "")  # the note is Markdown-escaped
+    assert "Opened from the Runs page with the recorded configuration" in lab
+    assert "Replay reproduced: cannot-fit, the same" in lab  # the recorded run, again
+    assert at.session_state["export_framework"] == "pydantic-ai"
+    at = go(at, "export")  # Export writes the tuned configuration back for that framework
+    assert not at.exception
+    assert at.selectbox(key="export_framework").value == "pydantic-ai"
+
+
+def test_an_uploaded_zip_lists_its_runs_and_names_a_foreign_file() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(SAMPLES.glob("*.jsonl"))[:2]:
+            archive.write(path, f"runs/{path.name}")
+        archive.writestr("runs/notes.jsonl", '{"hello": 1}\n')
+    at = _runs_page()
+    # AppTest has no file uploader: the page's own reader takes the same bytes.
+    from compactlens_inspector.state import runs as runs_state
+
+    at.session_state["cl_runs_uploads"] = runs_state.read_uploads([("runs.zip", buffer.getvalue())])
+    at.run()
+    assert not at.exception
+    table = _table(at, "run")
+    assert sorted(table["run"]) == sorted(p.stem for p in sorted(SAMPLES.glob("*.jsonl"))[:2])
+    problems = _table(at, "file")
+    assert list(problems["file"]) == ["notes"]
+    assert "no compactlens.recording header" in problems.iloc[0, 1]
