@@ -19,11 +19,12 @@ from typing import Any
 from compactlens.compact.contract import compact
 from compactlens.engine.guards import Guards
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.run import apply_compaction
+from compactlens.engine.run import apply_compaction, read_and_apply, run_counter
 from compactlens.engine.strategies.base import Strategy
-from compactlens.engine.strategies.config import strategy_from_config
-from compactlens.engine.telemetry import history_changed
+from compactlens.engine.strategies.config import strategy_from_config, with_profile
+from compactlens.engine.telemetry import emit_engine_result, history_changed, listening
 from compactlens.formats.caller import from_caller
+from compactlens.integrations.loop import LoopMemory, Totals, quiet
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.recording import Recorder
 from compactlens.model.errors import ConfigError
@@ -131,29 +132,83 @@ class Compactor:
         recorder = Recorder(self.recorder.folder, framework=framework, format=format)
         return replace(self, recorder=recorder)
 
-    def run(self, items: Sequence[Any], format: str) -> CompactorRun:
+    def run(
+        self, items: Sequence[Any], format: str, *, memory: LoopMemory | None = None
+    ) -> CompactorRun:
         """Compact ``items`` (JSON wire items of ``format``) and record the call.
 
         Send ``run.messages`` on when ``run.changed``: a strategy run that missed its
-        target (``cannot-fit``) still sends the shortened history.
+        target (``cannot-fit``) still sends the shortened history. With ``memory`` (one
+        per agent loop; see :mod:`compactlens.integrations.loop`) a call on a history
+        that only grew reads only what was appended, and one its trigger cannot fire on
+        answers "unchanged" from running totals (``run.result`` is then None); the
+        answer is the one a call without memory gives.
         """
-        if self.strategy is not None:
-            result = apply_compaction(
-                items,
-                self.strategy,
-                self.tokenizer,
-                format=format,
-                guards=self.guards,
-                profile=self.profile,
+        if memory is None:
+            done = (
+                self._strategy_run(items, format)
+                if self.strategy is not None
+                else self._compact(items, format)
             )
-            done = _engine_run(result)
         else:
-            done = self._compact(items, format)
+            with memory.lock:
+                if self.strategy is not None:
+                    done = self._loop_run(items, format, memory)
+                else:
+                    done = self._compact(items, format, memory)
         if self.recorder is not None:
             self.recorder.record(items, done)
         return done
 
-    def _compact(self, items: Sequence[Any], format: str) -> CompactorRun:
+    def _strategy_run(self, items: Sequence[Any], format: str) -> CompactorRun:
+        assert self.strategy is not None
+        result = apply_compaction(
+            items,
+            self.strategy,
+            self.tokenizer,
+            format=format,
+            guards=self.guards,
+            profile=self.profile,
+        )
+        return _engine_run(result)
+
+    def _loop_run(self, items: Sequence[Any], format: str, memory: LoopMemory) -> CompactorRun:
+        """:meth:`_strategy_run` that remembers (see :meth:`run`)."""
+        assert self.strategy is not None
+        counter = run_counter(self.tokenizer, self.profile)
+        totals = memory.totals(items, format, counter)
+        if totals is not None and not listening():
+            strategy = with_profile(self.strategy, self.profile)
+            tokens, messages = totals
+            still, trigger = quiet(strategy, Totals(tokens, messages), self.tokenizer is not None)
+            if still and messages:
+                return CompactorRun(
+                    messages=list(items),
+                    changed=False,
+                    status="unchanged",
+                    strategy=strategy.name,
+                    tokens_before=tokens,
+                    tokens_after=tokens,
+                    trigger=trigger,
+                )
+        result, caller, index = read_and_apply(
+            items,
+            self.strategy,
+            self.tokenizer,
+            format=format,
+            guards=self.guards,
+            profile=self.profile,
+            known=memory.summaries,
+        )
+        emit_engine_result("apply_compaction", result, items)
+        memory.summaries = result.summaries
+        if totals is None:
+            memory.seed(items, format, counter, caller.messages, index.message_tokens)
+        return _engine_run(result)
+
+    def _compact(
+        self, items: Sequence[Any], format: str, memory: LoopMemory | None = None
+    ) -> CompactorRun:
         shot = self.one_shot
         assert shot is not None
         tokenizer = self.tokenizer or CharEstimator()
@@ -163,7 +218,7 @@ class Compactor:
 
         trigger = None if shot.trigger_tokens is None else f"tokens > {shot.trigger_tokens}"
         if shot.trigger_tokens is not None:
-            before = count(items)
+            before = _remembered_count(items, format, tokenizer, memory) or count(items)
             if before <= shot.trigger_tokens:
                 return CompactorRun(
                     messages=list(items),
@@ -197,6 +252,21 @@ class Compactor:
             ),
             result=result,
         )
+
+
+def _remembered_count(
+    items: Sequence[Any], format: str, tokenizer: Tokenizer, memory: LoopMemory | None
+) -> int | None:
+    """The token count of ``items`` from ``memory`` (kept up to date), or None."""
+    if memory is None:
+        return None
+    totals = memory.totals(items, format, tokenizer)
+    if totals is not None:
+        return totals[0]
+    caller = from_caller(items, format=format)
+    counts = count_messages(caller.messages, tokenizer)
+    memory.seed(items, format, tokenizer, caller.messages, counts)
+    return sum(counts)
 
 
 def _recorder(
