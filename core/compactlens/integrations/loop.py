@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from compactlens.engine.strategies.base import Strategy
@@ -124,7 +126,7 @@ class LoopMemory:
     """
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.summaries: Mapping[str, SummaryResponse] = {}
         self._clear()
 
@@ -248,11 +250,64 @@ class Conversions:
 
     def objects(self, items: Sequence[Any]) -> list[Any]:
         """Framework objects for ``items``: the caller's own object for an item it came
-        from, a conversion (in one batch) for the rest."""
+        from, a conversion (in one batch) for the rest. They are remembered as the next
+        call's history (a framework that keeps the compacted history hands them back)."""
         known = {id(item): obj for item, obj in zip(self._items, self._objects, strict=True)}
         fresh = [item for item in items if id(item) not in known]
         made = iter(self._from(fresh) if fresh else [])
-        return [known[id(item)] if id(item) in known else next(made) for item in items]
+        out = [known[id(item)] if id(item) in known else next(made) for item in items]
+        self._objects, self._items = list(out), list(items)
+        return out
 
 
-__all__ = ["Conversions", "LoopMemory", "Totals", "common_prefix", "quiet"]
+@dataclass(slots=True)
+class Loop:
+    """One agent loop's :class:`LoopMemory` and :class:`Conversions`."""
+
+    memory: LoopMemory
+    conversions: Conversions
+
+
+class Loops:
+    """The loops one integration serves (a LangChain agent or MAF strategy may serve many
+    conversations), by the identity of the history's first message: the newest ``size``
+    are kept, an older one is dropped (its next call is a from-scratch run)."""
+
+    def __init__(
+        self,
+        to_items: Callable[[list[Any]], list[Any]],
+        from_items: Callable[[list[Any]], list[Any]],
+        size: int = 8,
+    ) -> None:
+        self._to = to_items
+        self._from = from_items
+        self._size = size
+        self._loops: OrderedDict[int, tuple[Any, Loop]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, objects: Sequence[Any]) -> Loop:
+        """The loop whose history starts with ``objects[0]`` (a new one if none does)."""
+        first = objects[0] if objects else None
+        with self._lock:
+            held = self._loops.get(id(first))
+            if held is not None and held[0] is first:
+                self._loops.move_to_end(id(first))
+                return held[1]
+            loop = Loop(LoopMemory(), Conversions(self._to, self._from))
+            self._loops[id(first)] = (first, loop)
+            while len(self._loops) > self._size:
+                self._loops.popitem(last=False)
+            return loop
+
+    def follow(self, loop: Loop, objects: Sequence[Any]) -> None:
+        """Find ``loop`` by ``objects[0]`` from now on (a compaction changed the first one)."""
+        if not objects:
+            return
+        with self._lock:
+            self._loops[id(objects[0])] = (objects[0], loop)
+            self._loops.move_to_end(id(objects[0]))
+            while len(self._loops) > self._size:
+                self._loops.popitem(last=False)
+
+
+__all__ = ["Conversions", "Loop", "LoopMemory", "Loops", "Totals", "common_prefix", "quiet"]
