@@ -10,6 +10,8 @@ the messages, status, tokens, trigger and decisions.
 
 from __future__ import annotations
 
+import datetime
+import importlib.util
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,10 +86,62 @@ class Shape:
     tools: Callable[[int, int], list[dict[str, Any]]]
 
 
+def _pydantic_ai_user(text: str) -> list[dict[str, Any]]:
+    import pydantic_ai.messages as pm
+
+    request = pm.ModelRequest(parts=[pm.UserPromptPart(content=text, timestamp=WHEN)])
+    return list(pm.ModelMessagesTypeAdapter.dump_python([request], mode="json"))
+
+
+def _pydantic_ai_tools(n: int, size: int) -> list[dict[str, Any]]:
+    import pydantic_ai.messages as pm
+
+    call = pm.ToolCallPart(tool_name="look", args={"q": n}, tool_call_id=f"c{n}")
+    result = pm.ToolReturnPart(
+        tool_name="look", content=f"result {n} " * size, tool_call_id=f"c{n}", timestamp=WHEN
+    )
+    messages = [
+        pm.ModelResponse(parts=[call], timestamp=WHEN),
+        pm.ModelRequest(parts=[result]),
+        pm.ModelResponse(parts=[pm.TextPart(content=f"answer {n}")], timestamp=WHEN),
+    ]
+    return list(pm.ModelMessagesTypeAdapter.dump_python(messages, mode="json"))
+
+
+def _maf_user(text: str) -> list[dict[str, Any]]:
+    from agent_framework import Content, Message
+
+    return [Message(role="user", contents=[Content.from_text(text)]).to_dict()]
+
+
+def _maf_tools(n: int, size: int) -> list[dict[str, Any]]:
+    from agent_framework import Content, Message
+
+    call = Content.from_function_call(call_id=f"c{n}", name="look", arguments={"q": n})
+    result = Content.from_function_result(call_id=f"c{n}", result=f"result {n} " * size)
+    messages = [
+        Message(role="assistant", contents=[call]),
+        Message(role="tool", contents=[result]),
+        Message(role="assistant", contents=[Content.from_text(f"answer {n}")]),
+    ]
+    return [m.to_dict() for m in messages]
+
+
+def _installed(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+WHEN = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 SHAPES = (
     Shape("openai-chat", _chat_user, _chat_tools),
     Shape("openai-responses", _responses_user, _responses_tools),
     Shape("langchain", _langchain_user, _langchain_tools),
+    *(
+        [Shape("pydantic-ai", _pydantic_ai_user, _pydantic_ai_tools)]
+        if _installed("pydantic_ai")
+        else []
+    ),
+    *([Shape("agent-framework", _maf_user, _maf_tools)] if _installed("agent_framework") else []),
 )
 
 
@@ -182,8 +236,8 @@ def test_every_call_equals_a_fresh_run(
     history: list[dict[str, Any]] = []
     if system:
         history.append({"role": "system", "content": "Be brief."})
-        if shape.format == "langchain":
-            history = [_langchain("system", content="Be brief.")]
+        if shape.format != "openai-chat":  # a system message in the shape's own format
+            history = []
     saved: list[list[dict[str, Any]]] = []
     last: CompactorRun | None = None
     for n, (op, value) in enumerate(steps):

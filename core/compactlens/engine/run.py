@@ -200,16 +200,18 @@ def read_and_apply(
     provider: Provider | None = None,
     profile: str | None = None,
     known: Mapping[str, SummaryResponse] | None = None,
+    read: tuple[CallerMessages, MessageIndex] | None = None,
 ) -> tuple[CompactionResult, CallerMessages, MessageIndex]:
     """:func:`apply_compaction` without its telemetry, with what it read and indexed (an
     integration in an agent loop keeps them for the next call) and the ``known`` summaries
-    of an earlier call (see :func:`run_strategy`)."""
+    of an earlier call (see :func:`run_strategy`). ``read`` is ``messages`` already read
+    and indexed (with the profile's grouping and :func:`run_counter`'s tokenizer)."""
     if guards is None:
         guards = profile_guards(profile)
     guards = with_provider(guards, provider)
     chosen = get_profile(profile)
     with gc_paused():
-        caller, index = _read_and_index(
+        caller, index = read or _read_and_index(
             messages, format, run_counter(tokenizer, profile), chosen.grouping
         )
         result = run_strategy(

@@ -18,6 +18,7 @@ from typing import Any
 
 from compactlens.compact.contract import compact
 from compactlens.engine.guards import Guards
+from compactlens.engine.profiles import get_profile
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import apply_compaction, read_and_apply, run_counter
 from compactlens.engine.strategies.base import Strategy
@@ -191,6 +192,9 @@ class Compactor:
                     tokens_after=tokens,
                     trigger=trigger,
                 )
+        read = None
+        if totals is not None:  # read only what was appended; group the whole history
+            read = memory.read(items, format, counter, get_profile(self.profile).grouping)
         result, caller, index = read_and_apply(
             items,
             self.strategy,
@@ -199,6 +203,7 @@ class Compactor:
             guards=self.guards,
             profile=self.profile,
             known=memory.summaries,
+            read=read,
         )
         emit_engine_result("apply_compaction", result, items)
         memory.summaries = result.summaries

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from compactlens.engine.index import Grouping, MessageIndex
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.clamp import ClampStrategy
 from compactlens.engine.strategies.pipeline import PipelineStrategy
@@ -31,9 +32,10 @@ from compactlens.engine.strategies.tool_results import ToolResultCompactionStrat
 from compactlens.engine.strategies.truncation import TruncationStrategy
 from compactlens.engine.triggers import Trigger
 from compactlens.formats import get_format
+from compactlens.formats.caller import CallerMessages
 from compactlens.model.errors import CompactlensError
 from compactlens.model.messages import Message
-from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
+from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, message_sizes
 from compactlens.summarizers.base import SummaryResponse
 
 
@@ -132,6 +134,9 @@ class LoopMemory:
 
     def _clear(self) -> None:
         self._items: list[Any] = []
+        self._messages: list[Message] = []
+        self._counts: list[int] = []
+        self._sizes: list[int] = []
         self._key: tuple[str, int] | None = None
         self._starts: list[int] = []
         self._tokens_before: list[int] = []
@@ -165,7 +170,24 @@ class LoopMemory:
             self._clear()
             return None
         self._items = list(items)
+        self._messages[count:] = messages
+        self._counts[count:] = counts
+        del self._sizes[count:]
         return tokens + sum(counts), count + len(messages)
+
+    def read(
+        self, items: Sequence[Any], format: str, counter: Tokenizer | None, grouping: Grouping
+    ) -> tuple[CallerMessages, MessageIndex]:
+        """``items`` read and indexed from what :meth:`totals` just kept for them (each
+        message read and counted once in the loop; only the grouping pass sees them all)."""
+        messages = self._messages
+        if len(self._sizes) < len(messages):
+            self._sizes.extend(message_sizes(m)[1] for m in messages[len(self._sizes) :])
+        index = MessageIndex.from_counts(
+            messages, self._counts, self._sizes, counter or CharEstimator(), grouping=grouping
+        )
+        caller = CallerMessages(index.messages, tuple(items), "wire", get_format(format))
+        return caller, index
 
     def seed(
         self,
@@ -180,6 +202,8 @@ class LoopMemory:
         if self._split(items, 0, messages, counts, 0, 0, 0):
             self._items = list(items)
             self._key = (format, id(counter))
+            self._messages = list(messages)
+            self._counts = list(counts)
         else:
             self._clear()
 
