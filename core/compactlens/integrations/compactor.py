@@ -18,6 +18,7 @@ from typing import Any
 
 from compactlens.compact.contract import compact
 from compactlens.engine.guards import Guards
+from compactlens.engine.index import MessageIndex
 from compactlens.engine.profiles import get_profile
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import apply_compaction, read_and_apply, run_counter
@@ -52,10 +53,10 @@ def _trigger(result: CompactionResult) -> str | None:
     return None
 
 
-def _engine_run(result: CompactionResult) -> CompactorRun:
+def _engine_run(result: CompactionResult, changed: bool | None = None) -> CompactorRun:
     return CompactorRun(
         messages=list(result.messages),
-        changed=history_changed(result),
+        changed=history_changed(result) if changed is None else changed,
         status=result.status,
         strategy=result.strategy,
         tokens_before=result.tokens_before,
@@ -209,7 +210,7 @@ class Compactor:
         memory.summaries = result.summaries
         if totals is None:
             memory.seed(items, format, counter, caller.messages, index.message_tokens)
-        return _engine_run(result)
+        return _engine_run(result, _projection_changed(result, index))
 
     def _compact(
         self, items: Sequence[Any], format: str, memory: LoopMemory | None = None
@@ -257,6 +258,18 @@ class Compactor:
             ),
             result=result,
         )
+
+
+def _projection_changed(result: CompactionResult, index: MessageIndex) -> bool:
+    """:func:`history_changed` without building every group's decision: a run changed
+    the history when its projection is not the index's messages, object for object (a
+    dropped, collapsed or inserted message shows there)."""
+    if result.status == "unchanged":
+        return False
+    projection, messages = result.projection, index.messages
+    return len(projection) != len(messages) or any(
+        a is not b for a, b in zip(projection, messages, strict=True)
+    )
 
 
 def _remembered_count(
