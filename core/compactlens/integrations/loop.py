@@ -263,11 +263,16 @@ class Conversions:
         self._from = from_items
         self._objects: list[Any] = []
         self._items: list[Any] = []
+        self._known: dict[int, Any] = {}  # id(item) -> its object, for self._items
 
     def items(self, objects: Sequence[Any]) -> list[Any]:
         """The wire items of ``objects``, converting only those not seen last time."""
         k = common_prefix(self._objects, objects)
+        for item in self._items[k:]:
+            self._known.pop(id(item), None)
         fresh = self._to(list(objects[k:])) if k < len(objects) else []
+        for item, obj in zip(fresh, objects[k:], strict=True):
+            self._known[id(item)] = obj
         self._items = self._items[:k] + list(fresh)
         self._objects = list(objects)
         return self._items
@@ -276,11 +281,12 @@ class Conversions:
         """Framework objects for ``items``: the caller's own object for an item it came
         from, a conversion (in one batch) for the rest. They are remembered as the next
         call's history (a framework that keeps the compacted history hands them back)."""
-        known = {id(item): obj for item, obj in zip(self._items, self._objects, strict=True)}
+        known = self._known
         fresh = [item for item in items if id(item) not in known]
         made = iter(self._from(fresh) if fresh else [])
         out = [known[id(item)] if id(item) in known else next(made) for item in items]
         self._objects, self._items = list(out), list(items)
+        self._known = {id(item): obj for item, obj in zip(items, out, strict=True)}
         return out
 
 
