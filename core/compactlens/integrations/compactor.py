@@ -54,15 +54,22 @@ def _trigger(result: CompactionResult) -> str | None:
 
 
 def _engine_run(result: CompactionResult, changed: bool | None = None) -> CompactorRun:
+    """The run of ``result``; ``changed`` when the caller knows it (see
+    :func:`_projection_changed`), so that no group's decision needs building."""
+    if changed is None:
+        changed = history_changed(result)
+        summarized = any(d.action in ("summarized", "inserted") for d in result.decisions)
+    else:  # a summary is an insertion, and every insertion is counted by its stage
+        summarized = any(e.inserted for e in result.events)
     return CompactorRun(
         messages=list(result.messages),
-        changed=history_changed(result) if changed is None else changed,
+        changed=changed,
         status=result.status,
         strategy=result.strategy,
         tokens_before=result.tokens_before,
         tokens_after=result.tokens_after,
         trigger=_trigger(result),
-        summarized=any(d.action in ("summarized", "inserted") for d in result.decisions),
+        summarized=summarized,
         events=tuple(e.to_dict() for e in result.events),
         result=result,
     )

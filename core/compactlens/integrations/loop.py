@@ -261,33 +261,42 @@ class Conversions:
     ) -> None:
         self._to = to_items
         self._from = from_items
-        self._objects: list[Any] = []
-        self._items: list[Any] = []
-        self._known: dict[int, Any] = {}  # id(item) -> its object, for self._items
+        self._objects: list[Any] = []  # the last history handed over
+        self._items: list[Any] = []  # its items
+        # Every object converted either way, by identity: the last history's and the
+        # last compaction's (a framework may keep either as its next history).
+        self._by_object: dict[int, tuple[Any, Any]] = {}
+        self._by_item: dict[int, Any] = {}
 
     def items(self, objects: Sequence[Any]) -> list[Any]:
-        """The wire items of ``objects``, converting only those not seen last time."""
+        """The wire items of ``objects``, converting only objects not seen before."""
         k = common_prefix(self._objects, objects)
-        for item in self._items[k:]:
-            self._known.pop(id(item), None)
-        fresh = self._to(list(objects[k:])) if k < len(objects) else []
-        for item, obj in zip(fresh, objects[k:], strict=True):
-            self._known[id(item)] = obj
-        self._items = self._items[:k] + list(fresh)
+        tail = list(objects[k:])
+        by_object = self._by_object
+        missing = [o for o in tail if by_object.get(id(o), (None,))[0] is not o]
+        for obj, item in zip(missing, self._to(missing) if missing else [], strict=True):
+            self._remember(obj, item)
+        self._items = self._items[:k] + [by_object[id(o)][1] for o in tail]
         self._objects = list(objects)
+        if len(by_object) > 2 * len(self._objects) + 64:  # forget what left the history
+            self._by_object, self._by_item = {}, {}
+            for obj, item in zip(self._objects, self._items, strict=True):
+                self._remember(obj, item)
         return self._items
 
     def objects(self, items: Sequence[Any]) -> list[Any]:
         """Framework objects for ``items``: the caller's own object for an item it came
-        from, a conversion (in one batch) for the rest. They are remembered as the next
-        call's history (a framework that keeps the compacted history hands them back)."""
-        known = self._known
-        fresh = [item for item in items if id(item) not in known]
-        made = iter(self._from(fresh) if fresh else [])
-        out = [known[id(item)] if id(item) in known else next(made) for item in items]
-        self._objects, self._items = list(out), list(items)
-        self._known = {id(item): obj for item, obj in zip(items, out, strict=True)}
-        return out
+        from, a conversion (in one batch) for the rest."""
+        by_item = self._by_item
+        fresh = [item for item in items if id(item) not in by_item]
+        made = self._from(fresh) if fresh else []
+        for obj, item in zip(made, fresh, strict=True):
+            self._remember(obj, item)
+        return [by_item[id(item)] for item in items]
+
+    def _remember(self, obj: Any, item: Any) -> None:
+        self._by_object[id(obj)] = (obj, item)
+        self._by_item[id(item)] = obj
 
 
 @dataclass(slots=True)
