@@ -166,6 +166,13 @@ def _compactors(limit: int, summarizer: FakeSummarizer) -> list[Compactor]:
             {"type": "summarization", "trigger": tokens, "minimum_preserved": 2},
             summarizer=summarizer,
         ),
+        Compactor.from_config(
+            {"type": "truncation", "trigger": tokens, "minimum_preserved": 2}, profile="maf"
+        ),
+        Compactor.from_config(
+            {"type": "tool_result_collapse", "trigger": tokens, "keep_last_tool_call_groups": 1},
+            profile="deepagents",
+        ),
         Compactor.from_one_shot(
             OneShot(
                 summarizer=summarizer,
@@ -214,7 +221,7 @@ STEP = st.one_of(
     st.tuples(st.just("rewind"), st.integers(1, 6)),
     st.tuples(st.just("edit"), st.integers(0, 60)),
     st.tuples(st.just("restore"), st.integers(0, 20)),
-    st.tuples(st.just("strategy"), st.integers(0, 3)),
+    st.tuples(st.just("strategy"), st.integers(0, 5)),
     st.tuples(st.just("adopt"), st.booleans()),
 )
 

@@ -137,7 +137,7 @@ class LoopMemory:
         self._messages: list[Message] = []
         self._counts: list[int] = []
         self._sizes: list[int] = []
-        self._key: tuple[str, int] | None = None
+        self._key: tuple[str, Tokenizer | None] | None = None
         self._starts: list[int] = []
         self._tokens_before: list[int] = []
         self._messages_before: list[int] = []
@@ -153,7 +153,8 @@ class LoopMemory:
         """The token and message totals of ``items`` read from the last known user turn of
         the unchanged prefix on, or None when the memory cannot tell (first call, a rewind
         past every known turn, another format or tokenizer, an unreadable item)."""
-        if self._key != (format, id(counter)) or not self._starts:
+        # Estimators compare by value (a profile makes a new one for every run).
+        if self._key != (format, counter) or not self._starts:
             return None
         k = common_prefix(self._items, items)
         i = bisect_right(self._starts, k) - 1
@@ -201,7 +202,7 @@ class LoopMemory:
         self._clear()
         if self._split(items, 0, messages, counts, 0, 0, 0):
             self._items = list(items)
-            self._key = (format, id(counter))
+            self._key = (format, counter)
             self._messages = list(messages)
             self._counts = list(counts)
         else:
