@@ -1,16 +1,19 @@
 """What an integration remembers between the model calls of one agent loop.
 
 An agent calls its integration before every model call on a history that grew by a few
-messages. :class:`LoopMemory` keeps, from the last call, the wire items, running token and
-message totals split at the user turns, and the summaries the last run made; the next
-call recognises the unchanged prefix (object identity, else equality, in one C-speed list
-comparison, never a re-serialisation), reads only from the last user turn of that prefix
-on, and decides from the running totals whether the strategy's trigger can fire. When it
-cannot, the call answers "unchanged" without reading, indexing or planning the history;
-otherwise (or after a rewind past every known turn, an edit, a restore, another format)
-the call is the from-scratch run, whose answer is the same, and the memory is rebuilt from
-what that run read. :class:`Conversions` converts framework objects to wire items once and
-converts back only the items a compaction made.
+messages. :class:`LoopMemory` keeps, from the last call, the wire items, the messages read
+from them with their token counts and sizes, running totals split at the user turns, and
+the summaries the last run made. The next call recognises the unchanged prefix (object
+identity, else equality, in one C-speed list comparison, never a re-serialisation) and
+reads and counts only from the last user turn of that prefix on. When the strategy's
+first trigger cannot fire on the running totals the call answers "unchanged" without
+indexing or planning; when it can, the engine runs on the remembered messages (only the
+grouping pass and the plan see the whole history) and a range already summarised is not
+summarised again. A rewind past every known turn, an edit, a restore, another format or
+tokenizer is a from-scratch run, which re-seeds the memory; every answer is the one a
+from-scratch run gives. :class:`Conversions` converts framework objects to wire items once
+and converts back only the items a compaction made; :class:`Loops` keeps both for each
+conversation an integration serves.
 """
 
 from __future__ import annotations
