@@ -77,10 +77,10 @@ def _langchain_make(op: str, n: int, size: int) -> list[Any]:
 def test_langchain_messages_as_a_fresh_middleware_gives(steps: list[tuple[str, int]]) -> None:
     from langchain_core.messages import messages_to_dict
 
-    from compactlens.integrations.langchain import _loops, compact_langchain_messages
+    from compactlens.integrations.langchain import compact_langchain_messages, langchain_loops
 
     compactor = Compactor.from_config(CONFIG)
-    loops = _loops()
+    loops = langchain_loops()
     state: list[Any] = []
     for n, (op, value) in enumerate(steps):
         state = _apply(state, op, value, n, _langchain_make)

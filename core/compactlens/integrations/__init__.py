@@ -9,12 +9,15 @@ package needs none of them):
 - :class:`CompactlensStrategy` (Microsoft Agent Framework).
 
 Each takes a :class:`Compactor` (a strategy with its guards, profile, tokenizer and an
-optional :class:`Recorder` that writes a recording the inspector opens).
+optional :class:`Recorder` that writes a recording the inspector opens) and remembers
+its loop between calls (:class:`LoopMemory`, :class:`Loops`), so a call costs what was
+appended.
 """
 
 from compactlens.integrations.agent_framework import CompactlensStrategy
 from compactlens.integrations.compactor import Compactor, OneShot, changed
 from compactlens.integrations.langchain import compact_langchain_messages, compaction_middleware
+from compactlens.integrations.loop import LoopMemory, Loops
 from compactlens.integrations.openai_agents import CompactingSession
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.pydantic_ai import compaction_capability, history_processor
@@ -32,6 +35,8 @@ __all__ = [
     "CompactlensStrategy",
     "Compactor",
     "CompactorRun",
+    "LoopMemory",
+    "Loops",
     "OneShot",
     "Recorder",
     "changed",

@@ -25,12 +25,13 @@ def compact_langchain_messages(
 ) -> list[Any] | None:
     """The compacted LangChain messages, or ``None`` when the history is unchanged.
 
-    With ``loops`` (what the middleware keeps), each message is converted once and a call
-    on a history that only grew reads only what was appended (see
-    :mod:`compactlens.integrations.loop`); unchanged messages come back as the same objects.
+    With ``loops`` (what the middleware keeps; :func:`langchain_loops` makes one for your
+    own loop), each message is converted once and a call on a history that only grew
+    reads only what was appended (see :mod:`compactlens.integrations.loop`). Unchanged
+    messages come back as the very same objects.
     """
     if loops is None:
-        loops = _loops()
+        loops = langchain_loops()
     loop = loops.of(messages)
     with loop.memory.lock:
         items = loop.conversions.items(messages)
@@ -42,7 +43,9 @@ def compact_langchain_messages(
     return kept
 
 
-def _loops() -> Loops:
+def langchain_loops() -> Loops:
+    """The memory of the conversations one middleware serves (``messages_to_dict`` once
+    per message, ``messages_from_dict`` only for messages a compaction made)."""
     from langchain_core.messages import messages_from_dict, messages_to_dict
 
     return Loops(messages_to_dict, lambda items: list(messages_from_dict(items)))
@@ -55,7 +58,7 @@ def compaction_middleware(compactor: Compactor) -> Any:
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
     chosen = compactor.recording("langchain", FORMAT)
-    loops = _loops()
+    loops = langchain_loops()
 
     class CompactlensMiddleware(AgentMiddleware):
         """Compacts the history with compactlens before every model call."""
@@ -73,4 +76,4 @@ def compaction_middleware(compactor: Compactor) -> Any:
     return CompactlensMiddleware()
 
 
-__all__ = ["compact_langchain_messages", "compaction_middleware"]
+__all__ = ["compact_langchain_messages", "compaction_middleware", "langchain_loops"]
