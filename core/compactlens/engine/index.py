@@ -824,6 +824,22 @@ class MessageIndex:
             system_tokens=system_tokens,
         )
 
+    @classmethod
+    @gc_paused()
+    def from_counts(
+        cls,
+        messages: Sequence[Message],
+        counts: Sequence[int],
+        sizes: Sequence[int],
+        tokenizer: Tokenizer,
+        *,
+        grouping: Grouping = "compactlens",
+    ) -> MessageIndex:
+        """The index :meth:`build` makes, from per-message token ``counts`` and UTF-8
+        ``sizes`` counted before (an agent loop counts each message once)."""
+        msgs = tuple(messages)
+        return cls.assemble(msgs, _scan(msgs, grouping), list(counts), list(sizes), tokenizer)
+
     def safe_cuts(self) -> list[bool]:
         """``safe[k]`` is True when cutting before message ``k`` splits no tool link.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -35,6 +35,7 @@ from compactlens.formats import OPENAI_CHAT
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.gc_pause import gc_paused
 from compactlens.model.tokens import Tokenizer
+from compactlens.summarizers.base import SummaryResponse
 
 
 def _decisions(plan: Plan) -> tuple[GroupDecision, ...]:
@@ -87,6 +88,7 @@ def run_strategy(
     explain: bool = True,
     guards: Guards | None = None,
     profile: str | None = None,
+    known: Mapping[str, SummaryResponse] | None = None,
 ) -> CompactionResult:
     """Plan ``strategy`` over a prebuilt ``index`` under ``guards`` and build the result.
 
@@ -95,12 +97,14 @@ def run_strategy(
     the provider of ``caller``'s format, else ``any``). ``profile`` (``compactlens``,
     ``maf``, ``deepagents``) sets the defaults of every stage left unset (see
     :mod:`compactlens.engine.profiles`); build ``index`` with the profile's grouping.
+    ``known`` (an earlier run's ``summaries``) answers the summary requests it holds
+    without a new summarizer call.
     """
     start = time.perf_counter()
     strategy = with_profile(strategy, profile)
     guards = guards if guards is not None else profile_guards(profile)
     guards = guards.for_format(caller.format.name if caller else None)
-    plan, ctx, outcome = plan_strategy(index, strategy, tokenizer_given, guards=guards)
+    plan, ctx, outcome = plan_strategy(index, strategy, tokenizer_given, guards=guards, known=known)
     status: Status
     if not outcome.fired:
         status = "unchanged"
@@ -173,15 +177,43 @@ def apply_compaction(
     (``compactlens``, ``maf``, ``deepagents``) gives the defaults, guards, grouping and
     estimator of the system it names, so code written for that system gives its result.
     """
+    result, _, _ = read_and_apply(
+        messages,
+        strategy,
+        tokenizer,
+        format=format,
+        guards=guards,
+        provider=provider,
+        profile=profile,
+    )
+    emit_engine_result("apply_compaction", result, messages)
+    return result
+
+
+def read_and_apply(
+    messages: Sequence[Any],
+    strategy: Strategy,
+    tokenizer: Tokenizer | None = None,
+    *,
+    format: str | None = None,
+    guards: Guards | None = None,
+    provider: Provider | None = None,
+    profile: str | None = None,
+    known: Mapping[str, SummaryResponse] | None = None,
+    read: tuple[CallerMessages, MessageIndex] | None = None,
+) -> tuple[CompactionResult, CallerMessages, MessageIndex]:
+    """:func:`apply_compaction` without its telemetry, with what it read and indexed (an
+    integration in an agent loop keeps them for the next call) and the ``known`` summaries
+    of an earlier call (see :func:`run_strategy`). ``read`` is ``messages`` already read
+    and indexed (with the profile's grouping and :func:`run_counter`'s tokenizer)."""
     if guards is None:
         guards = profile_guards(profile)
     guards = with_provider(guards, provider)
     chosen = get_profile(profile)
     with gc_paused():
-        counter = (
-            tokenizer if tokenizer is not None or profile is None else profile_tokenizer(profile)
+        caller, index = read or _read_and_index(
+            messages, format, run_counter(tokenizer, profile), chosen.grouping
         )
-        caller, index = _read_and_index(messages, format, counter, chosen.grouping)
         result = run_strategy(
             index,
             strategy,
@@ -189,9 +221,14 @@ def apply_compaction(
             tokenizer_given=tokenizer is not None,
             guards=guards,
             profile=profile,
+            known=known,
         )
-    emit_engine_result("apply_compaction", result, messages)
-    return result
+    return result, caller, index
+
+
+def run_counter(tokenizer: Tokenizer | None, profile: str | None) -> Tokenizer | None:
+    """The tokenizer a run counts with: the caller's, else the profile's (None: the estimate)."""
+    return tokenizer if tokenizer is not None or profile is None else profile_tokenizer(profile)
 
 
 def _read_and_index(

@@ -286,13 +286,16 @@ def from_message(message: Message) -> dict[str, Any]:
 
 
 def merge_requests(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Join consecutive requests into one (their parts in order; the first one's fields)."""
+    """Join consecutive requests into one (their parts in order; the first one's fields).
+
+    An item joined with none is returned as the very same dict (never changed in place), so
+    a caller can tell the items it passed in from the ones made here."""
     out: list[dict[str, Any]] = []
     for item in items:
         if out and item.get("kind") == "request" and out[-1].get("kind") == "request":
             out[-1] = {**out[-1], "parts": [*out[-1]["parts"], *item.get("parts", [])]}
         else:
-            out.append(dict(item))
+            out.append(item if type(item) is dict else dict(item))
     return out
 
 

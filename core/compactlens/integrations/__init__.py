@@ -9,14 +9,17 @@ package needs none of them):
 - :class:`CompactlensStrategy` (Microsoft Agent Framework).
 
 Each takes a :class:`Compactor` (a strategy with its guards, profile, tokenizer and an
-optional :class:`Recorder` that writes a recording the inspector opens). A folder of
-recordings is a run history: :class:`RunsFolder` lists and follows it, :func:`read_call`
-rebuilds the history one call saw and :func:`replay_call` runs it again.
+optional :class:`Recorder` that writes a recording the inspector opens) and remembers
+its loop between calls (:class:`LoopMemory`, :class:`Loops`), so a call costs what was
+appended. A folder of recordings is a run history: :class:`RunsFolder` lists and follows
+it, :func:`read_call` rebuilds the history one call saw and :func:`replay_call` runs it
+again.
 """
 
 from compactlens.integrations.agent_framework import CompactlensStrategy
 from compactlens.integrations.compactor import Compactor, OneShot, changed
 from compactlens.integrations.langchain import compact_langchain_messages, compaction_middleware
+from compactlens.integrations.loop import LoopMemory, Loops
 from compactlens.integrations.openai_agents import CompactingSession
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.pydantic_ai import compaction_capability, history_processor
@@ -53,6 +56,8 @@ __all__ = [
     "Compactor",
     "CompactorRun",
     "FileProblem",
+    "LoopMemory",
+    "Loops",
     "OneShot",
     "RecordedCall",
     "Recorder",

@@ -17,6 +17,7 @@ import asyncio
 from typing import Any
 
 from compactlens.integrations.compactor import Compactor
+from compactlens.integrations.loop import Loop, Loops
 
 FORMAT = "agent-framework"
 EXCLUDED = "_excluded"
@@ -29,31 +30,59 @@ class CompactlensStrategy:
 
     def __init__(self, compactor: Compactor) -> None:
         self.compactor = compactor.recording("agent-framework", FORMAT)
+        # Each message is converted once; a call on a history that only grew reads only
+        # what was appended (see compactlens.integrations.loop).
+        self._loops = Loops(_to_items, _from_items)
 
     async def __call__(self, messages: list[Any]) -> bool:
-        from agent_framework import Message
-
         included = [m for m in messages if not m.additional_properties.get(EXCLUDED, False)]
-        items = [m.to_dict() for m in included]
+        loop = self._loops.of(included)
         # In a worker thread: a summarizer's model call must not block the event loop.
-        result = await asyncio.to_thread(self.compactor.run, items, FORMAT)
-        if not result.changed:
-            return False
+        return await asyncio.to_thread(self._compact, messages, included, loop)
+
+    def _compact(self, messages: list[Any], included: list[Any], loop: Loop) -> bool:
+        with loop.memory.lock:
+            items = loop.conversions.items(included)
+            result = self.compactor.run(items, FORMAT, memory=loop.memory)
+            if not result.changed:
+                return False
+            made = loop.conversions.objects(result.messages)
         source = {id(item): m for item, m in zip(items, included, strict=True)}
-        kept = {id(item) for item in result.messages}
-        at = messages.index(included[0]) if included else len(messages)
-        for item in result.messages:
+        at_of = {id(m): i for i, m in enumerate(messages)}
+        # New messages go right after the kept message before them (before the first
+        # included one when none is): one pass over the list, not one search per message.
+        inserted: dict[int, list[Any]] = {}
+        at = at_of[id(included[0])] if included else len(messages)
+        for item, message in zip(result.messages, made, strict=True):
             original = source.get(id(item))
             if original is not None:
-                at = next(i for i, m in enumerate(messages) if m is original) + 1
-                continue
-            messages.insert(at, Message.from_dict(dict(item)))
-            at += 1
+                at = at_of[id(original)] + 1
+            else:
+                inserted.setdefault(at, []).append(message)
+        kept = {id(item) for item in result.messages}
         for item, message in zip(items, included, strict=True):
             if id(item) not in kept:
                 message.additional_properties[EXCLUDED] = True
                 message.additional_properties[EXCLUDE_REASON] = REASON
+        if inserted:
+            rebuilt: list[Any] = []
+            for i, message in enumerate(messages):
+                rebuilt.extend(inserted.pop(i, ()))
+                rebuilt.append(message)
+            rebuilt.extend(inserted.pop(len(messages), ()))
+            messages[:] = rebuilt
+        self._loops.follow(loop, made)
         return True
+
+
+def _to_items(messages: list[Any]) -> list[Any]:
+    return [m.to_dict() for m in messages]
+
+
+def _from_items(items: list[Any]) -> list[Any]:
+    from agent_framework import Message
+
+    return [Message.from_dict(dict(item)) for item in items]
 
 
 __all__ = ["CompactlensStrategy"]

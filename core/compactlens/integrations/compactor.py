@@ -18,12 +18,15 @@ from typing import Any
 
 from compactlens.compact.contract import compact
 from compactlens.engine.guards import Guards
+from compactlens.engine.index import MessageIndex
+from compactlens.engine.profiles import get_profile
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.run import apply_compaction
+from compactlens.engine.run import apply_compaction, read_and_apply, run_counter
 from compactlens.engine.strategies.base import Strategy
-from compactlens.engine.strategies.config import strategy_from_config
-from compactlens.engine.telemetry import history_changed
+from compactlens.engine.strategies.config import strategy_from_config, with_profile
+from compactlens.engine.telemetry import emit_engine_result, history_changed, listening
 from compactlens.formats.caller import from_caller
+from compactlens.integrations.loop import LoopMemory, Totals, quiet
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.recording import Recorder
 from compactlens.model.errors import ConfigError
@@ -50,16 +53,23 @@ def _trigger(result: CompactionResult) -> str | None:
     return None
 
 
-def _engine_run(result: CompactionResult) -> CompactorRun:
+def _engine_run(result: CompactionResult, changed: bool | None = None) -> CompactorRun:
+    """The run of ``result``; ``changed`` when the caller knows it (see
+    :func:`_projection_changed`), so that no group's decision needs building."""
+    if changed is None:
+        changed = history_changed(result)
+        summarized = any(d.action in ("summarized", "inserted") for d in result.decisions)
+    else:  # a summary is an insertion, and every insertion is counted by its stage
+        summarized = any(e.inserted for e in result.events)
     return CompactorRun(
         messages=list(result.messages),
-        changed=history_changed(result),
+        changed=changed,
         status=result.status,
         strategy=result.strategy,
         tokens_before=result.tokens_before,
         tokens_after=result.tokens_after,
         trigger=_trigger(result),
-        summarized=any(d.action in ("summarized", "inserted") for d in result.decisions),
+        summarized=summarized,
         events=tuple(e.to_dict() for e in result.events),
         result=result,
     )
@@ -152,29 +162,87 @@ class Compactor:
         recorder = Recorder(self.recorder.folder, framework=framework, format=format)
         return replace(self, recorder=recorder)
 
-    def run(self, items: Sequence[Any], format: str) -> CompactorRun:
+    def run(
+        self, items: Sequence[Any], format: str, *, memory: LoopMemory | None = None
+    ) -> CompactorRun:
         """Compact ``items`` (JSON wire items of ``format``) and record the call.
 
         Send ``run.messages`` on when ``run.changed``: a strategy run that missed its
-        target (``cannot-fit``) still sends the shortened history.
+        target (``cannot-fit``) still sends the shortened history. With ``memory`` (one
+        per agent loop; see :mod:`compactlens.integrations.loop`) a call on a history
+        that only grew reads only what was appended, and one its trigger cannot fire on
+        answers "unchanged" from running totals (``run.result`` is then None); the
+        answer is the one a call without memory gives.
         """
-        if self.strategy is not None:
-            result = apply_compaction(
-                items,
-                self.strategy,
-                self.tokenizer,
-                format=format,
-                guards=self.guards,
-                profile=self.profile,
+        if memory is None:
+            done = (
+                self._strategy_run(items, format)
+                if self.strategy is not None
+                else self._compact(items, format)
             )
-            done = _engine_run(result)
         else:
-            done = self._compact(items, format)
+            with memory.lock:
+                if self.strategy is not None:
+                    done = self._loop_run(items, format, memory)
+                else:
+                    done = self._compact(items, format, memory)
         if self.recorder is not None:
             self.recorder.record(items, done)
         return done
 
-    def _compact(self, items: Sequence[Any], format: str) -> CompactorRun:
+    def _strategy_run(self, items: Sequence[Any], format: str) -> CompactorRun:
+        assert self.strategy is not None
+        result = apply_compaction(
+            items,
+            self.strategy,
+            self.tokenizer,
+            format=format,
+            guards=self.guards,
+            profile=self.profile,
+        )
+        return _engine_run(result)
+
+    def _loop_run(self, items: Sequence[Any], format: str, memory: LoopMemory) -> CompactorRun:
+        """:meth:`_strategy_run` that remembers (see :meth:`run`)."""
+        assert self.strategy is not None
+        counter = run_counter(self.tokenizer, self.profile)
+        totals = memory.totals(items, format, counter)
+        if totals is not None and not listening():
+            strategy = with_profile(self.strategy, self.profile)
+            tokens, messages = totals
+            still, trigger = quiet(strategy, Totals(tokens, messages), self.tokenizer is not None)
+            if still and messages:
+                return CompactorRun(
+                    messages=list(items),
+                    changed=False,
+                    status="unchanged",
+                    strategy=strategy.name,
+                    tokens_before=tokens,
+                    tokens_after=tokens,
+                    trigger=trigger,
+                )
+        read = None
+        if totals is not None:  # read only what was appended; group the whole history
+            read = memory.read(items, format, counter, get_profile(self.profile).grouping)
+        result, caller, index = read_and_apply(
+            items,
+            self.strategy,
+            self.tokenizer,
+            format=format,
+            guards=self.guards,
+            profile=self.profile,
+            known=memory.summaries,
+            read=read,
+        )
+        emit_engine_result("apply_compaction", result, items)
+        memory.summaries = result.summaries
+        if totals is None:
+            memory.seed(items, format, counter, caller.messages, index.message_tokens)
+        return _engine_run(result, _projection_changed(result, index))
+
+    def _compact(
+        self, items: Sequence[Any], format: str, memory: LoopMemory | None = None
+    ) -> CompactorRun:
         shot = self.one_shot
         assert shot is not None
         tokenizer = self.tokenizer or CharEstimator()
@@ -184,7 +252,7 @@ class Compactor:
 
         trigger = None if shot.trigger_tokens is None else f"tokens > {shot.trigger_tokens}"
         if shot.trigger_tokens is not None:
-            before = count(items)
+            before = _remembered_count(items, format, tokenizer, memory) or count(items)
             if before <= shot.trigger_tokens:
                 return CompactorRun(
                     messages=list(items),
@@ -218,6 +286,33 @@ class Compactor:
             ),
             result=result,
         )
+
+
+def _projection_changed(result: CompactionResult, index: MessageIndex) -> bool:
+    """:func:`history_changed` without building every group's decision: a run changed
+    the history when its projection is not the index's messages, object for object (a
+    dropped, collapsed or inserted message shows there)."""
+    if result.status == "unchanged":
+        return False
+    projection, messages = result.projection, index.messages
+    return len(projection) != len(messages) or any(
+        a is not b for a, b in zip(projection, messages, strict=True)
+    )
+
+
+def _remembered_count(
+    items: Sequence[Any], format: str, tokenizer: Tokenizer, memory: LoopMemory | None
+) -> int | None:
+    """The token count of ``items`` from ``memory`` (kept up to date), or None."""
+    if memory is None:
+        return None
+    totals = memory.totals(items, format, tokenizer)
+    if totals is not None:
+        return totals[0]
+    caller = from_caller(items, format=format)
+    counts = count_messages(caller.messages, tokenizer)
+    memory.seed(items, format, tokenizer, caller.messages, counts)
+    return sum(counts)
 
 
 def _recorder(

@@ -15,19 +15,40 @@ import asyncio
 from typing import Any
 
 from compactlens.integrations.compactor import Compactor
+from compactlens.integrations.loop import Loops
 
 FORMAT = "langchain"
 
 
-def compact_langchain_messages(compactor: Compactor, messages: list[Any]) -> list[Any] | None:
-    """The compacted LangChain messages, or ``None`` when the history is unchanged."""
+def compact_langchain_messages(
+    compactor: Compactor, messages: list[Any], *, loops: Loops | None = None
+) -> list[Any] | None:
+    """The compacted LangChain messages, or ``None`` when the history is unchanged.
+
+    With ``loops`` (what the middleware keeps; :func:`langchain_loops` makes one for your
+    own loop), each message is converted once and a call on a history that only grew
+    reads only what was appended (see :mod:`compactlens.integrations.loop`). Unchanged
+    messages come back as the very same objects.
+    """
+    if loops is None:
+        loops = langchain_loops()
+    loop = loops.of(messages)
+    with loop.memory.lock:
+        items = loop.conversions.items(messages)
+        result = compactor.run(items, FORMAT, memory=loop.memory)
+        if not result.changed:
+            return None
+        kept = loop.conversions.objects(result.messages)
+    loops.follow(loop, kept)
+    return kept
+
+
+def langchain_loops() -> Loops:
+    """The memory of the conversations one middleware serves (``messages_to_dict`` once
+    per message, ``messages_from_dict`` only for messages a compaction made)."""
     from langchain_core.messages import messages_from_dict, messages_to_dict
 
-    items = messages_to_dict(messages)
-    result = compactor.run(items, FORMAT)
-    if not result.changed:
-        return None
-    return list(messages_from_dict(result.messages))
+    return Loops(messages_to_dict, lambda items: list(messages_from_dict(items)))
 
 
 def compaction_middleware(compactor: Compactor) -> Any:
@@ -37,12 +58,13 @@ def compaction_middleware(compactor: Compactor) -> Any:
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
     chosen = compactor.recording("langchain", FORMAT)
+    loops = langchain_loops()
 
     class CompactlensMiddleware(AgentMiddleware):
         """Compacts the history with compactlens before every model call."""
 
         def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-            kept = compact_langchain_messages(chosen, list(state["messages"]))
+            kept = compact_langchain_messages(chosen, list(state["messages"]), loops=loops)
             if kept is None:
                 return None
             return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}
@@ -54,4 +76,4 @@ def compaction_middleware(compactor: Compactor) -> Any:
     return CompactlensMiddleware()
 
 
-__all__ = ["compact_langchain_messages", "compaction_middleware"]
+__all__ = ["compact_langchain_messages", "compaction_middleware", "langchain_loops"]

@@ -14,6 +14,7 @@ import asyncio
 from typing import Any
 
 from compactlens.integrations.compactor import Compactor
+from compactlens.integrations.loop import LoopMemory
 
 FORMAT = "openai-responses"
 
@@ -26,12 +27,15 @@ class CompactingSession:
         self.session_id: str = session.session_id
         self.session_settings: Any = getattr(session, "session_settings", None)
         self.compactor = compactor.recording("openai-agents", FORMAT)
+        #: What the last ``get_items`` read (a call on items that only grew reads only
+        #: the new ones; see :mod:`compactlens.integrations.loop`).
+        self.memory = LoopMemory()
 
     async def get_items(self, limit: int | None = None) -> list[Any]:
         """The wrapped session's items, compacted (``limit`` applies to the stored items)."""
         items = list(await self.session.get_items(limit))
         # In a worker thread: a summarizer's model call must not block the event loop.
-        result = await asyncio.to_thread(self.compactor.run, items, FORMAT)
+        result = await asyncio.to_thread(self.compactor.run, items, FORMAT, memory=self.memory)
         return list(result.messages) if result.changed else items
 
     async def add_items(self, items: list[Any]) -> None:
@@ -42,6 +46,7 @@ class CompactingSession:
 
     async def clear_session(self) -> None:
         await self.session.clear_session()
+        self.memory.forget()
 
 
 __all__ = ["CompactingSession"]

@@ -17,20 +17,35 @@ from typing import Any
 from compactlens.formats.pydantic_ai import NAME as FORMAT
 from compactlens.formats.pydantic_ai import merge_requests
 from compactlens.integrations.compactor import Compactor
+from compactlens.integrations.loop import Loops
 
 
 def history_processor(compactor: Compactor) -> Callable[[list[Any]], list[Any]]:
     """A pydantic-ai history processor: ``list[ModelMessage]`` in, the compacted list out."""
     chosen = compactor.recording("pydantic-ai", FORMAT)
 
-    def process(messages: list[Any]) -> list[Any]:
+    def to_items(objects: list[Any]) -> list[Any]:
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-        items = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
-        result = chosen.run(items, FORMAT)
-        if not result.changed:
-            return messages
-        return list(ModelMessagesTypeAdapter.validate_python(merge_requests(result.messages)))
+        return list(ModelMessagesTypeAdapter.dump_python(objects, mode="json"))
+
+    def from_items(items: list[Any]) -> list[Any]:
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        return list(ModelMessagesTypeAdapter.validate_python(items))
+
+    loops = Loops(to_items, from_items)
+
+    def process(messages: list[Any]) -> list[Any]:
+        # Each message is converted once; a call on a history that only grew reads only
+        # what was appended (see compactlens.integrations.loop).
+        loop = loops.of(messages)
+        with loop.memory.lock:
+            items = loop.conversions.items(messages)
+            result = chosen.run(items, FORMAT, memory=loop.memory)
+            if not result.changed:
+                return messages
+            return loop.conversions.objects(merge_requests(result.messages))
 
     return process
 

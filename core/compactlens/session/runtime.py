@@ -45,6 +45,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import is_
 from typing import Any, Literal, TypeAlias
 
 from compactlens.compact.cancel import CompactionCancelled
@@ -318,6 +319,7 @@ class CompactionSession:
         self._new_id = id_factory or (lambda: uuid.uuid4().hex)
         self._sent: tuple[int, str] | None = None
         self._baseline: tuple[int, int, str] | None = None
+        self._last_read: tuple[tuple[Any, ...], CallerMessages] | None = None
         self.last_result: Any = None
 
     # ----------------------------------------------------------------- public API
@@ -403,14 +405,26 @@ class CompactionSession:
         if self.on_event is not None:
             self.on_event(event)
 
+    def _read(self, items: Sequence[Any]) -> CallerMessages:
+        """``items`` read in the session's format; the same items again in one call (the
+        history, the working messages, what is sent) are read once."""
+        held = tuple(items)
+        last = self._last_read
+        if last is not None and len(last[0]) == len(held) and all(map(is_, last[0], held)):
+            return last[1]
+        caller = from_caller(held, format=self.format)
+        self._last_read = (held, caller)
+        return caller
+
     def _remember(self, sent: list[Any]) -> list[Any]:
         """Note what is sent (for :meth:`record_usage`); never raises: messages that do not
-        read back only leave the session without a baseline."""
+        read back only leave the session without a baseline. Ends the call's reading."""
         try:
-            caller = from_caller(sent, format=self.format)
+            caller = self._read(sent)
             self._sent = (len(caller.messages), prefix_digest(caller.messages))
         except Exception:
             self._sent = None
+        self._last_read = None
         return sent
 
     def _fail_exception(
@@ -458,7 +472,7 @@ class CompactionSession:
         return None
 
     def _estimate(self, working: list[Any], overhead: int) -> int:
-        caller = from_caller(working, format=self.format)
+        caller = self._read(working)
         counter = make_counter(caller, self.count_tokens)
         msgs = caller.messages
         if self._baseline is not None and self.count_tokens is None:
@@ -480,7 +494,8 @@ class CompactionSession:
             raise ConfigError(f"cache_age_ms must be a number or None, got {cache_age_ms!r}")
         eid = self._new_id()
         original = tuple(history)
-        caller = from_caller(original, format=self.format)
+        self._last_read = None
+        caller = self._read(original)
         try:
             working = self._restore(eid, original, caller)
         except Exception as exc:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -43,6 +43,9 @@ class RunContext:
     depth: int = 0
     summaries: dict[str, SummaryResponse] = field(default_factory=dict)
     replay_only: bool = False
+    #: Answers of an earlier call on the same history (an agent loop), by the same key:
+    #: a request found here is answered without a new summarizer call.
+    known: Mapping[str, SummaryResponse] = field(default_factory=dict)
 
     @staticmethod
     def summary_key(summarizer: object, request: SummaryRequest) -> str:
@@ -290,12 +293,16 @@ def plan_strategy(
     tokenizer_given: bool,
     replay: dict[str, SummaryResponse] | None = None,
     guards: Guards | None = None,
+    known: Mapping[str, SummaryResponse] | None = None,
 ) -> tuple[Plan, RunContext, StageOutcome]:
     """Run ``strategy`` on a fresh plan under ``guards`` (default :class:`Guards`), then
     make the plan valid for the guards' provider. With ``replay`` (a finished run's
-    summaries) the run may reuse those answers but makes no new summarizer call."""
+    summaries) the run may reuse those answers but makes no new summarizer call; with
+    ``known`` (an earlier call's summaries) it reuses them and asks only for new ranges."""
     plan = Plan(index, locks=resolve_guards(index, guards))
     ctx = RunContext(tokenizer=index.tokenizer, tokenizer_given=tokenizer_given)
+    if known:
+        ctx.known = known
     if replay is not None:
         ctx.summaries = dict(replay)
         ctx.replay_only = True

@@ -244,6 +244,10 @@ class SummarizationStrategy:
         cached = ctx.summaries.get(key)
         if cached is not None:
             return cached
+        cached = ctx.known.get(key)
+        if cached is not None:  # an earlier call in the loop summarized this very range
+            ctx.summaries[key] = cached
+            return cached
         if ctx.replay_only and not is_offline(self.summarizer):
             return _NoSummary(f"{NOT_RERUN}: this would need a new summarizer call")
         try:

@@ -1,0 +1,356 @@
+"""What an integration remembers between the model calls of one agent loop.
+
+An agent calls its integration before every model call on a history that grew by a few
+messages. :class:`LoopMemory` keeps, from the last call, the wire items, the messages read
+from them with their token counts and sizes, running totals split at the user turns, and
+the summaries the last run made. The next call recognises the unchanged prefix (object
+identity, else equality, in one C-speed list comparison, never a re-serialisation) and
+reads and counts only from the last user turn of that prefix on. When the strategy's
+first trigger cannot fire on the running totals the call answers "unchanged" without
+indexing or planning; when it can, the engine runs on the remembered messages (only the
+grouping pass and the plan see the whole history) and a range already summarised is not
+summarised again. A rewind past every known turn, an edit, a restore, another format or
+tokenizer is a from-scratch run, which re-seeds the memory; every answer is the one a
+from-scratch run gives. :class:`Conversions` converts framework objects to wire items once
+and converts back only the items a compaction made; :class:`Loops` keeps both for each
+conversation an integration serves.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compactlens.engine.index import Grouping, MessageIndex
+from compactlens.engine.strategies.base import Strategy
+from compactlens.engine.strategies.clamp import ClampStrategy
+from compactlens.engine.strategies.pipeline import PipelineStrategy
+from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
+from compactlens.engine.strategies.summarization import SummarizationStrategy
+from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
+from compactlens.engine.strategies.truncation import TruncationStrategy
+from compactlens.engine.triggers import Trigger
+from compactlens.formats import get_format
+from compactlens.formats.caller import CallerMessages
+from compactlens.model.errors import CompactlensError
+from compactlens.model.messages import Message
+from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, message_sizes
+from compactlens.summarizers.base import SummaryResponse
+
+
+def common_prefix(before: list[Any], now: Sequence[Any]) -> int:
+    """How many leading items of ``now`` are the items of ``before`` (the same objects, or
+    equal ones). One list comparison (identity first, in C) when nothing before changed."""
+    n = min(len(before), len(now))
+    if n == 0:
+        return 0
+    head = now[:n]
+    if (head if isinstance(head, list) else list(head)) == before[:n]:
+        return n
+    i = 0
+    while i < n and (before[i] is now[i] or before[i] == now[i]):
+        i += 1
+    return i
+
+
+class _Unknown(Exception):
+    """A trigger asked for a metric the running totals do not keep."""
+
+
+class Totals:
+    """The metrics of an untouched plan that the running totals know."""
+
+    __slots__ = ("messages", "tokens")
+
+    def __init__(self, tokens: int, messages: int) -> None:
+        self.tokens = tokens
+        self.messages = messages
+
+    @property
+    def groups(self) -> int:
+        raise _Unknown
+
+    @property
+    def turns(self) -> int:
+        raise _Unknown
+
+    @property
+    def tool_call_groups(self) -> int:
+        raise _Unknown
+
+
+_PLAIN_TRIGGER = (ClampStrategy, ToolResultCompactionStrategy, SelectiveToolCallCompactionStrategy)
+
+
+def _leaf_trigger(strategy: Strategy, tokenizer_given: bool) -> Trigger | None:
+    """The trigger a strategy checks first on an untouched plan, when that alone decides
+    whether it acts (None: it may act whatever the totals)."""
+    if isinstance(strategy, TruncationStrategy):
+        if strategy.max_n is not None and strategy.compact_to is not None:
+            return Trigger("exceed", "tokens" if tokenizer_given else "messages", strategy.max_n)
+        return strategy.trigger
+    if isinstance(strategy, SummarizationStrategy):
+        return strategy.trigger if strategy.target_count is None else None
+    if isinstance(strategy, _PLAIN_TRIGGER):
+        return strategy.trigger
+    return None
+
+
+def quiet(strategy: Strategy, totals: Totals, tokenizer_given: bool) -> tuple[bool, str | None]:
+    """Whether ``strategy`` certainly leaves a history with these totals unchanged, and the
+    first trigger its run would log (what :class:`CompactorRun` reports as ``trigger``)."""
+    first: str | None = None
+    stack: list[Strategy] = [strategy]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, PipelineStrategy):
+            stack.extend(reversed(s.strategies))
+            continue
+        trigger = _leaf_trigger(s, tokenizer_given)
+        if trigger is None:
+            return False, None
+        try:
+            if trigger(totals):
+                return False, None
+        except _Unknown:
+            return False, None
+        if first is None:
+            first = trigger.describe()
+    return True, first
+
+
+class LoopMemory:
+    """One agent loop's memory (one history); see the module docstring. Thread-safe.
+
+    ``summaries`` are the last run's summarizer answers, offered to the next run so a
+    range already summarised costs no new model call. Drop the object to release it.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.summaries: Mapping[str, SummaryResponse] = {}
+        self._clear()
+
+    def _clear(self) -> None:
+        self._items: list[Any] = []
+        self._messages: list[Message] = []
+        self._counts: list[int] = []
+        self._sizes: list[int] = []
+        self._key: tuple[str, Tokenizer | None] | None = None
+        self._starts: list[int] = []
+        self._tokens_before: list[int] = []
+        self._messages_before: list[int] = []
+
+    def forget(self) -> None:
+        """Drop everything (the next call is a from-scratch run)."""
+        self._clear()
+        self.summaries = {}
+
+    def totals(
+        self, items: Sequence[Any], format: str, counter: Tokenizer | None
+    ) -> tuple[int, int] | None:
+        """The token and message totals of ``items`` read from the last known user turn of
+        the unchanged prefix on, or None when the memory cannot tell (first call, a rewind
+        past every known turn, another format or tokenizer, an unreadable item)."""
+        # Estimators compare by value (a profile makes a new one for every run).
+        if self._key != (format, counter) or not self._starts:
+            return None
+        k = common_prefix(self._items, items)
+        i = bisect_right(self._starts, k) - 1
+        if i < 0:
+            return None
+        start = self._starts[i]
+        try:
+            messages = get_format(format).to_messages(items[start:], "<history>")
+        except CompactlensError:
+            return None
+        counts = count_messages(messages, counter or CharEstimator())
+        tokens, count = self._tokens_before[i], self._messages_before[i]
+        if not self._split(items, start, messages, counts, i, tokens, count):
+            self._clear()
+            return None
+        self._items = list(items)
+        self._messages[count:] = messages
+        self._counts[count:] = counts
+        del self._sizes[count:]
+        return tokens + sum(counts), count + len(messages)
+
+    def read(
+        self, items: Sequence[Any], format: str, counter: Tokenizer | None, grouping: Grouping
+    ) -> tuple[CallerMessages, MessageIndex]:
+        """``items`` read and indexed from what :meth:`totals` just kept for them (each
+        message read and counted once in the loop; only the grouping pass sees them all)."""
+        messages = self._messages
+        if len(self._sizes) < len(messages):
+            self._sizes.extend(message_sizes(m)[1] for m in messages[len(self._sizes) :])
+        index = MessageIndex.from_counts(
+            messages, self._counts, self._sizes, counter or CharEstimator(), grouping=grouping
+        )
+        caller = CallerMessages(index.messages, tuple(items), "wire", get_format(format))
+        return caller, index
+
+    def seed(
+        self,
+        items: Sequence[Any],
+        format: str,
+        counter: Tokenizer | None,
+        messages: Sequence[Message],
+        counts: Sequence[int],
+    ) -> None:
+        """Remember ``items`` as read by a full run (``messages`` with their ``counts``)."""
+        self._clear()
+        if self._split(items, 0, messages, counts, 0, 0, 0):
+            self._items = list(items)
+            self._key = (format, counter)
+            self._messages = list(messages)
+            self._counts = list(counts)
+        else:
+            self._clear()
+
+    def _split(
+        self,
+        items: Sequence[Any],
+        start: int,
+        messages: Sequence[Message],
+        counts: Sequence[int],
+        keep: int,
+        tokens: int,
+        count: int,
+    ) -> bool:
+        """Record the user turns of ``messages`` (read from ``items[start:]``, after
+        ``tokens`` tokens in ``count`` messages) after the first ``keep`` known ones; False
+        when a message cannot be traced to its item."""
+        position = {id(item): start + j for j, item in enumerate(items[start:])}
+        starts: list[int] = []
+        before_t: list[int] = []
+        before_m: list[int] = []
+        last = -1
+        for m, c in zip(messages, counts, strict=True):
+            wire = m.wire[0] if isinstance(m.wire, tuple) and m.wire else m.wire
+            at = position.get(id(wire)) if wire is not None else None
+            if at is None or at < last:
+                return False
+            if at != last and m.role == "user":
+                starts.append(at)
+                before_t.append(tokens)
+                before_m.append(count)
+            last = at
+            tokens += c
+            count += 1
+        if messages and (not starts or starts[0] != start) and start != 0:
+            return False  # the re-read no longer opens with the user turn it started at
+        del self._starts[keep:], self._tokens_before[keep:], self._messages_before[keep:]
+        self._starts.extend(starts)
+        self._tokens_before.extend(before_t)
+        self._messages_before.extend(before_m)
+        return True
+
+
+class Conversions:
+    """Framework objects to wire items, each converted once; back only for new items.
+
+    ``to_items`` converts a list of objects, ``from_items`` a list of items. The unchanged
+    prefix of the objects is found as :func:`common_prefix` finds it: an object changed in
+    place keeps its old conversion (frameworks hand over new objects for new content).
+    """
+
+    def __init__(
+        self,
+        to_items: Callable[[list[Any]], list[Any]],
+        from_items: Callable[[list[Any]], list[Any]],
+    ) -> None:
+        self._to = to_items
+        self._from = from_items
+        self._objects: list[Any] = []  # the last history handed over
+        self._items: list[Any] = []  # its items
+        # Every object converted either way, by identity: the last history's and the
+        # last compaction's (a framework may keep either as its next history).
+        self._by_object: dict[int, tuple[Any, Any]] = {}
+        self._by_item: dict[int, Any] = {}
+
+    def items(self, objects: Sequence[Any]) -> list[Any]:
+        """The wire items of ``objects``, converting only objects not seen before."""
+        k = common_prefix(self._objects, objects)
+        tail = list(objects[k:])
+        by_object = self._by_object
+        missing = [o for o in tail if by_object.get(id(o), (None,))[0] is not o]
+        for obj, item in zip(missing, self._to(missing) if missing else [], strict=True):
+            self._remember(obj, item)
+        self._items = self._items[:k] + [by_object[id(o)][1] for o in tail]
+        self._objects = list(objects)
+        if len(by_object) > 2 * len(self._objects) + 64:  # forget what left the history
+            self._by_object, self._by_item = {}, {}
+            for obj, item in zip(self._objects, self._items, strict=True):
+                self._remember(obj, item)
+        return self._items
+
+    def objects(self, items: Sequence[Any]) -> list[Any]:
+        """Framework objects for ``items``: the caller's own object for an item it came
+        from, a conversion (in one batch) for the rest."""
+        by_item = self._by_item
+        fresh = [item for item in items if id(item) not in by_item]
+        made = self._from(fresh) if fresh else []
+        for obj, item in zip(made, fresh, strict=True):
+            self._remember(obj, item)
+        return [by_item[id(item)] for item in items]
+
+    def _remember(self, obj: Any, item: Any) -> None:
+        self._by_object[id(obj)] = (obj, item)
+        self._by_item[id(item)] = obj
+
+
+@dataclass(slots=True)
+class Loop:
+    """One agent loop's :class:`LoopMemory` and :class:`Conversions`."""
+
+    memory: LoopMemory
+    conversions: Conversions
+
+
+class Loops:
+    """The loops one integration serves (a LangChain agent or MAF strategy may serve many
+    conversations), by the identity of the history's first message: the newest ``size``
+    are kept, an older one is dropped (its next call is a from-scratch run)."""
+
+    def __init__(
+        self,
+        to_items: Callable[[list[Any]], list[Any]],
+        from_items: Callable[[list[Any]], list[Any]],
+        size: int = 8,
+    ) -> None:
+        self._to = to_items
+        self._from = from_items
+        self._size = size
+        self._loops: OrderedDict[int, tuple[Any, Loop]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, objects: Sequence[Any]) -> Loop:
+        """The loop whose history starts with ``objects[0]`` (a new one if none does)."""
+        first = objects[0] if objects else None
+        with self._lock:
+            held = self._loops.get(id(first))
+            if held is not None and held[0] is first:
+                self._loops.move_to_end(id(first))
+                return held[1]
+            loop = Loop(LoopMemory(), Conversions(self._to, self._from))
+            self._loops[id(first)] = (first, loop)
+            while len(self._loops) > self._size:
+                self._loops.popitem(last=False)
+            return loop
+
+    def follow(self, loop: Loop, objects: Sequence[Any]) -> None:
+        """Find ``loop`` by ``objects[0]`` from now on (a compaction changed the first one)."""
+        if not objects:
+            return
+        with self._lock:
+            self._loops[id(objects[0])] = (objects[0], loop)
+            self._loops.move_to_end(id(objects[0]))
+            while len(self._loops) > self._size:
+                self._loops.popitem(last=False)
+
+
+__all__ = ["Conversions", "Loop", "LoopMemory", "Loops", "Totals", "common_prefix", "quiet"]

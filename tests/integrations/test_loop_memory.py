@@ -1,0 +1,315 @@
+"""A compactor that remembers between the calls of an agent loop gives, on every call, what a
+from-scratch run gives on the same history.
+
+Random loops of appends, tool rounds, rewinds, edits inside the prefix, restores of an
+earlier history, strategy changes and histories replaced by the compacted output (what
+LangChain's state does) run through one :class:`LoopMemory` and, beside it, through a
+compactor without memory (``apply_compaction`` / ``compact()``); every call must agree on
+the messages, status, tokens, trigger and decisions.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactlens.integrations import Compactor
+from compactlens.integrations.compactor import OneShot
+from compactlens.integrations.loop import Conversions, LoopMemory
+from compactlens.integrations.outcome import CompactorRun
+from compactlens.summarizers.base import SummaryRequest
+from compactlens.summarizers.testing import FakeSummarizer
+
+
+def _summary(request: SummaryRequest) -> str:
+    return f"summary of {len(request.transcript_json)} characters"
+
+
+def _chat_user(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": text}]
+
+
+def _chat_tools(n: int, size: int) -> list[dict[str, Any]]:
+    call = {"id": f"c{n}", "type": "function", "function": {"name": "look", "arguments": "{}"}}
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": f"c{n}", "content": f"result {n} " * size},
+        {"role": "assistant", "content": f"answer {n}"},
+    ]
+
+
+def _responses_user(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": text}]
+
+
+def _responses_tools(n: int, size: int) -> list[dict[str, Any]]:
+    return [
+        {"type": "function_call", "call_id": f"c{n}", "name": "look", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": f"c{n}", "output": f"result {n} " * size},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": f"answer {n}"}],
+        },
+    ]
+
+
+def _langchain(kind: str, **data: Any) -> dict[str, Any]:
+    body = {"content": "", "additional_kwargs": {}, "response_metadata": {}, "type": kind}
+    return {"type": kind, "data": {**body, **data}}
+
+
+def _langchain_user(text: str) -> list[dict[str, Any]]:
+    return [_langchain("human", content=text)]
+
+
+def _langchain_tools(n: int, size: int) -> list[dict[str, Any]]:
+    call = {"name": "look", "args": {"q": n}, "id": f"c{n}", "type": "tool_call"}
+    return [
+        _langchain("ai", tool_calls=[call]),
+        _langchain("tool", content=f"result {n} " * size, tool_call_id=f"c{n}"),
+        _langchain("ai", content=f"answer {n}"),
+    ]
+
+
+@dataclass(frozen=True)
+class Shape:
+    format: str
+    user: Callable[[str], list[dict[str, Any]]]
+    tools: Callable[[int, int], list[dict[str, Any]]]
+
+
+def _pydantic_ai_user(text: str) -> list[dict[str, Any]]:
+    import pydantic_ai.messages as pm
+
+    request = pm.ModelRequest(parts=[pm.UserPromptPart(content=text, timestamp=WHEN)])
+    return list(pm.ModelMessagesTypeAdapter.dump_python([request], mode="json"))
+
+
+def _pydantic_ai_tools(n: int, size: int) -> list[dict[str, Any]]:
+    import pydantic_ai.messages as pm
+
+    call = pm.ToolCallPart(tool_name="look", args={"q": n}, tool_call_id=f"c{n}")
+    result = pm.ToolReturnPart(
+        tool_name="look", content=f"result {n} " * size, tool_call_id=f"c{n}", timestamp=WHEN
+    )
+    messages = [
+        pm.ModelResponse(parts=[call], timestamp=WHEN),
+        pm.ModelRequest(parts=[result]),
+        pm.ModelResponse(parts=[pm.TextPart(content=f"answer {n}")], timestamp=WHEN),
+    ]
+    return list(pm.ModelMessagesTypeAdapter.dump_python(messages, mode="json"))
+
+
+def _maf_user(text: str) -> list[dict[str, Any]]:
+    from agent_framework import Content, Message
+
+    return [Message(role="user", contents=[Content.from_text(text)]).to_dict()]
+
+
+def _maf_tools(n: int, size: int) -> list[dict[str, Any]]:
+    from agent_framework import Content, Message
+
+    call = Content.from_function_call(call_id=f"c{n}", name="look", arguments={"q": n})
+    result = Content.from_function_result(call_id=f"c{n}", result=f"result {n} " * size)
+    messages = [
+        Message(role="assistant", contents=[call]),
+        Message(role="tool", contents=[result]),
+        Message(role="assistant", contents=[Content.from_text(f"answer {n}")]),
+    ]
+    return [m.to_dict() for m in messages]
+
+
+def _installed(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+WHEN = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
+SHAPES = (
+    Shape("openai-chat", _chat_user, _chat_tools),
+    Shape("openai-responses", _responses_user, _responses_tools),
+    Shape("langchain", _langchain_user, _langchain_tools),
+    *(
+        [Shape("pydantic-ai", _pydantic_ai_user, _pydantic_ai_tools)]
+        if _installed("pydantic_ai")
+        else []
+    ),
+    *([Shape("agent-framework", _maf_user, _maf_tools)] if _installed("agent_framework") else []),
+)
+
+
+def _compactors(limit: int, summarizer: FakeSummarizer) -> list[Compactor]:
+    tokens = {"op": "exceed", "metric": "tokens", "n": limit}
+    return [
+        Compactor.from_config({"type": "truncation", "trigger": tokens, "minimum_preserved": 2}),
+        Compactor.from_config(
+            {
+                "type": "pipeline",
+                "strategies": [
+                    {
+                        "type": "tool_result_collapse",
+                        "trigger": tokens,
+                        "keep_last_tool_call_groups": 1,
+                    },
+                    {"type": "truncation", "trigger": tokens, "minimum_preserved": 2},
+                ],
+            }
+        ),
+        Compactor.from_config(
+            {"type": "summarization", "trigger": tokens, "minimum_preserved": 2},
+            summarizer=summarizer,
+        ),
+        Compactor.from_config(
+            {"type": "truncation", "trigger": tokens, "minimum_preserved": 2}, profile="maf"
+        ),
+        Compactor.from_config(
+            {"type": "tool_result_collapse", "trigger": tokens, "keep_last_tool_call_groups": 1},
+            profile="deepagents",
+        ),
+        Compactor.from_one_shot(
+            OneShot(
+                summarizer=summarizer,
+                target_tokens=limit // 2,
+                keep_last_messages=3,
+                trigger_tokens=limit,
+            )
+        ),
+    ]
+
+
+def _decisions(run: CompactorRun) -> list[Any] | None:
+    decisions = getattr(run.result, "decisions", None)
+    return None if decisions is None else list(decisions)
+
+
+def _same(remembered: CompactorRun, fresh: CompactorRun) -> None:
+    assert remembered.messages == fresh.messages
+    assert (remembered.status, remembered.changed, remembered.strategy) == (
+        fresh.status,
+        fresh.changed,
+        fresh.strategy,
+    )
+    assert (remembered.tokens_before, remembered.tokens_after) == (
+        fresh.tokens_before,
+        fresh.tokens_after,
+    )
+    assert (remembered.trigger, remembered.summarized, remembered.summary) == (
+        fresh.trigger,
+        fresh.summarized,
+        fresh.summary,
+    )
+    if remembered.result is None:  # answered from the running totals: nothing may change
+        assert fresh.status == "unchanged"
+        assert all(d.action == "kept" for d in _decisions(fresh) or [])
+    else:
+        assert _decisions(remembered) == _decisions(fresh)
+        assert getattr(remembered.result, "summaries", None) == getattr(
+            fresh.result, "summaries", None
+        )
+
+
+STEP = st.one_of(
+    st.tuples(st.just("user"), st.integers(1, 30)),
+    st.tuples(st.just("tools"), st.integers(1, 40)),
+    st.tuples(st.just("rewind"), st.integers(1, 6)),
+    st.tuples(st.just("edit"), st.integers(0, 60)),
+    st.tuples(st.just("restore"), st.integers(0, 20)),
+    st.tuples(st.just("strategy"), st.integers(0, 5)),
+    st.tuples(st.just("adopt"), st.booleans()),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shape=st.sampled_from(SHAPES),
+    limit=st.sampled_from([120, 300, 900]),
+    system=st.booleans(),
+    steps=st.lists(STEP, min_size=1, max_size=30),
+)
+def test_every_call_equals_a_fresh_run(
+    shape: Shape, limit: int, system: bool, steps: list[tuple[str, Any]]
+) -> None:
+    summarizer = FakeSummarizer(text=_summary)
+    compactors = _compactors(limit, summarizer)
+    chosen = compactors[0]
+    memory = LoopMemory()
+    history: list[dict[str, Any]] = []
+    if system:
+        history.append({"role": "system", "content": "Be brief."})
+        if shape.format != "openai-chat":  # a system message in the shape's own format
+            history = []
+    saved: list[list[dict[str, Any]]] = []
+    last: CompactorRun | None = None
+    for n, (op, value) in enumerate(steps):
+        if op == "user":
+            history = [*history, *shape.user(f"question {n} " + "word " * value)]
+        elif op == "tools":
+            history = [*history, *shape.tools(n, value)]
+        elif op == "rewind":
+            history = history[: max(0, len(history) - value)]
+        elif op == "edit" and history:
+            at = value % len(history)
+            history = [*history[:at], *shape.user(f"edited {n}"), *history[at + 1 :]]
+        elif op == "restore" and saved:
+            history = list(saved[value % len(saved)])
+        elif op == "strategy":
+            chosen = compactors[value]
+        elif op == "adopt" and last is not None and last.changed and value:
+            history = list(last.messages)  # the framework keeps the compacted history
+        saved.append(history)
+        last = chosen.run(history, shape.format, memory=memory)
+        _same(last, chosen.run(history, shape.format))
+
+
+@settings(max_examples=15, deadline=None)
+@given(turns=st.integers(4, 25))
+def test_a_range_already_summarised_is_not_summarised_again(turns: int) -> None:
+    """A history that stays over budget (a session view re-compacts the stored history on
+    every call) asks the summarizer only when the range to summarise changed."""
+    summarizer = FakeSummarizer(text=_summary)
+    compactor = Compactor.from_config(
+        {
+            "type": "summarization",
+            "trigger": {"op": "exceed", "metric": "tokens", "n": 100},
+            "minimum_preserved": 2,
+        },
+        summarizer=summarizer,
+    )
+    memory = LoopMemory()
+    history = [m for n in range(turns) for m in _chat_user(f"question {n} " * 20)]
+    first = compactor.run(history, "openai-chat", memory=memory)
+    assert first.summarized and summarizer.call_count == 1
+    again = compactor.run(list(history), "openai-chat", memory=memory)
+    assert again.messages == first.messages
+    assert summarizer.call_count == 1
+
+
+def test_conversions_convert_each_object_once() -> None:
+    converted: list[int] = []
+
+    def to_items(objects: list[int]) -> list[dict[str, int]]:
+        converted.extend(objects)
+        return [{"n": o} for o in objects]
+
+    def from_items(items: list[dict[str, int]]) -> list[int]:
+        return [-item["n"] for item in items]
+
+    conversions = Conversions(to_items, from_items)
+    objects = [1, 2, 3]
+    first = conversions.items(objects)
+    second = conversions.items([*objects, 4])
+    assert converted == [1, 2, 3, 4]
+    assert second[:3] == first and all(a is b for a, b in zip(first, second, strict=False))
+    assert conversions.items([1, 5]) == [{"n": 1}, {"n": 5}]
+    assert converted[-1] == 5
+    made = conversions.items([1, 5])
+    back = conversions.objects([made[1], {"n": 7}])
+    assert back == [5, -7]
+    assert json.dumps(made) == json.dumps([{"n": 1}, {"n": 5}])
