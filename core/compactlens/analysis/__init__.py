@@ -35,6 +35,7 @@ from compactlens.analysis.corpus import (
     write_rows,
 )
 from compactlens.analysis.facts import (
+    FACT_KIND_LABELS,
     FACT_KINDS,
     Fact,
     FactCheck,
@@ -94,6 +95,7 @@ from compactlens.analysis.verdict import (
     Verdict,
     VerdictNumbers,
     group_counts,
+    percent,
     verdict,
 )
 from compactlens.analysis.verdict import Level as VerdictLevel
@@ -104,6 +106,7 @@ __all__ = [
     "DEFAULT_PRICES",
     "FACT_DEFINITION",
     "FACT_KINDS",
+    "FACT_KIND_LABELS",
     "JUDGE_LABEL",
     "PROVIDERS",
     "REFERENCE_LABEL",
@@ -159,6 +162,7 @@ __all__ = [
     "listed_fixes",
     "measure",
     "next_step",
+    "percent",
     "postmortem",
     "price_table",
     "prices_for",

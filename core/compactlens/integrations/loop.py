@@ -57,7 +57,7 @@ def common_prefix(before: list[Any], now: Sequence[Any]) -> int:
     return i
 
 
-class _Unknown(Exception):
+class _Unknown(CompactlensError):
     """A trigger asked for a metric the running totals do not keep."""
 
 

@@ -28,7 +28,7 @@ from typing import Any
 from compactlens.formats.recording import COMPACTION, HEADER, HISTORY, rebuild, rebuild_after
 from compactlens.integrations.compactor import Compactor, OneShot
 from compactlens.integrations.outcome import CompactorRun
-from compactlens.model.errors import CompactlensError, ConfigError, TranscriptError
+from compactlens.model.errors import CompactlensError, ConfigError, DataError, TranscriptError
 from compactlens.model.tokens import make_tokenizer
 from compactlens.summarizers.base import FINISH_STOP, Summarizer, SummaryRequest, SummaryResponse
 
@@ -245,18 +245,18 @@ class RunReader:
             try:
                 record = json.loads(raw)
             except ValueError as exc:
-                raise ValueError(f"not JSON ({exc})") from None
+                raise DataError(f"not JSON ({exc})") from None
         if not isinstance(record, dict):
-            raise ValueError("not a JSON object")
+            raise DataError("not a JSON object")
         get = record.get
         kind = get("type")
         if self.header is None:
             if kind != HEADER:
-                raise ValueError("not a compactlens recording (no compactlens.recording header)")
+                raise DataError("not a compactlens recording (no compactlens.recording header)")
             self.header = record
             return None
         if kind != HISTORY and kind != COMPACTION:
-            raise ValueError(f"unknown record type {kind!r}")
+            raise DataError(f"unknown record type {kind!r}")
         config = get("config")
         if config is not None and isinstance(config, dict):
             self.config = config
