@@ -110,4 +110,4 @@ def test_the_last_step_finds_a_fix_and_links_to_the_debugger(app) -> None:
     assert at.session_state["cl_sources"][active].sample == "cannot_fit_16k"
     config = at.session_state["cl_lab"]
     assert config.stages[0]["type"] == "sliding_window"
-    assert "cannot-fit" in texts(at)
+    assert "Does not fit" in texts(at)  # the debugger's verdict bar
