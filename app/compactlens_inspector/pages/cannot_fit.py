@@ -189,10 +189,11 @@ def render() -> None:
     if untriggered and target is not None:
         _not_triggered(r, target)
     elif r.status != "cannot-fit" and not missed:
-        st.success(
-            f"**This configuration fits** ({r.status}): nothing to debug. The waterfall below "
-            "still shows what the compacted history is made of.",
-            icon=":material/check_circle:",
+        # Neutral, not green: whether the run is safe is the verdict bar's to say.
+        st.info(
+            f"**This configuration fits** ({r.status}): the target is met; the verdict above "
+            "names any cost. The waterfall below shows what the compacted history is made of.",
+            icon=":material/info:",
         )
     elif r.status == "compacted":
         _stage_missed_note(r, missed)
