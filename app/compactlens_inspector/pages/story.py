@@ -112,7 +112,9 @@ def _strategy_card(run: StrategyRun) -> None:
         groups = n.groups or {}
         st.markdown(
             " · ".join(
-                f"{badges.decision(action)} {num(groups.get(label, 0))}"
+                # the verdict's word for the decision, in the decision's colour
+                f"{badges.badge(label, badges.DECISION_BADGE.get(action, 'gray'))} "
+                f"{num(groups.get(label, 0))}"
                 for action, label in (
                     ("excluded", "dropped"),
                     ("collapsed", "collapsed"),

@@ -37,7 +37,8 @@ from compactlens.analysis.corpus import (
 DESCRIPTION = """\
 Run one compaction configuration over every transcript in DIR and write a table:
 file, format, messages, tokens before/after, status, reason, fact recall, the
-cache-surviving prefix and protocol problems. CONFIG is JSON:
+cache-surviving prefix, protocol problems and the run's verdict (verdict, costs,
+next_step: the value compactlens.verdict() gives). CONFIG is JSON:
 {"strategy": {...}} (a strategy or pipeline, as strategy_from_config reads it) or
 {"compact": {"target_tokens": 20000, "keep_last_messages": 4}}, with optional
 "tokenizer" and "analysis" ({"context_window": ..., "model": ..., "further_turns": ...});
