@@ -103,6 +103,7 @@ def test_codex_rollout_and_inspect_log_show_their_compactions(app) -> None:
         no_exceptions(at)
         expected = postmortem(load_transcript(path), [("ref", reference_pipeline)])
         rows = _table_with(at, "agent recall")
-        assert list(rows["marker"]) == [c.recorded.source for c in expected.compactions], name
+        assert list(rows["#"]) == [c.number for c in expected.compactions], name
+        assert f"Agent ({expected.compactions[0].recorded.source})" in plain(texts(at)), name
         agent = [recall_share(c.agent) for c in expected.compactions]
         assert list(rows["agent recall"]) == agent, name

@@ -114,7 +114,7 @@ def strategy_columns(pm: Postmortem) -> list[tuple[str, int]]:
 
 def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
     """One row per compaction for the table under the timeline (a column the agent never
-    recorded is left out)."""
+    recorded is left out; the marker that recorded it is in the agent's column title)."""
     rows: list[dict[str, Any]] = []
     columns = strategy_columns(pm)
     after_recorded = any(c.recorded.tokens_after is not None for c in pm.compactions)
@@ -123,7 +123,6 @@ def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
         row: dict[str, Any] = {
             "#": c.number,
             "at message": r.index,
-            "marker": r.source,
             "trigger": r.trigger or "",
             "tokens before (recorded)": _recorded(r.tokens_before),
         }
