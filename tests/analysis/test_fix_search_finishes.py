@@ -9,7 +9,15 @@ import json
 from typing import Any
 
 from compactlens import MessageIndex, run_strategy
-from compactlens.analysis import analyze, judge_fix, judge_fixes, next_step, search_fixes, verdict
+from compactlens.analysis import (
+    analyze,
+    judge_fix,
+    judge_fixes,
+    listed_fixes,
+    next_step,
+    search_fixes,
+    verdict,
+)
 from compactlens.analysis.fixes import _outcome
 from compactlens.analysis.retrigger import strategy_triggers
 from compactlens.engine import Guards, TruncationStrategy, tokens_exceed
@@ -150,7 +158,14 @@ def test_next_step_says_nothing_to_fix_for_a_safe_run_and_names_the_fix_otherwis
     assert failing.level == "no-fit"
     found = judge_fixes(ix, search_fixes(ix, tight, guards=GUARDS))
     step = next_step(failing, found)
-    assert step.startswith("Apply: ") and found.fixes[0].plain_summary in step
+    listed = listed_fixes(found.fixes, failing)
+    assert listed and step.startswith(f"Apply: {listed[0].plain_summary}")
+    # Listed in the order of their verdicts: fewer failed checks first, then recall.
+    keys = [
+        (f.changes_target, not f.keeps_conversation, len(f.verdict.costs))  # type: ignore[union-attr]
+        for f in listed
+    ]
+    assert keys == sorted(keys)
 
 
 def test_judging_one_fix_keeps_everything_else() -> None:

