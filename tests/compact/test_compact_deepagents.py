@@ -1,10 +1,13 @@
 """Scenarios from the @deepagents/compaction contract (the deepagents profile of compact()).
 
-Written from the contract, not from its code (the npm package is not reachable here):
-the estimator on the messages as given, the replaced range, the replay of the latest
-request, the 2,048-token output allowance, exactly one summarizer request per call, and
-the five cannot-fit reasons. Token arithmetic is done by hand from the JSON text the
-caller would send (``JSON.stringify``: no spaces, non-ASCII kept).
+The npm package is not published (``npm view @deepagents/compaction``: 404); its source
+(JanuaryLabs/deepagents, packages/compaction/src) was read to learn the rules, and these
+tests are written from them, with no Node: the estimator on the messages as given, the
+replaced range, the replay of the latest request, the 2,048-token output allowance,
+exactly one summarizer request per call, the five cannot-fit reasons, and the three
+differences found against it (instructions appended verbatim, numbers in the estimate as
+JavaScript writes them, reused call ids). Token arithmetic is done by hand from the JSON
+text the caller would send (``JSON.stringify``: no spaces, non-ASCII kept).
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from compactlens import compact, estimate_tokens
 from compactlens.compact import MAX_SUMMARY_TOKENS, estimate_canonical_tokens
 from compactlens.compact.result import CANNOT_FIT_REASONS
 from compactlens.engine.profiles import profile_guards
 from compactlens.model import SUMMARY_PREFIX
-from compactlens.summarizers import FakeSummarizer
+from compactlens.model.jsjson import js_number
+from compactlens.summarizers import SUMMARY_PROMPT, FakeSummarizer
 
 
 def user(text: str) -> dict[str, Any]:
@@ -113,3 +119,118 @@ def test_each_cannot_fit_reason(reason: str) -> None:
     assert result.status == "cannot-fit" and result.reason == reason
     assert result.messages == given  # nothing changes on cannot-fit
     assert fake.call_count == (1 if reason in CANNOT_FIT_REASONS[2:] else 0)
+
+
+# ---------------------------------------------------------------- the three differences
+# Found against the upstream source (packages/compaction/src/compact.ts and messages.ts):
+# the instructions are appended verbatim, the estimate is the length of JSON.stringify
+# (numbers written as JavaScript writes them), and a call id used again later links the
+# first call to the last result.
+
+
+@pytest.mark.parametrize(
+    "instructions",
+    ["  Keep ticket ids like ABC-12.\n", " \n\t "],
+    ids=["surrounding-whitespace", "whitespace-only"],
+)
+def test_instructions_are_appended_exactly_as_given(instructions: str) -> None:
+    """compact.ts: ``instructions ? `${PROMPT}\\n\\nAdditional preservation
+    requirements:\\n${instructions}` : PROMPT`` (no trim; any non-empty string appends)."""
+    fake = FakeSummarizer(text="sum")
+    compact(history(6), summarizer=fake, target_tokens=10_000, instructions=instructions)
+    expected = f"{SUMMARY_PROMPT}\n\nAdditional preservation requirements:\n{instructions}"
+    assert fake.calls[0].prompt == expected
+    plain = FakeSummarizer(text="sum")
+    compact(history(6), summarizer=plain, target_tokens=10_000, instructions="")
+    assert plain.calls[0].prompt == SUMMARY_PROMPT  # "" is falsy in JavaScript too
+
+
+def test_the_estimate_writes_numbers_as_javascript_does() -> None:
+    """AI SDK messages with numbers in tool inputs and JSON results: JSON.stringify writes
+    1.0 as 1, 1e-07 as 1e-7, 1e+16 in full, -0.0 as 0, NaN as null."""
+    msgs: list[dict[str, Any]] = [
+        {"role": "user", "content": "total?"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool-call",
+                    "toolCallId": "c1",
+                    "toolName": "sum",
+                    "input": {"a": 1.0, "b": 1e-07},
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": "c1",
+                    "toolName": "sum",
+                    "output": {"type": "json", "value": {"t": 1e16, "z": -0.0, "n": float("nan")}},
+                }
+            ],
+        },
+    ]
+    js = (
+        '[{"role":"user","content":"total?"},'
+        '{"role":"assistant","content":[{"type":"tool-call","toolCallId":"c1",'
+        '"toolName":"sum","input":{"a":1,"b":1e-7}}]},'
+        '{"role":"tool","content":[{"type":"tool-result","toolCallId":"c1","toolName":"sum",'
+        '"output":{"type":"json","value":{"t":10000000000000000,"z":0,"n":null}}}]}]'
+    )
+    assert estimate_tokens(msgs, format="ai-sdk") == math.ceil(len(js) / 4)
+    result = compact(
+        [*msgs, {"role": "assistant", "content": "3"}] * 2,
+        summarizer=FakeSummarizer(text="sum"),
+        target_tokens=10_000,
+        keep_last_messages=1,
+        format="ai-sdk",
+    )
+    assert result.tokens.before == math.ceil((2 * len(js) - 2 + 2 * 35 + 2) / 4)
+
+
+@pytest.mark.parametrize("answered", [True, False], ids=["answered", "left-open"])
+def test_a_reused_call_id_links_the_first_call_to_the_last_result(answered: bool) -> None:
+    """messages.ts links every message carrying ``tool:<id>``, first to last; an open link
+    pins its first message. Here call_A is used at 2 and again at 6."""
+
+    def call(i: str) -> dict[str, Any]:
+        fn = {"name": "grep", "arguments": "{}"}
+        return {"role": "assistant", "content": None,
+                "tool_calls": [{"id": i, "type": "function", "function": fn}]}  # fmt: skip
+
+    def result(i: str) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": i, "content": "ok"}
+
+    msgs = [
+        {"role": "system", "content": "sys"},
+        user("u1"),
+        call("call_A"),
+        result("call_A"),
+        asst("done 1"),
+        user("u2"),
+        call("call_A"),
+        *([result("call_A")] if answered else []),
+        asst("done 2"),
+        user("u3"),
+        asst("ok"),
+    ]
+    # With a result linked to its own call only, a cut before message 6 would be safe.
+    result_ = compact(msgs, summarizer=FakeSummarizer(text="sum"), target_tokens=10_000,
+                      keep_last_messages=4)  # fmt: skip
+    assert result_.status == "compacted"
+    assert result_.replaced_range == (1, 2)  # no cut between the first call and the last use
+    assert result_.reinserted_index is None  # the latest request (u3) is not in it
+    assert result_.messages[0] is msgs[0]
+    assert all(a is b for a, b in zip(result_.messages[2:], msgs[2:], strict=True))
+
+
+@given(hs.floats(allow_nan=False, allow_infinity=False))
+def test_javascript_numbers_read_back_to_the_same_double(x: float) -> None:
+    text = js_number(x)
+    assert float(text) == x
+    if x.is_integer() and abs(x) < 1e21:
+        assert text.lstrip("-").isdigit()  # 1.0 is "1", 1e16 is written in full
+    assert not text.startswith("-0") or text.startswith("-0.")

@@ -167,3 +167,24 @@ def test_the_chat_fast_path_groups_summaries_like_the_general_path() -> None:
     assert [g.kind for g in index.groups] == [g.kind for g in general.groups]
     assert GroupKind.SUMMARY in {g.kind for g in index.groups}
     assert latest_request_index(list(messages.messages)) == 1
+
+
+def test_an_openhands_v0_condensation_action_is_a_recorded_compaction() -> None:
+    """V0 logs keep the condenser's ``condensation`` action (the summary observation is
+    made when the view is built, not stored): forgotten ids, summary and its offset."""
+    path = SUMMARIES / "openhands_v0_condensation.json"
+    events = _records(path)
+    action = next(e for e in events if e.get("action") == "condensation")
+    args = action["args"]
+    gone = set(range(args["forgotten_events_start_id"], args["forgotten_events_end_id"] + 1))
+    t = load_transcript(path)
+    (c,) = t.compactions
+    assert (c.source, c.kind, c.summary) == ("openhands.condensation", "summary", args["summary"])
+    before = [m for m in t.messages if m.wire["id"] < action["id"]]
+    assert c.replaced == tuple(before)
+    kept = [m for m in before if m.wire["id"] not in gone]
+    summary = Message(role="user", parts=(TextPart(args["summary"]),))
+    offset = args["summary_offset"]
+    assert c.after == (*kept[:offset], summary, *kept[offset:])
+    assert not any(m.is_summary for m in t.messages)
+    assert latest_request_index(t.messages) == 1

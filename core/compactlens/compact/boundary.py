@@ -7,8 +7,12 @@ Leading system messages stay in place and are never summarized. The replaced ran
 * no later system message, media/file part or opaque provider content lies inside it
   or before its end: each *pins* itself and everything after it;
 * no unresolved tool call and no unanswered approval request lies inside it: an open
-  call or request pins itself and everything after it;
-* no tool call/result pair and no approval request/response pair straddles ``end``.
+  call id or approval id pins the first message that carries it and everything after;
+* no tool call/result link and no approval request/response link straddles ``end``.
+
+A link is every message that carries one id, first to last (``@deepagents/compaction``'s
+rule): when a call id is used again later, the first call and the last result are one
+link, so no cut falls between them (see :func:`find_pairs`).
 
 When no non-empty range satisfies all of this there is no safe boundary.
 
@@ -26,7 +30,13 @@ from typing import Any, Literal, TypeAlias
 from compactlens.engine.guards import latest_request_index
 from compactlens.engine.vocabulary import plural
 from compactlens.formats.caller import from_caller
-from compactlens.model.messages import ApprovalRequestPart, ApprovalResponsePart, Message
+from compactlens.model.messages import (
+    ApprovalRequestPart,
+    ApprovalResponsePart,
+    Message,
+    ToolCallPart,
+    ToolResultPart,
+)
 from compactlens.model.validation import check_int
 
 ProtectionKind: TypeAlias = Literal[
@@ -208,63 +218,84 @@ def leading_system_count(messages: Sequence[Message]) -> int:
     return n
 
 
-def find_pairs(messages: Sequence[Message]) -> tuple[list[PairSpan], list[Protection]]:
-    """Tool and approval pairs, and the open calls and requests (as pins).
+@dataclass(slots=True)
+class _Link:
+    """Every message that carries one call id (or approval id), and whether its last
+    part leaves it open (a call or request, not yet answered)."""
 
-    Results are linked to the latest pending call of the same id declared earlier
-    (or in the same message); a result with no such call is not part of any pair.
+    indices: list[int]
+    open: bool
+    answered: bool = False  # a result (or response) belongs to it
+
+
+def _link(
+    links: dict[tuple[str, str], _Link], key: tuple[str, str], i: int, state: bool | None
+) -> None:
+    link = links.get(key)
+    if link is None:
+        links[key] = _Link([i], bool(state))
+        return
+    if link.indices[-1] != i:
+        link.indices.append(i)
+    if state is not None:
+        link.open = state
+
+
+def find_pairs(messages: Sequence[Message]) -> tuple[list[PairSpan], list[Protection]]:
+    """Tool and approval links, and the open ones (as pins), as ``@deepagents/compaction``
+    draws them.
+
+    All the messages that carry one call id (its calls, its results, an approval request
+    for it) are one link, from the first to the last of them, whatever lies between: a
+    call id used again later links the first call to the last result. A link is open when
+    its last part is a call (an approval request, for an approval id); an open link pins
+    its *first* message and everything after it. A result whose id no call declares is
+    part of no pair.
     """
-    call_order: list[tuple[str, int]] = []  # (call id, index) in declaration order
-    results_of: dict[int, list[int]] = {}  # position in call_order -> result indices
-    call_slot: dict[str, list[int]] = {}  # call id -> stack of positions in call_order
-    request_order: list[tuple[str, int]] = []
-    answered: dict[int, int] = {}  # request position -> response index
-    request_slot: dict[str, list[int]] = {}
+    links: dict[tuple[str, str], _Link] = {}
     for i, m in enumerate(messages):
-        for call in m.tool_calls:
-            call_slot.setdefault(call.id, []).append(len(call_order))
-            call_order.append((call.id, i))
-        for res in m.tool_results:
-            slots = call_slot.get(res.call_id)
-            if slots:
-                pos = slots.pop()
-                results_of.setdefault(pos, []).append(i)
         for part in m.parts:
-            if isinstance(part, ApprovalRequestPart):
-                request_slot.setdefault(part.id, []).append(len(request_order))
-                request_order.append((part.id, i))
-        for part in m.parts:
-            if isinstance(part, ApprovalResponsePart):
-                rslots = request_slot.get(part.id)
-                if rslots:
-                    answered[rslots.pop()] = i
+            if isinstance(part, ToolCallPart):
+                _link(links, ("tool", part.id), i, True)
+            elif isinstance(part, ToolResultPart):
+                _link(links, ("tool", part.call_id), i, False)
+                links[("tool", part.call_id)].answered = True
+            elif isinstance(part, ApprovalRequestPart):
+                if part.call_id is not None:
+                    _link(links, ("tool", part.call_id), i, None)
+                _link(links, ("approval", part.id), i, True)
+            elif isinstance(part, ApprovalResponsePart):
+                _link(links, ("approval", part.id), i, False)
+                links[("approval", part.id)].answered = True
     pairs: list[PairSpan] = []
     pins: list[Protection] = []
-    for pos, (call_id, idx) in enumerate(call_order):
-        res_idx = results_of.get(pos)
-        if res_idx:
-            pairs.append(PairSpan("tool", call_id, tuple(sorted({idx, *res_idx}))))
-        else:
-            pins.append(
-                Protection(
-                    "unresolved-call",
-                    idx,
-                    f"unresolved call id {call_id} at {idx}",
-                    ref_id=call_id,
+    for (kind, ref_id), link in links.items():
+        first = link.indices[0]
+        if link.open:
+            seen = "" if len(link.indices) == 1 else f" (first seen at {first})"
+            if kind == "tool":
+                pins.append(
+                    Protection(
+                        "unresolved-call",
+                        first,
+                        f"unresolved call id {ref_id}{seen} at {link.indices[-1]}",
+                        ref_id=ref_id,
+                    )
                 )
-            )
-    for pos, (req_id, idx) in enumerate(request_order):
-        if pos in answered:
-            pairs.append(PairSpan("approval", req_id, tuple(sorted({idx, answered[pos]}))))
-        else:
-            pins.append(
-                Protection(
-                    "pending-approval",
-                    idx,
-                    f"unanswered approval request id {req_id} at {idx}",
-                    ref_id=req_id,
+            else:
+                pins.append(
+                    Protection(
+                        "pending-approval",
+                        first,
+                        f"unanswered approval request id {ref_id}{seen} at {link.indices[-1]}",
+                        ref_id=ref_id,
+                    )
                 )
-            )
+        if len(link.indices) > 1 or (link.answered and not link.open):
+            pair_kind: Literal["tool", "approval"] = "tool" if kind == "tool" else "approval"
+            pairs.append(PairSpan(pair_kind, ref_id, tuple(link.indices)))
+    pairs.sort(key=lambda p: (p.first, p.kind, p.ref_id))
+    pins.sort(key=lambda p: (p.index, p.kind, p.ref_id or ""))
     return pairs, pins
 
 

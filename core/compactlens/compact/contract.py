@@ -47,6 +47,7 @@ from compactlens.engine.result import TokenCounts
 from compactlens.engine.telemetry import emit_compact_result
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.errors import ConfigError, InputTypeError, TranscriptError
+from compactlens.model.jsjson import number_length_delta
 from compactlens.model.messages import (
     ROLES,
     SUMMARY_PREFIX,
@@ -97,8 +98,10 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def wire_json_length(messages: Sequence[Any]) -> int:
     """UTF-16 length of ``JSON.stringify(messages)``: compact separators, non-ASCII kept,
-    a lone surrogate escaped as ``\\uXXXX`` (6 units). ``TypeError`` naming the first
-    message that is not JSON."""
+    a lone surrogate escaped as ``\\uXXXX`` (6 units), numbers as JavaScript writes them
+    (``1.0`` is ``1``, ``1e-07`` is ``1e-7``, NaN is ``null``:
+    :func:`compactlens.model.jsjson.js_number`). ``TypeError`` naming the first message
+    that is not JSON."""
     try:
         text = json.dumps(list(messages), ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as exc:
@@ -110,7 +113,8 @@ def wire_json_length(messages: Sequence[Any]) -> int:
                     f"messages[{i}] is not JSON ({exc}); pass count_tokens= to count it"
                 ) from None
         raise InputTypeError(f"messages are not JSON ({exc})") from None
-    return utf16_length(text) + 5 * len(_LONE_SURROGATE.findall(text))
+    surrogates = 5 * len(_LONE_SURROGATE.findall(text))
+    return utf16_length(text) + surrogates + number_length_delta(list(messages))
 
 
 def estimate_canonical_tokens(messages: Sequence[Any]) -> int:
@@ -127,11 +131,14 @@ def estimate_canonical_tokens(messages: Sequence[Any]) -> int:
     return estimate_message_tokens(msgs)
 
 
-def estimate_tokens(messages: Sequence[Any]) -> int:
+def estimate_tokens(messages: Sequence[Any], *, format: str | None = None) -> int:
     """ceil(UTF-16 length of the JSON of the messages as given / 4); 0 when empty.
 
     The deepagents contract: wire dicts are measured as ``JSON.stringify`` writes them
-    (``[{"role": "user", "content": "hello"}]`` is 35 units, 9 tokens). :class:`Message`
+    (``[{"role": "user", "content": "hello"}]`` is 35 units, 9 tokens; numbers as
+    JavaScript writes them: ``1.0`` is ``1``). ``format`` names the wire format of the
+    dicts as in :func:`compact` (default OpenAI Chat; ``"ai-sdk"`` for the AI SDK
+    ``ModelMessage`` lists ``@deepagents/compaction`` takes). :class:`Message`
     objects have no wire form of their own: they are measured by
     :func:`estimate_canonical_tokens`. Raises ``TypeError`` asking for ``count_tokens``
     when a message holds media or opaque provider content (an estimate from characters
@@ -141,7 +148,7 @@ def estimate_tokens(messages: Sequence[Any]) -> int:
         return 0
     if all(isinstance(m, Message) for m in messages):
         return estimate_message_tokens(messages)
-    return _wire_estimate(from_caller(messages).messages, messages)
+    return _wire_estimate(from_caller(messages, format=format).messages, messages)
 
 
 def _wire_estimate(canonical: Sequence[Message], wire: Sequence[Any]) -> int:

@@ -34,6 +34,7 @@ from compactlens.formats._common import (
     opt_str,
     original_of,
 )
+from compactlens.formats._recorded import first_positions, message_at, opt_int, opt_text
 from compactlens.formats.base import META_POSITIONS, Encoded, Split, WireFormat
 from compactlens.model.messages import (
     META_SUMMARY_FORM,
@@ -45,6 +46,7 @@ from compactlens.model.messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from compactlens.model.recorded import RecordedCompaction
 
 #: The summary form of condensation summaries (:data:`compactlens.model.META_SUMMARY_FORM`).
 SUMMARY_FORM = "openhands"
@@ -327,6 +329,73 @@ def from_message(message: Message) -> dict[str, Any]:
     """Build the first event for a new or changed message (:func:`encode` gives them all)."""
     item: dict[str, Any] = encode(message).items[0]
     return item
+
+
+# ----------------------------------------------------------------------------- compactions
+
+#: The action a V0 condenser records (``CondensationAction``).
+CONDENSATION = "condensation"
+
+
+def _forgotten(args: Mapping[str, Any]) -> set[int]:
+    """Event ids a condensation forgets: ``forgotten_event_ids``, or the range
+    ``forgotten_events_start_id``..``forgotten_events_end_id`` (inclusive)."""
+    ids = args.get("forgotten_event_ids")
+    if isinstance(ids, list):
+        return {i for i in ids if isinstance(i, int) and not isinstance(i, bool)}
+    first, last = (
+        opt_int(args.get("forgotten_events_start_id")),
+        opt_int(args.get("forgotten_events_end_id")),
+    )
+    return set(range(first, last + 1)) if first is not None and last is not None else set()
+
+
+def compactions(
+    items: Sequence[Any], messages: Sequence[Message], document: Any = None, source: str = ""
+) -> tuple[RecordedCompaction, ...]:
+    """``condensation`` actions (``forgotten_event_ids`` or a start/end id range,
+    ``summary``, ``summary_offset``): ``replaced`` is the history the agent had (earlier
+    condensations applied), ``after`` that history without the forgotten events and with
+    the summary at its offset."""
+    starts = first_positions(messages)
+    out: list[RecordedCompaction] = []
+    forgotten: set[int] = set()
+    for pos, event in enumerate(items):
+        if not isinstance(event, Mapping) or event.get("action") != CONDENSATION:
+            continue
+        args = event.get("args")
+        args = args if isinstance(args, Mapping) else {}
+        index = message_at(starts, pos)
+        gone_ids = _forgotten(args)
+        gone = {
+            n
+            for n, m in enumerate(messages[:index])
+            for w in (m.wire if isinstance(m.wire, tuple) else (m.wire,))
+            if isinstance(w, Mapping) and w.get("id") in gone_ids
+        }
+        before = [m for n, m in enumerate(messages[:index]) if n not in forgotten]
+        forgotten |= gone
+        view = [m for n, m in enumerate(messages[:index]) if n not in forgotten]
+        summary = opt_text(args.get("summary"))
+        if summary:
+            offset = opt_int(args.get("summary_offset"))
+            at = offset if offset is not None and offset <= len(view) else len(view)
+            view.insert(at, Message(role="user", parts=(TextPart(summary),)))
+        out.append(
+            RecordedCompaction(
+                index=index,
+                source="openhands.condensation",
+                kind="summary" if summary else "trim",
+                summary=summary,
+                replaced=tuple(before) if gone else None,
+                after=tuple(view),
+                timestamp=opt_text(event.get("timestamp")),
+                note=f"forgot {len(gone)} of the {len(before)} messages the agent had"
+                if gone
+                else "the forgotten events are not in this file",
+            )
+        )
+    return tuple(out)
 
 
 FORMAT = WireFormat(

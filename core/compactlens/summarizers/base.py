@@ -176,10 +176,13 @@ async def summarize_async(summarizer: Summarizer, request: SummaryRequest) -> Su
 
 
 def build_prompt(instructions: str | None = None) -> str:
-    """The standard summarization prompt, with ``instructions`` appended when given."""
-    if instructions is None or not instructions.strip():
+    """The standard summarization prompt, with ``instructions`` appended verbatim when
+    they are a non-empty string, as ``@deepagents/compaction`` builds it: no trimming
+    (``"  keep ids "`` is appended with its spaces) and whitespace-only instructions are
+    appended too (only ``None`` and ``""`` leave the prompt alone)."""
+    if not instructions:
         return SUMMARY_PROMPT
-    return f"{SUMMARY_PROMPT}\n\n{INSTRUCTIONS_HEADER}\n{instructions.strip()}"
+    return f"{SUMMARY_PROMPT}\n\n{INSTRUCTIONS_HEADER}\n{instructions}"
 
 
 def build_summary_request(

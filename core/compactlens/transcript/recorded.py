@@ -19,6 +19,7 @@ from compactlens.formats import claude_code as claude_code_format
 from compactlens.formats import codex as codex_format
 from compactlens.formats import gemini_cli as gemini_format
 from compactlens.formats import inspect_ai as inspect_format
+from compactlens.formats import openhands as openhands_format
 from compactlens.formats import openhands_v1 as openhands_sdk_format
 from compactlens.formats import recording as recording_format
 from compactlens.formats.base import WireFormat
@@ -36,6 +37,7 @@ COMPACTION_READERS: dict[str, CompactionReader] = {
     codex_format.NAME: codex_format.compactions,
     inspect_format.NAME: inspect_format.compactions,
     openhands_sdk_format.NAME: openhands_sdk_format.compactions,
+    openhands_format.NAME: openhands_format.compactions,
     atif_format.NAME: atif_format.compactions,
     gemini_format.NAME: gemini_format.compactions,
     recording_format.NAME: recording_format.compactions,
