@@ -135,10 +135,17 @@ def _preview(config: LabConfig) -> None:
         with st.expander("One-shot compact: boundary analysis", expanded=r.status == "cannot-fit"):
             for line in outcome.boundary.explain():
                 st.markdown(f"- {md_escape(line)}")
+
+
+def _stages(outcome: RunOutcome | None) -> None:
+    """What each stage did, full width under the workbench (a table this wide would be
+    cut in the preview column)."""
+    if outcome is None or outcome.result is None:
+        return
     st.subheader("Stages", anchor=False)
     _events_table(outcome)
     counts: dict[str, int] = {}
-    for d in r.decisions:
+    for d in outcome.result.decisions:
         counts[d.action] = counts.get(d.action, 0) + 1
     st.caption(" · ".join(f"{num(n)} {decision_words(a)}" for a, n in counts.items()))
 
@@ -149,6 +156,7 @@ def _workbench() -> None:
         config = strategy_builder()
     with preview:
         _preview(config)
+    _stages(state.run())
 
 
 @st.fragment
