@@ -72,10 +72,10 @@ def test_the_cards_are_the_analysis_of_the_lab_run(app) -> None:
     assert report.facts.lost, "the case under test loses facts"
     assert metric(at, "Fact recall") == f"{report.facts.recall:.0%}"
     assert metric_int(at, "Facts lost") == len(report.facts.lost)
-    assert metric_int(at, "Cache rewrite tokens") == report.cache.rewrite_tokens
-    assert metric(at, "Turns until re-trigger") == str(report.retrigger.turns_until_trigger)
+    assert metric_int(at, "Cache rewrite") == report.cache.rewrite_tokens
+    assert metric(at, "Re-trigger in") == str(report.retrigger.turns_until_trigger)
     # Truncation drops the oldest turns: only the system prompt stays a cached prefix.
-    assert metric_int(at, "Cached prefix kept") == ix.message_tokens[0]
+    assert metric_int(at, "Cache kept") == ix.message_tokens[0]
     cost = report.cache.cost
     assert cost is not None
     assert math.isclose(_usd(at, "Without compaction"), cost.cost_without, rel_tol=1e-3)
@@ -174,7 +174,7 @@ def test_a_small_context_window_warns_and_zero_turns_the_check_off(app) -> None:
 def test_a_compaction_at_its_trigger_fires_again_soon(app) -> None:
     # Trigger and target at the same number: the next turns push it over again.
     at = _analysis(app, TRUNCATION)
-    turns = metric_int(at, "Turns until re-trigger")
+    turns = metric_int(at, "Re-trigger in")
     body = plain(texts(at))
     assert "it fires again (more than 2,000 tokens) after" in body
     ix = _index(coding_agent())
@@ -223,11 +223,11 @@ def test_compact_mode_is_analysed_from_its_compact_result(app) -> None:
     assert res.status == "compacted"
     report = analyze(ix.messages, res, triggers=[always])
     assert metric_int(at, "Facts lost") == len(report.facts.lost)
-    assert metric_int(at, "Cached prefix kept") == report.cache.prefix_tokens
+    assert metric_int(at, "Cache kept") == report.cache.prefix_tokens
     # compact() re-inserts the latest user message after the summary.
     assert any("latest user request" in i.value and "kept verbatim" in i.value for i in at.info)
     # "0 = always": the compacted history triggers again at once.
-    assert metric(at, "Turns until re-trigger") == "0"
+    assert metric(at, "Re-trigger in") == "0"
 
 
 def test_the_lab_shows_the_analysis_in_short(app) -> None:
@@ -237,19 +237,19 @@ def test_the_lab_shows_the_analysis_in_short(app) -> None:
         label: metric(at, label)
         for label in (
             "Fact recall",
-            "Cached prefix kept",
-            "Protocol problems introduced",
-            "Turns until re-trigger",
+            "Cache kept",
+            "New problems",
+            "Re-trigger in",
         )
     }
     at = go(at, "analysis")
     assert lab["Fact recall"] == metric(at, "Fact recall")
-    assert lab["Cached prefix kept"] == metric(at, "Cached prefix kept")
-    assert lab["Turns until re-trigger"] == metric(at, "Turns until re-trigger")
+    assert lab["Cache kept"] == metric(at, "Cache kept")
+    assert lab["Re-trigger in"] == metric(at, "Re-trigger in")
     # Truncation drops the first user turn: Anthropic needs a user message first.
     assert at.toggle(key="an_introduced_only").value is True
     introduced = frame(at, "an_problems")
-    assert int(lab["Protocol problems introduced"]) == len(introduced) >= 1
+    assert int(lab["New problems"]) == len(introduced) >= 1
 
 
 def test_selecting_rows_shows_the_fact_source_and_the_problem_message(app) -> None:

@@ -26,7 +26,7 @@ def test_the_page_shows_the_overview_and_then_the_facts_in_their_place(app) -> N
     # The fact cards were filled in (they say "…" while fact survival is computed).
     assert metric(at, "Fact recall").endswith("%")
     assert metric_int(at, "Facts lost") > 0
-    assert metric(at, "Turns until re-trigger") != "…"
+    assert metric(at, "Re-trigger in") != "…"
     # The fact section sits above the prompt cache, where its placeholder was reserved,
     # although it is written after the overview's sections.
     headings = [h.value for h in at.subheader]

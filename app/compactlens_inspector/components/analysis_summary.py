@@ -9,6 +9,7 @@ from compactlens_inspector import state
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.style.numbers import group_digits, num, share
 from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.wording import plural
 from compactlens_inspector.views.analysis import recall_text, turns_text
 
 #: Above this many messages the lab does not analyze every preview live: fact extraction
@@ -66,21 +67,27 @@ def analysis_summary(outcome: RunOutcome) -> None:
             f"survive verbatim; {num(len(facts.lost))} lost.",
         )
         cols[1].metric(
-            "Cached prefix kept",
+            "Cache kept",
             num(cache.prefix_tokens),
             delta=f"{share(cache.prefix_fraction)} of the request",
             delta_color="off",
             delta_arrow="off",
-            help=f"{num(cache.rewrite_tokens)} tokens are written to the prompt cache again.",
+            help=f"Tokens of the prompt cache's prefix that survive; "
+            f"{num(cache.rewrite_tokens)} tokens are written to the cache again.",
         )
         cols[2].metric(
-            "Protocol problems introduced",
+            "New problems",
             num(len(introduced)),
             delta=f"{num(errors)} error{'s' if errors != 1 else ''}" if errors else None,
             delta_color="inverse",
             delta_arrow="off",
-            help=f"{num(len(report.problems))} problems in the compacted request in all.",
+            help=f"Provider protocol problems the compaction introduced; "
+            f"{plural(len(report.problems), 'problem')} in the compacted request in all.",
         )
-        cols[3].metric("Turns until re-trigger", turns_text(report))
+        cols[3].metric(
+            "Re-trigger in",
+            turns_text(report),
+            help="Turns until a configured trigger fires again on the compacted history.",
+        )
         if report.warnings:
             st.caption(" · ".join(md_escape(group_digits(w)) for w in report.warnings))

@@ -146,7 +146,7 @@ def _cards(report: AnalysisOverview) -> tuple[DeltaGenerator, DeltaGenerator]:
     for slot, label in ((recall, "Fact recall"), (lost, "Facts lost")):
         slot.metric(label, "…", border=True, help="Computing fact survival…")
     cols[2].metric(
-        "Cached prefix kept",
+        "Cache kept",
         num(cache.prefix_tokens),
         delta=f"{share(cache.prefix_fraction)} of the request",
         delta_color="off",
@@ -157,20 +157,20 @@ def _cards(report: AnalysisOverview) -> tuple[DeltaGenerator, DeltaGenerator]:
         "prompt cache still serves them.",
     )
     cols[3].metric(
-        "Cache rewrite tokens",
+        "Cache rewrite",
         num(cache.rewrite_tokens),
         border=True,
         help="Tokens of the compacted request after the cached prefix: written to the cache "
         "again on the next request.",
     )
     cols[4].metric(
-        "Turns until re-trigger",
+        "Re-trigger in",
         turns_text(report),
         delta=_loop_words(report),
         delta_color="inverse",
         delta_arrow="off",
         border=True,
-        help="Turns of the measured per-turn growth until a configured trigger fires again "
+        help="Turns (of the measured per-turn growth) until a configured trigger fires again "
         "on the compacted history.",
     )
 
@@ -237,7 +237,8 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
         "messages the compaction removed, collapsed or summarized; a fact survives when its "
         "text still appears verbatim in the compacted history. Deterministic, no model."
     )
-    left, right = st.columns([1, 2])
+    # One above the other, full width: side by side, the lost facts' columns were cut.
+    left, right = st.container(), st.container()
     with left:
         table(
             kind_rows(report),

@@ -136,6 +136,13 @@ def _preview(config: LabConfig) -> None:
         with st.expander("One-shot compact: boundary analysis", expanded=r.status == "cannot-fit"):
             for line in outcome.boundary.explain():
                 st.markdown(f"- {md_escape(line)}")
+
+
+def _stages(outcome: RunOutcome | None) -> None:
+    """What each stage did, full width under the workbench (a table this wide would be
+    cut in the preview column)."""
+    if outcome is None or outcome.result is None:
+        return
     st.subheader("Stages", anchor=False)
     _events_table(outcome)
     if groups is not None:  # the verdict's counts, as the card and the bar give them
@@ -152,6 +159,7 @@ def _workbench() -> None:
         config = strategy_builder()
     with preview:
         _preview(config)
+    _stages(state.run())
 
 
 @st.fragment

@@ -21,7 +21,7 @@ from compactlens_inspector.lab.replay import replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_code, md_escape
-from compactlens_inspector.style.wording import condition_words, stage_words
+from compactlens_inspector.style.wording import stage_words
 from compactlens_inspector.views.recorded import RecordedEntry, recorded_entries
 
 MAX_AFFECTED = 20
@@ -253,8 +253,6 @@ def render() -> None:
                 "stage": "  " * e.depth + stage_words(e.strategy) + (" (total)" if e.total else ""),
                 "tokens before": e.tokens_before,
                 "tokens after": e.tokens_after,
-                "trigger": condition_words(e.trigger),
-                "target": condition_words(e.target),
                 "range": f"{e.message_range[0]}–{e.message_range[1]}" if e.message_range else "",
                 "groups": len(e.group_ids),
                 "inserted": e.inserted,
