@@ -93,7 +93,7 @@ def _folder() -> RunsFolder | None:
         return None
     reader = st.session_state.get(READER)
     if not isinstance(reader, RunsFolder) or str(reader.folder) != path:
-        reader = RunsFolder(path)
+        reader = RunsFolder(path, skim=True)  # listed from each file's first and last lines
         st.session_state[READER] = reader
     return reader
 
