@@ -10,9 +10,8 @@ when nothing is written, and the memory held is bounded by what is shown.
 2. In this process: the cold listing as the Runs page does it (``RunsFolder(skim=True)``:
    each file's first lines and its last line, whose running totals count the run; the
    median of ``--repeat`` fresh readers), the same with every line read, one idle look
-   (nothing appended: what each
-   second of following costs), and the memory a reader holds after listing
-   (``tracemalloc``, the reader's own allocations).
+   (nothing appended: what each second of following costs), and the memory a reader
+   holds after listing (``tracemalloc``, the reader's own allocations).
 3. In Chromium, against the app started on 127.0.0.1 with ``COMPACTLENS_RUNS_FOLDERS=on``
    (as ``make demo``): the Runs page opening the folder by path until the page shows its
    count of model calls (cold: a new server), the server's CPU time over ``--idle``
