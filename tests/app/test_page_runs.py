@@ -5,6 +5,7 @@ policy on opening server folders."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from apptest_helpers import APP, REPO_ROOT, go, texts
 from streamlit.testing.v1 import AppTest
+from visitor_text import HOSTILE, leaks
 
 from compactlens.integrations import RunsFolder, iter_calls
 from compactlens_inspector.serving.runs_folders import (
@@ -111,10 +113,9 @@ def test_an_uploaded_zip_lists_its_runs_and_names_a_foreign_file() -> None:
             archive.write(path, f"runs/{path.name}")
         archive.writestr("runs/notes.jsonl", '{"hello": 1}\n')
     at = _runs_page()
-    # AppTest has no file uploader: the page's own reader takes the same bytes.
-    from compactlens_inspector.state import runs as runs_state
-
-    at.session_state["cl_runs_uploads"] = runs_state.read_uploads([("runs.zip", buffer.getvalue())])
+    at.file_uploader(key="runs_upload").set_value(
+        ("runs.zip", buffer.getvalue(), "application/zip")
+    )
     at.run()
     assert not at.exception
     table = _table(at, "run")
@@ -122,3 +123,23 @@ def test_an_uploaded_zip_lists_its_runs_and_names_a_foreign_file() -> None:
     problems = _table(at, "file")
     assert list(problems["file"]) == ["notes"]
     assert "no compactlens.recording header" in problems.iloc[0, 1]
+
+
+def test_hostile_names_in_a_recording_render_as_text() -> None:
+    """A recording's run name, framework, strategy and configuration are untrusted text."""
+    head = {"type": "compactlens.recording", "version": 2, "format": "openai-chat",
+            "framework": HOSTILE, "started": "2026-11-02T09:00:00.000+00:00"}  # fmt: skip
+    call = {
+        "type": "compactlens.history", "status": "unchanged", "strategy": HOSTILE,
+        "trigger": None, "tokens_before": 5, "tokens_after": 5, "seq": 0,
+        "timestamp": HOSTILE, "config": {"strategy": {"type": HOSTILE}},
+        "base": "before", "keep": 0, "messages_seen": 1,
+        "appended": [{"role": "user", "content": HOSTILE}],
+    }  # fmt: skip
+    data = (json.dumps(head) + "\n" + json.dumps(call) + "\n").encode()
+    at = _runs_page()
+    name = "x](javascript:alert(1)) <img src=x onerror=alert(1)>.jsonl"
+    at.file_uploader(key="runs_upload").set_value((name, data, "application/octet-stream"))
+    at.run()
+    assert not at.exception
+    assert leaks(at) == []

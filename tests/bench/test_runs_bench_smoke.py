@@ -28,7 +28,8 @@ def test_the_runs_bench_lists_what_it_wrote_and_renders_its_section(tmp_path: Pa
     assert bench.write_folder(folder, 6, 25) > 0
     numbers = bench.in_process(folder, 2)
     assert numbers["runs"] == 6 and numbers["calls"] == 150
-    numbers.update(page=1.0, idle_cpu_pct=0.5)
+    assert numbers["every_line"] > 0
+    numbers.update(page=1.0, idle_cpu_pct=0.5, new_call=1.2, new_call_max=1.5)
     assert numbers["load"] >= 0
     args = argparse.Namespace(idle=5.0)
     section = bench.render(numbers, 1024, args)

@@ -215,3 +215,31 @@ def test_the_bundled_sample_recordings_list_and_every_call_reproduces() -> None:
         for call in iter_calls(Path(run.path).read_bytes(), run.name):
             replay = replay_call(call)  # summaries answer from the recording: no model
             assert replay.reproduced, (run.name, call.seq, replay.detail)
+
+
+def test_a_skimmed_folder_lists_the_same_runs_as_a_full_read(tmp_path: Path) -> None:
+    """Skimming (first lines and the last line's running totals) lists what reading every
+    line lists, and goes on with the calls appended afterwards."""
+    from compactlens.integrations import runs as runs_module
+
+    compactor, _ = _loop(tmp_path, 60)
+    _loop(tmp_path, 3)
+    assert compactor.recorder is not None
+    saved = runs_module.SKIM_BYTES
+    runs_module.SKIM_BYTES = 8192  # so a small recording is skimmed
+    try:
+        skimmed = RunsFolder(tmp_path, skim=True)
+        update = skimmed.refresh()
+    finally:
+        runs_module.SKIM_BYTES = saved
+    full = RunsFolder(tmp_path)
+    full.refresh()
+    assert skimmed.runs == full.runs
+    big = compactor.recorder.path.stem
+    assert big not in {c.run for c in update.calls}  # skimmed: its calls were not read
+    assert update.bytes_read < compactor.recorder.path.stat().st_size
+    history = [{"role": "user", "content": "one more"}]
+    compactor.run(history, "openai-chat")
+    assert [c.seq for c in skimmed.refresh().calls] == [60]
+    full.refresh()
+    assert skimmed.runs == full.runs

@@ -145,7 +145,9 @@ def _stages(outcome: RunOutcome | None) -> None:
         return
     st.subheader("Stages", anchor=False)
     _events_table(outcome)
-    if groups is not None:  # the verdict's counts, as the card and the bar give them
+    judged = state.run_verdict(outcome)  # the verdict's counts, as the cards and the bar
+    groups = (judged.numbers.groups if judged is not None else None) or group_counts(outcome.result)
+    if groups:
         st.caption(
             " · ".join(
                 f"{num(n)} group{'s' if n != 1 else ''} {label}" for label, n in groups.items() if n

@@ -40,6 +40,7 @@ from compactlens_inspector.views.runs import (
 
 FOLDER = "cl_runs_folder"
 UPLOADS = "cl_runs_uploads"
+UPLOAD_LISTING = "cl_runs_upload_listing"
 READER = "cl_runs_reader"
 OPEN_RUN = "cl_runs_open"
 #: (transcript digest, what the replay of the opened call said), for the lab's note.
@@ -62,7 +63,10 @@ def open_folder(path: Path) -> None:
 def open_uploads(files: list[tuple[str, bytes]]) -> None:
     """Read uploaded recordings (``.jsonl`` files, ``.zip`` archives). Raises
     TranscriptError for a file it cannot open."""
-    st.session_state[UPLOADS] = read_uploads(files)
+    recordings = read_uploads(files)
+    runs, problems, _ = summarize_bytes(recordings)  # read once, not on every rerun
+    st.session_state[UPLOADS] = recordings
+    st.session_state[UPLOAD_LISTING] = (runs, problems)
     st.session_state.pop(FOLDER, None)
     st.session_state.pop(READER, None)
     st.session_state.pop(OPEN_RUN, None)
@@ -89,7 +93,7 @@ def _folder() -> RunsFolder | None:
         return None
     reader = st.session_state.get(READER)
     if not isinstance(reader, RunsFolder) or str(reader.folder) != path:
-        reader = RunsFolder(path)
+        reader = RunsFolder(path, skim=True)  # listed from each file's first and last lines
         st.session_state[READER] = reader
     return reader
 
@@ -108,8 +112,12 @@ def listing() -> tuple[list[RunSummary], list[FileProblem]]:
         return folder.runs, folder.problems
     uploads = st.session_state.get(UPLOADS)
     if isinstance(uploads, dict):
-        runs, problems, _ = summarize_bytes(uploads)
-        return runs, problems
+        listed = st.session_state.get(UPLOAD_LISTING)
+        if not isinstance(listed, tuple):
+            runs, problems, _ = summarize_bytes(uploads)
+            listed = (runs, problems)
+            st.session_state[UPLOAD_LISTING] = listed
+        return list(listed[0]), list(listed[1])
     return [], []
 
 

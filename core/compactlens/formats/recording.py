@@ -18,7 +18,8 @@ since the previous call: ``keep`` leading items of the previous call's history (
 compaction record then holds ``after_parts`` (runs ``{"from": i, "to": j}`` of the history
 the call saw and ``{"item": ...}`` for what it added) instead of ``before`` and ``after``.
 Every call record also carries ``timestamp``, ``status``, ``strategy``, ``tokens_before`` /
-``tokens_after``, and, when it changed, the ``config`` in force.
+``tokens_after``, the run's running ``totals``, and, when it changed, the ``config`` in
+force.
 Version 1 files (whole histories) still read.
 
 The transcript's messages are the conversation as it grew: each call adds the messages

@@ -4,7 +4,9 @@ Every model call adds one line (format version 2): the messages appended since t
 previous call (``keep`` leading messages of the previous call's history, ``base``
 ``before`` or ``after`` it was compacted, then ``appended``), the run's numbers (status,
 tokens before and after, strategy, time) and, on the first call and whenever it changes,
-the configuration in force (so a call can be replayed). A call whose history was changed
+the configuration in force (so a call can be replayed), and the run's running ``totals``
+(calls, compactions, cannot-fits, largest history, tokens saved: a listing reads the last
+line only). A call whose history was changed
 also holds the history the model got (``after_parts``: runs of the history it saw and
 the items it added, such as a summary), the summary, the summarizer's answers by request
 (``summaries``, so a replay needs no model) and the stage events. A
@@ -39,6 +41,8 @@ from compactlens.integrations.outcome import CompactorRun
 from compactlens.model.errors import ConfigError
 
 _log = logging.getLogger("compactlens.integrations")
+#: The run's running totals every call line carries (``totals``).
+TOTALS = ("calls", "compactions", "cannot_fits", "largest", "saved")
 #: The fields of a call line written after its numbers (a listing reads up to them).
 BULKY = ("summary", "summaries", "events")
 #: A framework name is part of a file name: letters, digits, ``.``, ``_`` and ``-`` only.
@@ -78,6 +82,7 @@ class Recorder:
         # The previous call's history and what the model got, one JSON text per item.
         self._before: list[str] = []
         self._after: list[str] = []
+        self._totals: dict[str, int] = dict.fromkeys(TOTALS, 0)
 
     def configure(self, configuration: dict[str, Any]) -> None:
         """Set the configuration in force: ``strategy`` (a strategy configuration) or
@@ -114,7 +119,8 @@ class Recorder:
             if self.configuration is not None and self.configuration != self._written_config:
                 head["config"] = self.configuration
             # The bulky fields go last, so a reader listing calls can stop before them.
-            head.update(base=base, keep=keep, messages_seen=len(seen), **bulky)
+            totals = _totals(self._totals, record)
+            head.update(base=base, keep=keep, messages_seen=len(seen), totals=totals, **bulky)
             tail = ', "appended": [' + ",".join(seen[keep:]) + "]"
             if record["type"] == COMPACTION:
                 tail += ', "after_parts": [' + ",".join(_parts(sent, seen)) + "]"
@@ -134,6 +140,7 @@ class Recorder:
                 f.flush()
             self._seq += 1
             self._before, self._after = seen, sent
+            self._totals = totals
             self._written_config = self.configuration
 
     def record(self, before: Sequence[Any], run: CompactorRun) -> None:
@@ -161,6 +168,21 @@ class Recorder:
             before,
             run.messages,
         )
+
+
+def _totals(before: dict[str, int], record: dict[str, Any]) -> dict[str, int]:
+    """The run's totals with this call: a reader listing the run reads only its last line."""
+    tokens_before, tokens_after = record.get("tokens_before"), record.get("tokens_after")
+    compacted = record["type"] == COMPACTION
+    out = dict(before)
+    out["calls"] += 1
+    out["compactions"] += compacted
+    out["cannot_fits"] += record.get("status") == "cannot-fit"
+    if isinstance(tokens_before, int):
+        out["largest"] = max(out["largest"], tokens_before)
+        if compacted and isinstance(tokens_after, int) and tokens_before > tokens_after:
+            out["saved"] += tokens_before - tokens_after
+    return out
 
 
 def _summaries(run: CompactorRun) -> dict[str, str]:

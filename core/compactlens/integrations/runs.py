@@ -28,12 +28,15 @@ from typing import Any
 from compactlens.formats.recording import COMPACTION, HEADER, HISTORY, rebuild, rebuild_after
 from compactlens.integrations.compactor import Compactor, OneShot
 from compactlens.integrations.outcome import CompactorRun
+from compactlens.integrations.recording import TOTALS
 from compactlens.model.errors import CompactlensError, ConfigError, DataError, TranscriptError
 from compactlens.model.tokens import make_tokenizer
 from compactlens.summarizers.base import FINISH_STOP, Summarizer, SummaryRequest, SummaryResponse
 
 #: Statuses a call can end with that the pages count separately.
 CANNOT_FIT = "cannot-fit"
+#: How many bytes a skimmed file is read at its start and at its end.
+SKIM_BYTES = 64 * 1024
 #: How many bytes one refresh reads from one file at most (the rest waits for the next).
 READ_LIMIT = 64 * 1024 * 1024
 
@@ -300,6 +303,43 @@ class RunReader:
             config=self.configs,
         )
 
+    def skim(self, head: bytes, tail: bytes, size: int) -> bool:
+        """Take a version 2 recording's counts from its first lines (header, configuration)
+        and its last complete line (the run's running totals), without reading what lies
+        between; False when the file does not allow it (then read it whole)."""
+        lines = head.split(b"\n")
+        end = tail.rfind(b"\n")
+        start = tail.rfind(b"\n", 0, end) + 1 if end > 0 else 0
+        # The first call's line may go on past ``head``: its numbers come first.
+        if len(lines) < 2 or end < 0 or (start == 0 and len(tail) < size):
+            return False
+        try:
+            header = json.loads(lines[0])
+            first = json.loads(_numbers_part(lines[1]))
+            last = json.loads(_numbers_part(tail[start:end]))
+        except ValueError:
+            return False
+        if not (isinstance(header, dict) and isinstance(first, dict) and isinstance(last, dict)):
+            return False
+        totals = last.get("totals")
+        if header.get("type") != HEADER or not isinstance(totals, dict):
+            return False
+        counts: list[int] = []
+        for key in TOTALS:
+            n = totals.get(key)
+            if not isinstance(n, int) or isinstance(n, bool):
+                return False
+            counts.append(n)
+        self.header = header
+        self.calls, self.compactions, self.cannot_fits, self.largest, self.saved = counts
+        if isinstance(first.get("config"), dict):
+            self.config, self.configs = first["config"], 1
+        self.last = _str(last.get("timestamp"))
+        self.lines = self.calls + 1  # the header, then one line per call
+        self.offset = size
+        self.pending = tail[end + 1 :]
+        return True
+
     def summary(self) -> RunSummary | None:
         """The run as listed (None before its header was read)."""
         head = self.header
@@ -349,9 +389,16 @@ class RunsUpdate:
 class RunsFolder:
     """The recordings (``*.jsonl``) of one folder, read incrementally (see the module)."""
 
-    def __init__(self, folder: str | os.PathLike[str], *, pattern: str = "*.jsonl") -> None:
+    def __init__(
+        self, folder: str | os.PathLike[str], *, pattern: str = "*.jsonl", skim: bool = False
+    ) -> None:
         self.folder = Path(folder)
         self.pattern = pattern
+        #: Take a file seen for the first time from its first and last lines (version 2
+        #: running totals; see :meth:`RunReader.skim`): listing costs per file, not per
+        #: call. Its earlier calls are then not in that refresh's update, and its lines are
+        #: checked when the run is opened.
+        self.skim = skim
         self._readers: dict[str, RunReader] = {}
         self._unreadable: dict[str, str] = {}
 
@@ -374,6 +421,13 @@ class RunsFolder:
                     self._readers[name] = reader
                 if size == reader.offset:
                     continue
+                if self.skim and reader.offset == 0 and size > 2 * SKIM_BYTES:
+                    with path.open("rb") as f:
+                        head = f.read(SKIM_BYTES)
+                        f.seek(size - SKIM_BYTES)
+                        if reader.skim(head, f.read(SKIM_BYTES), size):
+                            update.bytes_read += 2 * SKIM_BYTES
+                            continue
                 with path.open("rb") as f:
                     f.seek(reader.offset)
                     data = f.read(min(size - reader.offset, READ_LIMIT))
