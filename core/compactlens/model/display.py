@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from compactlens.model.errors import MissingDependencyError
+from compactlens.model.errors import MissingDependencyError, install_hint
 
 #: One colour per group decision (figures and cards).
 DECISION_COLORS: dict[str, str] = {
@@ -180,7 +180,7 @@ def data_frame(
         import pandas as pd  # type: ignore[import-untyped]
     except ModuleNotFoundError as exc:
         raise MissingDependencyError(
-            "to_pandas() needs pandas: pip install 'compactlens[notebook]'"
+            "to_pandas() needs pandas: " + install_hint("notebook")
         ) from exc
     frame = pd.DataFrame(list(rows), columns=list(columns))
     return frame.astype(dict.fromkeys(integers, "Int64"))

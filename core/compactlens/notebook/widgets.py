@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from compactlens.model.errors import MissingDependencyError
+from compactlens.model.errors import MissingDependencyError, install_hint
 
 
 def load_widgets() -> Any:
@@ -16,7 +16,7 @@ def load_widgets() -> Any:
         import ipywidgets  # type: ignore[import-untyped]
     except ModuleNotFoundError as exc:
         raise MissingDependencyError(
-            "compactlens.notebook needs ipywidgets: pip install 'compactlens[notebook]'"
+            "compactlens.notebook needs ipywidgets: " + install_hint("notebook")
         ) from exc
     return ipywidgets
 
