@@ -74,17 +74,19 @@ def _check_small_with_output(name: str, executed: Path) -> Any:
 
 
 def _check_tuner(nb: Any) -> None:
+    """The tuner cell: the widget panel (its plain text the result, not ``VBox(...)``), a
+    static copy of its card for a reader without a kernel, and the decision map as
+    plotly's mimetype; no widget output holds HTML (plotly.js)."""
     cells = [c for c in nb.cells if "tuner" in c.metadata.get("tags", [])]
-    assert cells, "tune.ipynb has a cell tagged tuner"
-    views = [o for c in cells for o in c.outputs if WIDGET_MIME in o.get("data", {})]
+    assert len(cells) == 1, "tune.ipynb has a cell tagged tuner"
+    data = [o.get("data", {}) for o in cells[0].outputs]
+    views = [d for d in data if WIDGET_MIME in d]
     assert len(views) == 1, "the tuner cell shows one widget panel"
-    charts = [
-        o["data"][PLOTLY_MIME]
-        for m in _output_models(nb).values()
-        for o in m.get("outputs", [])
-        if PLOTLY_MIME in o.get("data", {})
-    ]
-    assert charts and charts[-1].get("data"), "the tuner's chart holds a plotly figure"
+    assert views[0]["text/plain"].startswith("compactlens tuner: <CompactionResult: ")
+    cards = [d["text/html"] for d in data if "compactlens-snapshot" in d.get("text/html", "")]
+    assert len(cards) == 1 and 'data-role="status"' in cards[0]
+    charts = [d[PLOTLY_MIME] for d in data if PLOTLY_MIME in d]
+    assert len(charts) == 1 and charts[0].get("data"), "the decision map under the panel"
     for model in _output_models(nb).values():
         for output in model.get("outputs", []):
             assert "text/html" not in output.get("data", {}), "no HTML (plotly.js) in a widget"

@@ -205,6 +205,12 @@ def test_the_debugger_ranks_the_librarys_fixes_and_apply_makes_it_fit() -> None:
     assert [f.summary for f in debugger.fixes] == [f.summary for f in expected.fixes]
     assert debugger.fixes, "the sample has a fix"
     assert len(debugger.choice.options) == len(debugger.fixes)
+    # The fixes as a table with the verdict's numbers, and a list box that cannot overlap.
+    assert type(debugger.choice).__name__ == "Select"
+    for rank, fix in enumerate(debugger.fixes, 1):
+        assert f"{rank}. {fix.summary}" in debugger.choice.options[rank - 1][0]
+        assert f"{fix.tokens_after:,}" in debugger.table.value
+        assert f"{fix.recall:.0%}" in debugger.table.value
     debugger.apply_button.click()
     assert debugger.applied is not None and debugger.applied.status == "compacted"
     assert debugger.applied.tokens_after == debugger.fixes[0].tokens_after

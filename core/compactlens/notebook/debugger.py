@@ -23,7 +23,7 @@ from compactlens.engine import (
 from compactlens.engine.display import explanation_card, result_card
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
-from compactlens.notebook.widgets import load_widgets, show
+from compactlens.notebook.widgets import HIDE_SNAPSHOT_CSS, Snapshot, load_widgets, show_panel
 from compactlens.transcript import Transcript
 
 
@@ -70,6 +70,7 @@ class Debugger:
         self.applied = run_strategy(self.index, fix.strategy, guards=fix.guards)
         self.applied_fix = fix
         self.after.value = _after_html(fix, self.applied)
+        self.snapshot.update(self.before.value + self.after.value, None)
         if self.on_apply is not None:
             self.on_apply(fix)
         return self.applied
@@ -79,7 +80,10 @@ class Debugger:
         return self._panel
 
     def _ipython_display_(self) -> None:
-        show(self._panel)
+        show_panel(
+            self._panel, f"compactlens debugger: {len(self.fixes)} fixes for {self.result!r}"
+        )
+        self.snapshot.show()
 
     def _build(self) -> None:
         w = load_widgets()
@@ -87,13 +91,20 @@ class Debugger:
         why = card_html(explanation_card(self.result.explanation))
         self.before = w.HTML(card + why)
         options = [(f"{i + 1}. {fix_line(f)}", i) for i, f in enumerate(self.fixes)]
-        self.choice = w.RadioButtons(
+        # A list box (one line per fix, clipped to its width), not radio buttons: long
+        # sentences in radio labels wrapped over each other and under the Apply button.
+        self.choice = w.Select(
             options=options or [("no fix found", -1)],
-            layout=w.Layout(width="auto"),
+            rows=max(2, min(len(options), 8)),
+            layout=w.Layout(width="100%", max_width="60em"),
             disabled=not options,
         )
+        self.table = w.HTML(fix_table_html(self.fixes))
         self.apply_button = w.Button(
-            description="Apply", button_style="primary", disabled=not options
+            description="Apply the selected fix",
+            button_style="primary",
+            disabled=not options,
+            layout=w.Layout(width="auto", margin="6px 0"),
         )
         self.apply_button.on_click(lambda _b: self.apply())
         none = self.search.none_reason or "no change found that fits"
@@ -102,8 +113,22 @@ class Debugger:
             + ("" if self.fixes else f": {escape(none)}")
         )
         self.after = w.HTML()
-        self._panel = w.VBox([self.before, note, self.choice, self.apply_button, self.after])
+        self._panel = w.VBox(
+            [
+                self.before,
+                note,
+                self.table,
+                self.choice,
+                self.apply_button,
+                self.after,
+                w.HTML(HIDE_SNAPSHOT_CSS),
+            ],
+            layout=w.Layout(max_width="100%", overflow="hidden"),
+        )
         self._panel.add_class("compactlens-debugger")
+        self._panel.add_class("compactlens-live")
+        self.snapshot = Snapshot(with_figure=False)
+        self.snapshot.update(self.before.value + fix_table_html(self.fixes), None)
 
 
 def fix_line(fix: Fix) -> str:
@@ -116,6 +141,37 @@ def fix_line(fix: Fix) -> str:
     if not fix.request_kept:
         costs.append("loses the latest request")
     return f"{fix.summary} ({', '.join(costs)})"
+
+
+def fix_table_html(fixes: Sequence[Fix]) -> str:
+    """The fixes as a table (rank, change, tokens after of the target, fact recall, groups
+    dropped, notes) that scrolls sideways rather than overflowing; every text escaped."""
+    if not fixes:
+        return ""
+    cell = "padding:2px 8px;text-align:left;vertical-align:top"
+    head = "".join(
+        f'<th style="{cell}">{h}</th>'
+        for h in ("#", "change", "tokens", "recall", "dropped", "notes")
+    )
+    rows = []
+    for i, fix in enumerate(fixes, 1):
+        target = f" of {fix.target_tokens:,}" if fix.target_tokens is not None else ""
+        notes = [n for n, on in (("destructive", fix.destructive),) if on]
+        if not fix.request_kept:
+            notes.append("loses the latest request")
+        values = (
+            str(i),
+            fix.summary,
+            f"{fix.tokens_after:,}{target}",
+            f"{fix.recall:.0%}",
+            f"{fix.groups_dropped:,}",
+            ", ".join(notes),
+        )
+        rows.append("<tr>" + "".join(f'<td style="{cell}">{escape(v)}</td>' for v in values))
+    return (
+        '<div data-role="fixes" style="overflow-x:auto;max-width:100%;font-size:13px">'
+        f'<table style="border-collapse:collapse"><tr>{head}</tr>{"".join(rows)}</table></div>'
+    )
 
 
 def _after_html(fix: Fix, result: CompactionResult) -> str:

@@ -27,7 +27,14 @@ from compactlens.notebook.config import (
     settings_for,
     unset_parameters,
 )
-from compactlens.notebook.widgets import clear, in_kernel, load_widgets, show, show_figure
+from compactlens.notebook.widgets import (
+    HIDE_SNAPSHOT_CSS,
+    Snapshot,
+    in_kernel,
+    load_widgets,
+    show_panel,
+    theme_aware,
+)
 from compactlens.summarizers import ExtractiveSummarizer, Summarizer
 from compactlens.transcript import Transcript
 
@@ -68,6 +75,7 @@ class Tuner:
         self.error: str | None = None
         self.runs = 0
         self._quiet = False
+        self.snapshot = Snapshot(with_figure=True)
         self._w = load_widgets()
         self._build()
         self.run()
@@ -161,7 +169,8 @@ class Tuner:
         return self._panel
 
     def _ipython_display_(self) -> None:
-        show(self._panel)
+        show_panel(self._panel, f"compactlens tuner: {self.result!r}")
+        self.snapshot.show()
 
     def _build(self) -> None:
         w = self._w
@@ -202,7 +211,6 @@ class Tuner:
         self.provider.observe(lambda c: self._on("provider", c["new"]), names="value")
         self.link.observe(lambda c: self._on("linked", c["new"]), names="value")
         self.status = w.HTML(layout=w.Layout(min_height="6em"))
-        self.chart = w.Output()
         self.stage_box = w.VBox()
         self.parameters: dict[tuple[int, str], Any] = {}
         self._build_parameters()
@@ -215,8 +223,10 @@ class Tuner:
                 self.stage_box,
             ]
         )
-        self._panel = w.VBox([controls, self.status, self.chart])
+        # The decision map is displayed under the panel, outside the widgets (Snapshot).
+        self._panel = w.VBox([controls, self.status, w.HTML(HIDE_SNAPSHOT_CSS)])
         self._panel.add_class("compactlens-tuner")
+        self._panel.add_class("compactlens-live")
 
     def _build_parameters(self) -> None:
         w = self._w
@@ -289,10 +299,7 @@ class Tuner:
         if not in_kernel():
             return  # a script or a test: the figure is there when asked for (figure())
         fig = self.figure()
-        clear(self.chart)
-        if fig is not None:
-            with self.chart:
-                show_figure(fig)
+        self.snapshot.update(self.status.value, None if fig is None else theme_aware(fig))
 
 
 def tune(

@@ -8,6 +8,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from compactlens.formats import get_format
@@ -54,7 +55,8 @@ class Transcript:
         roles = Counter(m.role for m in self.messages)
         latest = next((m.text for m in reversed(self.messages) if m.role == "user"), "")
         facts = [
-            ("source", self.source),
+            # The file's name, not its path: a card travels in shared notebooks.
+            ("source", PurePath(self.source).name or self.source),
             ("messages", ", ".join(f"{n:,} {role}" for role, n in roles.most_common())),
             ("recorded compactions", f"{len(self.compactions):,}"),
         ]
