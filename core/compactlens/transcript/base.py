@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from compactlens.formats import get_format
 from compactlens.formats.base import ConversionWarning
-from compactlens.model.display import Card, card_html, card_text
+from compactlens.model.display import Card, card_html, card_text, clip, data_frame
 from compactlens.model.messages import Message
 from compactlens.model.recorded import RecordedCompaction
 from compactlens.transcript.container import Container
@@ -22,6 +22,10 @@ from compactlens.transcript.write import _to_document, _to_wire
 if TYPE_CHECKING:
     from compactlens.engine.index import PairingProblem
     from compactlens.model.tokens import Tokenizer
+
+
+#: Columns of a transcript's frame: one row per message.
+MESSAGE_COLUMNS = ("message", "role", "name", "chars", "tool_calls", "tool_results", "text")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,24 @@ class Transcript:
 
     def _repr_html_(self) -> str:
         return card_html(self._card())
+
+    def to_pandas(self) -> Any:
+        """A ``pandas.DataFrame`` with one row per message: its index, role, name,
+        characters of text, the tools it calls, the results it holds, and its text (cut to
+        200 characters)."""
+        rows = [
+            {
+                "message": i,
+                "role": m.role,
+                "name": m.name,
+                "chars": len(m.text),
+                "tool_calls": ", ".join(c.name for c in m.tool_calls),
+                "tool_results": len(m.tool_results),
+                "text": clip(m.text, 200),
+            }
+            for i, m in enumerate(self.messages)
+        ]
+        return data_frame(rows, MESSAGE_COLUMNS)
 
     def _card(self) -> Card:
         roles = Counter(m.role for m in self.messages)
