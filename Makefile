@@ -22,7 +22,7 @@ PYTEST := $(VENV)/bin/python -m pytest
 # and its module fixtures are built once; an idle worker takes tests from the other's end.
 WORKERS ?= 2
 
-.PHONY: demo lab test check setup lint typecheck bench clean lock
+.PHONY: demo lab examples test check setup lint typecheck bench clean lock
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,13 @@ LAB_PORT ?= 8888
 lab: $(VENV)/.ok-notebook
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
 		--ServerApp.root_dir=examples $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_FLAGS)
+
+# The example notebooks are committed with their outputs (they read on a code host): after a
+# change that alters them, run them again in place, one at a time, the way users run them.
+examples: $(VENV)/.ok-notebook
+	cd examples && for nb in *.ipynb; do \
+		$(abspath $(VENV))/bin/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; \
+	done
 
 # The inspector for a team (docs/deploy.md): headless, no file watcher, XSRF and CORS
 # protection on, 50 MB uploads, the viewer toolbar, no error details for visitors, closed
