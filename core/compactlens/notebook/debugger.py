@@ -104,7 +104,7 @@ class Debugger:
             description="Apply the selected fix",
             button_style="primary",
             disabled=not options,
-            layout=w.Layout(width="auto", margin="6px 0"),
+            layout=w.Layout(width="16em", margin="6px 0"),
         )
         self.apply_button.on_click(lambda _b: self.apply())
         none = self.search.none_reason or "no change found that fits"
@@ -167,7 +167,13 @@ def fix_table_html(fixes: Sequence[Fix]) -> str:
             f"{fix.groups_dropped:,}",
             ", ".join(notes),
         )
-        rows.append("<tr>" + "".join(f'<td style="{cell}">{escape(v)}</td>' for v in values))
+        rows.append(
+            "<tr>"
+            + "".join(
+                f'<td style="{cell}{"" if n == 1 else ";white-space:nowrap"}">{escape(v)}</td>'
+                for n, v in enumerate(values)
+            )
+        )
     return (
         '<div data-role="fixes" style="overflow-x:auto;max-width:100%;font-size:13px">'
         f'<table style="border-collapse:collapse"><tr>{head}</tr>{"".join(rows)}</table></div>'
