@@ -62,7 +62,8 @@ lab: $(VENV)/.ok-notebook
 # change that alters them, run them again in place, one at a time, the way users run them.
 examples: $(VENV)/.ok-notebook
 	cd examples && for nb in *.ipynb; do \
-		$(abspath $(VENV))/bin/jupyter nbconvert --to notebook --execute --inplace $$nb || exit 1; \
+		$(abspath $(VENV))/bin/jupyter nbconvert --to notebook --execute --inplace \
+			--ExecutePreprocessor.record_timing=False $$nb || exit 1; \
 	done
 
 # The inspector for a team (docs/deploy.md): headless, no file watcher, XSRF and CORS
