@@ -1,6 +1,8 @@
 # Two entry points for a fresh machine (see README):
 #   make demo   set up and launch the inspector on the bundled samples (no API key)
 #   make test   set up and run the whole test suite (lint, types, unit, property, AppTest, e2e)
+# and one for notebooks:
+#   make lab    set up the notebook extra (JupyterLab included) and open JupyterLab on examples/
 # and a fast lane for developers:
 #   make check  lint, types and the unit and property tests (no browser, AppTest or slow test)
 PYTHON ?= python3
@@ -20,7 +22,7 @@ PYTEST := $(VENV)/bin/python -m pytest
 # and its module fixtures are built once; an idle worker takes tests from the other's end.
 WORKERS ?= 2
 
-.PHONY: demo test check setup lint typecheck bench clean lock
+.PHONY: demo lab examples test check setup lint typecheck bench clean lock
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -34,15 +36,36 @@ $(VENV)/.ok-app: pyproject.toml requirements/app.lock | $(UV)
 $(VENV)/.ok-dev: pyproject.toml requirements/dev.lock | $(UV)
 	$(UV_INSTALL) -r requirements/dev.lock
 	$(UV_INSTALL) --no-deps -e .
-	touch $(VENV)/.ok-app $@
+	touch $(VENV)/.ok-app $(VENV)/.ok-notebook $@
+
+$(VENV)/.ok-notebook: pyproject.toml requirements/notebook.lock | $(UV)
+	$(UV_INSTALL) -r requirements/notebook.lock
+	$(UV_INSTALL) --no-deps -e .
+	touch $@
 
 lock: | $(UV)
 	$(LOCK) --extra app --extra openai -o requirements/app.lock
+	$(LOCK) --extra notebook -o requirements/notebook.lock
 	$(LOCK) --all-extras -o requirements/dev.lock
 
 # The demo runs on this machine only, so its Runs page may open folders by path.
 demo: $(VENV)/.ok-app
 	COMPACTLENS_RUNS_FOLDERS=on $(VENV)/bin/streamlit run app/streamlit_app.py --server.port $(PORT) --server.address 127.0.0.1
+
+# JupyterLab on the example notebooks, on this machine only (127.0.0.1, LAB_PORT; it prints
+# the address with its token). As root (a container) JupyterLab needs --allow-root.
+LAB_PORT ?= 8888
+lab: $(VENV)/.ok-notebook
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
+		--ServerApp.root_dir=examples $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_FLAGS)
+
+# The example notebooks are committed with their outputs (they read on a code host): after a
+# change that alters them, run them again in place, one at a time, the way users run them.
+examples: $(VENV)/.ok-notebook
+	cd examples && for nb in *.ipynb; do \
+		$(abspath $(VENV))/bin/jupyter nbconvert --to notebook --execute --inplace \
+			--ExecutePreprocessor.record_timing=False $$nb || exit 1; \
+	done
 
 # The inspector for a team (docs/deploy.md): headless, no file watcher, XSRF and CORS
 # protection on, 50 MB uploads, the viewer toolbar, no error details for visitors, closed

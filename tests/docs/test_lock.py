@@ -32,7 +32,10 @@ def _requirements(extras: tuple[str, ...] | None) -> list[Requirement]:
     return [Requirement(t) for t in texts]
 
 
-@pytest.mark.parametrize(("lock", "extras"), [("app.lock", ("app", "openai")), ("dev.lock", None)])
+@pytest.mark.parametrize(
+    ("lock", "extras"),
+    [("app.lock", ("app", "openai")), ("notebook.lock", ("notebook",)), ("dev.lock", None)],
+)
 def test_the_lock_pins_every_requirement_within_its_specifier(
     lock: str, extras: tuple[str, ...] | None
 ) -> None:
@@ -51,3 +54,4 @@ def test_the_makefile_installs_from_the_locks() -> None:
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert "-r requirements/app.lock" in makefile
     assert "-r requirements/dev.lock" in makefile
+    assert "-r requirements/notebook.lock" in makefile

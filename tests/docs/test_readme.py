@@ -1,4 +1,4 @@
-"""The README stays true: its two commands exist, its Python example runs."""
+"""The README stays true: its make commands exist, its Python example runs."""
 
 from __future__ import annotations
 
@@ -23,6 +23,21 @@ def test_readme_opens_with_the_two_make_commands(repo_root: Path) -> None:
     assert re.search(r"^test:", makefile, re.M)
     ci = (repo_root / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test" in ci
+
+
+def test_every_make_command_in_the_readme_is_a_makefile_target(repo_root: Path) -> None:
+    blocks = re.findall(r"```bash\n(.*?)```", _readme(repo_root), re.S)
+    commands = [line.split("#")[0].strip() for block in blocks for line in block.splitlines()]
+    targets = {c.split()[1] for c in commands if c.startswith("make ")}
+    assert {"demo", "test", "lab"} <= targets
+    makefile = (repo_root / "Makefile").read_text(encoding="utf-8")
+    for target in targets:
+        assert re.search(rf"^{target}:", makefile, re.M), f"make {target} has no target"
+    # make lab opens JupyterLab on the examples, on this machine only.
+    lab = re.search(r"^lab:.*?(?=^\S|\Z)", makefile, re.M | re.S)
+    assert lab is not None
+    assert "jupyter lab" in lab.group(0) and "--ServerApp.ip=127.0.0.1" in lab.group(0)
+    assert "--ServerApp.root_dir=examples" in lab.group(0)
 
 
 def test_readme_python_example_runs(repo_root: Path, tmp_path: Path) -> None:

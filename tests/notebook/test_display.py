@@ -23,6 +23,7 @@ from compactlens import (
 )
 from compactlens.analysis import analyze
 from compactlens.model import Card, card_html, card_text
+from compactlens.model.display import budget_bar_html
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 #: The only tags a card writes itself.
@@ -151,3 +152,21 @@ def test_any_text_in_a_card_is_escaped(
     )
     assert_inert(card_html(card))
     assert "\n" not in card_text(card) and "\r" not in card_text(card)
+
+
+def test_a_transcript_card_shows_the_files_name_not_its_path(tmp_path: Path) -> None:
+    folder = tmp_path / "private-folder-name"
+    folder.mkdir()
+    copy = folder / "chat.json"
+    copy.write_bytes((SAMPLES / "coding_agent.json").read_bytes())
+    html = load_transcript(copy)._repr_html_()
+    assert "chat.json" in html
+    assert "private-folder-name" not in html and str(tmp_path) not in html
+
+
+def test_cards_take_their_colours_from_the_jupyterlab_theme() -> None:
+    html = budget_bar_html(3000, 4000, 8000)
+    # The bar's background and the muted text follow the theme (dark theme included),
+    # with the light colours where no theme variable is defined.
+    assert "background:var(--jp-layout-color2, #F8F9FA)" in html
+    assert "color:var(--jp-ui-font-color2, #6C757D)" in html

@@ -39,6 +39,8 @@ def test_without_pandas_to_pandas_names_the_extra() -> None:
     )
     assert lines[:2] == ["1", "True"]
     assert "compactlens[notebook]" in lines[2]
+    # The commands that work from a clone (the package is on no registry): make lab.
+    assert "make lab" in lines[2] and "pip install -e '.[notebook]'" in lines[2]
 
 
 def test_without_ipywidgets_tune_names_the_extra() -> None:
@@ -53,3 +55,4 @@ def test_without_ipywidgets_tune_names_the_extra() -> None:
         "    print(exc)\n",
     )
     assert len(lines) == 1 and "compactlens[notebook]" in lines[0]
+    assert "make lab" in lines[0]

@@ -21,7 +21,7 @@ from compactlens import (
     load_transcript,
     tokens_exceed,
 )
-from compactlens.analysis import run_corpus_report
+from compactlens.analysis import analyze, run_corpus_report, search_fixes
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 
@@ -86,3 +86,39 @@ def test_corpus_report_frame_has_one_row_per_transcript(tmp_path: Path) -> None:
     assert frame["tokens_before"].dtype == "Int64"
     assert "CorpusReport" in repr(report)
     assert report._repr_html_().startswith('<div class="compactlens-card"')
+
+
+def test_transcript_frame_has_one_row_per_message() -> None:
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    frame = transcript.to_pandas()
+    assert len(frame) == len(transcript.messages)
+    assert list(frame["role"]) == [m.role for m in transcript.messages]
+    assert frame["chars"].sum() == sum(len(m.text) for m in transcript.messages)
+    calls = sum(len(m.tool_calls) for m in transcript.messages)
+    named = sum(len(c.split(", ")) for c in frame["tool_calls"] if c)
+    assert calls > 0 and named == calls
+    assert frame["tool_results"].sum() == sum(len(m.tool_results) for m in transcript.messages)
+
+
+def test_report_frame_has_one_row_per_fact_checked() -> None:
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    strategy = TruncationStrategy(tokens_exceed(3000), minimum_preserved=2)
+    report = analyze(transcript, apply_compaction(transcript.messages, strategy))
+    frame = report.to_pandas()
+    assert len(frame) == report.facts.extracted > 0
+    assert int(frame["survived"].sum()) == report.facts.survived
+    assert str(frame["message"].dtype) == "Int64"
+
+
+def test_fix_search_frame_has_one_row_per_fix_in_rank_order() -> None:
+    stuck = load_transcript(SAMPLES / "cannot_fit_16k.json")
+    strategy = TruncationStrategy(tokens_exceed(16000), minimum_preserved=4)
+    result = apply_compaction(stuck.messages, strategy, CharEstimator())
+    index = MessageIndex.build(stuck.messages, CharEstimator())
+    search = search_fixes(index, strategy, summaries=result.summaries)
+    frame = search.to_pandas()
+    assert search.fixes
+    assert list(frame["rank"]) == list(range(1, len(search.fixes) + 1))
+    assert list(frame["change"]) == [f.summary for f in search.fixes]
+    assert list(frame["tokens_after"]) == [f.tokens_after for f in search.fixes]
+    assert str(frame["turns_until_trigger"].dtype) == "Int64"

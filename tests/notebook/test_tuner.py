@@ -9,6 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compactlens import (
     CharEstimator,
@@ -24,7 +26,7 @@ from compactlens import (
 )
 from compactlens.analysis import search_fixes
 from compactlens.engine import MessageIndex, tokens_at_most
-from compactlens.notebook import Tuner, debug, tune
+from compactlens.notebook import Tuner, TuneSettings, debug, tune
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 
@@ -81,13 +83,59 @@ def test_the_target_slider_replans_and_shows_the_librarys_numbers(transcript: Tr
     assert f"{expected.tokens_before:,} → {expected.tokens_after:,} tokens" in text
 
     runs = tuner.runs
-    tuner.target.value = 200  # below what the protected tail needs
-    stuck = apply_compaction(transcript.messages, pipeline(4000, 200), CharEstimator())
+    tuner.target.value = 200  # below what the protected tail needs; the trigger follows
+    assert tuner.trigger.value == 200
+    stuck = apply_compaction(transcript.messages, pipeline(200, 200), CharEstimator())
     assert stuck.status == "cannot-fit"
     assert tuner.runs == runs + 1
     badge, text = shown(tuner)
     assert badge == "cannot-fit"
     assert f"{stuck.tokens_after:,} of 200 tokens (over budget)" in text
+
+
+@pytest.mark.parametrize("target", [8000, 7000, 6000])
+def test_a_target_change_reruns_the_compaction_with_the_trigger(
+    transcript: Transcript, target: int
+) -> None:
+    tuner = tune(transcript, pipeline(4000), budget=4000)
+    before = tuner.result
+    tuner.target.value = target
+    expected = apply_compaction(transcript.messages, pipeline(target, target), CharEstimator())
+    assert tuner.trigger.value == target
+    assert tuner.result is not None and before is not None
+    assert tuner.result.tokens_after == expected.tokens_after
+    # The old failure: the trigger stayed put and the tokens did not move with the target.
+    stale = apply_compaction(transcript.messages, pipeline(4000, target), CharEstimator())
+    if stale.tokens_after != expected.tokens_after:
+        assert tuner.result.tokens_after != stale.tokens_after
+
+
+def test_the_tokens_follow_the_target(transcript: Transcript) -> None:
+    tuner = tune(transcript, pipeline(4000), budget=4000)
+    seen = set()
+    for target in (8000, 7000, 4000):
+        tuner.target.value = target
+        assert tuner.result is not None
+        seen.add(tuner.result.tokens_after)
+    assert len(seen) == 3, seen
+
+
+def test_unlinked_the_target_moves_alone(transcript: Transcript) -> None:
+    tuner = tune(transcript, pipeline(4000), budget=4000)
+    tuner.link.value = False
+    tuner.target.value = 7000
+    assert tuner.trigger.value == 4000 and tuner.settings.trigger_tokens == 4000
+    expected = apply_compaction(transcript.messages, pipeline(4000, 7000), CharEstimator())
+    assert tuner.result is not None and tuner.result.tokens_after == expected.tokens_after
+    tuner.link.value = True  # linking again takes the trigger as the target
+    assert tuner.target.value == 4000
+
+
+def test_a_tuner_started_with_its_own_trigger_is_unlinked(transcript: Transcript) -> None:
+    tuner = tune(transcript, pipeline(4000), budget=4000, trigger=6000)
+    assert tuner.link.value is False
+    tuner.target.value = 3000
+    assert tuner.trigger.value == 6000
 
 
 def test_the_trigger_slider_sets_every_stages_trigger(transcript: Transcript) -> None:
@@ -163,6 +211,12 @@ def test_the_debugger_ranks_the_librarys_fixes_and_apply_makes_it_fit() -> None:
     assert debugger.verdict.level == "no-fit" and not debugger.nothing_to_fix
     assert debugger.verdict.next_step.startswith(f"Apply: {top.plain_summary}")
     assert "Apply: " in debugger.before.value
+    # The fixes as a table with the verdict's numbers, and a list box that cannot overlap.
+    assert type(debugger.choice).__name__ == "Select"
+    for rank, fix in enumerate(debugger.fixes, 1):
+        assert f"{rank}. {fix.plain_summary}" in debugger.choice.options[rank - 1][0]
+        assert f"{fix.tokens_after:,}" in debugger.table.value
+        assert f"{fix.recall:.0%}" in debugger.table.value
     debugger.apply_button.click()
     assert debugger.applied is not None and debugger.applied.status == "compacted"
     assert debugger.applied.tokens_after == top.tokens_after
@@ -195,3 +249,23 @@ def test_apply_from_a_tuner_loads_the_fix_into_it(transcript: Transcript) -> Non
     assert shown(tuner)[0] == "compacted"
     limit = re.search(r"of ([\d,]+) tokens", shown(tuner)[1])
     assert limit is not None and tuner.target.value == int(limit.group(1).replace(",", ""))
+
+
+@given(
+    start=st.integers(1, 10**6),
+    moves=st.lists(
+        st.tuples(st.sampled_from(["trigger_tokens", "target_tokens"]), st.integers(1, 10**6)),
+        max_size=6,
+    ),
+)
+def test_linked_settings_keep_trigger_and_target_equal(
+    start: int, moves: list[tuple[str, int]]
+) -> None:
+    settings = TuneSettings(
+        config={"type": "truncation"}, trigger_tokens=start, target_tokens=start
+    )
+    for key, value in moves:
+        settings = settings.changed(**{key: value})
+        assert settings.trigger_tokens == settings.target_tokens == value
+    unlinked = settings.changed(linked=False).changed(target_tokens=start + 1)
+    assert unlinked.trigger_tokens == settings.trigger_tokens

@@ -11,6 +11,7 @@ from compactlens.model import Card, data_frame
 
 if TYPE_CHECKING:
     from compactlens.analysis.corpus import CorpusReport, CorpusRow
+    from compactlens.analysis.fixes import FixSearch
     from compactlens.analysis.report import CompactionReport
 
 
@@ -66,3 +67,58 @@ def corpus_frame(rows: tuple[CorpusRow, ...]) -> Any:
     ]
     integers += ["break_even_turn", "turns_until_trigger", "problems", "problems_introduced"]
     return data_frame([row.to_dict() for row in rows], columns, integers=integers)
+
+
+#: Columns of a compaction report's frame: one row per fact checked.
+FACT_COLUMNS = ("kind", "value", "message", "role", "source", "survived")
+#: Columns of a fix search's frame: one row per ranked fix.
+FIX_COLUMNS = (
+    "rank",
+    "change",
+    "fits",
+    "tokens_after",
+    "target_tokens",
+    "recall",
+    "request_kept",
+    "errors_introduced",
+    "groups_dropped",
+    "groups_changed",
+    "turns_until_trigger",
+    "destructive",
+)
+
+
+def fact_frame(report: CompactionReport) -> Any:
+    rows = [
+        {
+            "kind": str(check.fact.kind),
+            "value": check.fact.value,
+            "message": check.fact.message_index,
+            "role": check.fact.role,
+            "source": str(check.fact.source),
+            "survived": check.survived,
+        }
+        for check in report.facts.checks
+    ]
+    return data_frame(rows, FACT_COLUMNS, integers=("message",))
+
+
+def fix_frame(search: FixSearch) -> Any:
+    rows = [
+        {
+            "rank": rank,
+            "change": fix.summary,
+            "fits": fix.fits,
+            "tokens_after": fix.tokens_after,
+            "target_tokens": fix.target_tokens,
+            "recall": fix.recall,
+            "request_kept": fix.request_kept,
+            "errors_introduced": fix.errors_introduced,
+            "groups_dropped": fix.groups_dropped,
+            "groups_changed": fix.groups_changed,
+            "turns_until_trigger": fix.turns_until_trigger,
+            "destructive": fix.destructive,
+        }
+        for rank, fix in enumerate(search.fixes, 1)
+    ]
+    return data_frame(rows, FIX_COLUMNS, integers=("target_tokens", "turns_until_trigger"))

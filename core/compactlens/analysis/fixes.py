@@ -191,6 +191,14 @@ class FixSearch:
     def best(self) -> Fix | None:
         return self.fixes[0] if self.fixes else None
 
+    def to_pandas(self) -> Any:
+        """A ``pandas.DataFrame`` with one row per ranked fix: rank, the change, whether it
+        fits, tokens after and the target, fact recall, the latest request kept, errors
+        introduced, groups dropped and changed, turns until the next trigger, destructive."""
+        from compactlens.analysis.display import fix_frame
+
+        return fix_frame(self)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "fixes": [f.to_dict() for f in self.fixes],

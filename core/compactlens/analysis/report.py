@@ -126,6 +126,13 @@ class CompactionReport:
 
         return card_html(report_card(self))
 
+    def to_pandas(self) -> Any:
+        """A ``pandas.DataFrame`` with one row per fact checked: kind, value, the message
+        it came from (index and role), the part it was in, and whether it survived."""
+        from compactlens.analysis.display import fact_frame
+
+        return fact_frame(self)
+
 
 @dataclass(frozen=True, slots=True)
 class AnalysisOverview:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from compactlens.model.errors import MissingDependencyError
+from compactlens.model.errors import MissingDependencyError, install_hint
 
 #: One colour per group decision (figures and cards).
 DECISION_COLORS: dict[str, str] = {
@@ -35,6 +35,16 @@ STATUS_COLORS: dict[str, str] = {
 
 #: Colours of a card's group counts (``dropped`` is the ``excluded`` decision).
 _COUNT_COLORS = {**DECISION_COLORS, "dropped": DECISION_COLORS["excluded"]}
+
+#: Colours of a card's frame, text and bar, from JupyterLab's theme variables (so a dark
+#: theme reads), with the light values where no theme defines them (VS Code, a code host).
+THEME = {
+    "border": "var(--jp-border-color2, #DEE2E6)",
+    "muted": "var(--jp-ui-font-color2, #6C757D)",
+    "bar": "var(--jp-layout-color2, #F8F9FA)",
+    "track": "var(--jp-layout-color3, #E9ECEF)",
+    "mark": "var(--jp-ui-font-color1, #343A40)",
+}
 
 #: Longest text a card shows from one field before cutting it with an ellipsis.
 CARD_TEXT_LIMIT = 240
@@ -103,8 +113,9 @@ def card_html(card: Card) -> str:
         rows.append(budget_bar_html(card.tokens_after, card.budget, card.tokens_before))
     if card.counts:
         rows.append(_counts_line(card.counts))
+    muted = THEME["muted"]
     rows.extend(
-        f'<div><span style="color:#6C757D">{escape(label)}</span> {escape(clip(value))}</div>'
+        f'<div><span style="color:{muted}">{escape(label)}</span> {escape(clip(value))}</div>'
         for label, value in card.facts
     )
     if card.reason:
@@ -113,7 +124,7 @@ def card_html(card: Card) -> str:
         rows.append(f'<div data-role="fix"><b>top fix</b> {escape(clip(card.fix))}</div>')
     style = (
         "font-family:system-ui,sans-serif;font-size:13px;line-height:1.5;max-width:640px;"
-        "border:1px solid #DEE2E6;border-radius:6px;padding:8px 12px"
+        f"border:1px solid {THEME['border']};border-radius:6px;padding:8px 12px"
     )
     return f'<div class="compactlens-card" style="{style}">' + "".join(rows) + "</div>"
 
@@ -126,7 +137,7 @@ def budget_bar_html(tokens: int, budget: int, before: int | None = None) -> str:
     color = STATUS_COLORS["cannot-fit"] if over else STATUS_COLORS["compacted"]
     track = (
         f'<div style="position:absolute;height:100%;width:{100 * (before or 0) / top:.1f}%;'
-        'background:#E9ECEF"></div>'
+        f'background:{THEME["track"]}"></div>'
     )
     fill = (
         f'<div style="position:absolute;height:100%;width:{100 * tokens / top:.1f}%;'
@@ -134,13 +145,13 @@ def budget_bar_html(tokens: int, budget: int, before: int | None = None) -> str:
     )
     mark = (
         f'<div style="position:absolute;height:100%;left:{100 * budget / top:.1f}%;'
-        'border-left:2px dashed #343A40"></div>'
+        f'border-left:2px dashed {THEME["mark"]}"></div>'
     )
     words = f"{tokens:,} of {budget:,} tokens ({'over' if over else 'within'} budget)"
     return (
         f'<div data-role="budget" title="{words}" style="position:relative;height:10px;'
-        f'margin:4px 0;background:#F8F9FA;border-radius:3px">{track}{fill}{mark}</div>'
-        f'<div style="color:#6C757D;font-size:12px">{words}</div>'
+        f'margin:4px 0;background:{THEME["bar"]};border-radius:3px">{track}{fill}{mark}</div>'
+        f'<div style="color:{THEME["muted"]};font-size:12px">{words}</div>'
     )
 
 
@@ -180,7 +191,7 @@ def data_frame(
         import pandas as pd  # type: ignore[import-untyped]
     except ModuleNotFoundError as exc:
         raise MissingDependencyError(
-            "to_pandas() needs pandas: pip install 'compactlens[notebook]'"
+            "to_pandas() needs pandas: " + install_hint("notebook")
         ) from exc
     frame = pd.DataFrame(list(rows), columns=list(columns))
     return frame.astype(dict.fromkeys(integers, "Int64"))

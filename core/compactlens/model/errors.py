@@ -39,7 +39,16 @@ class DataError(CompactlensError, ValueError):
 
 class MissingDependencyError(CompactlensError, ImportError):
     """An optional dependency a feature needs is not installed; the message names the
-    ``pip install`` extra that brings it."""
+    extra that brings it and the command that installs it (:func:`install_hint`)."""
+
+
+def install_hint(extra: str) -> str:
+    """How to install the ``extra`` of compactlens, as one phrase for an ImportError: the
+    commands that work from a clone (the package is not on a registry yet)."""
+    command = f"pip install -e '.[{extra}]'"
+    if extra == "notebook":
+        command = f"make lab (or {command})"
+    return f"install the compactlens[{extra}] extra: from your clone of compactlens, {command}"
 
 
 class TranscriptError(CompactlensError, ValueError):
@@ -66,4 +75,5 @@ __all__ = [
     "MissingDependencyError",
     "TranscriptError",
     "UsageError",
+    "install_hint",
 ]

@@ -55,6 +55,22 @@ class TuneSettings:
     """(stage, name) of the parameters nobody set: they follow the profile's defaults
     (``config`` shows the default of the profile the strategy was written under)."""
 
+    linked: bool = True
+    """The trigger and the target move together: changing one sets the other (a target
+    of none leaves the trigger). Unlinked, each moves alone."""
+
+    def changed(self, **changes: Any) -> TuneSettings:
+        """These settings with ``changes`` applied; when linked, a new trigger is the new
+        target too and a new target the new trigger (unless both are given)."""
+        out = replace(self, **changes)
+        if not out.linked or ("trigger_tokens" in changes and "target_tokens" in changes):
+            return out
+        if "target_tokens" in changes and out.target_tokens is not None:
+            return replace(out, trigger_tokens=out.target_tokens)
+        if "trigger_tokens" in changes or "linked" in changes:
+            return replace(out, target_tokens=out.trigger_tokens)
+        return out
+
     def stages(self) -> list[Mapping[str, Any]]:
         """The stages in order (a single strategy is one stage)."""
         children = self.config.get("strategies")
@@ -188,13 +204,15 @@ def settings_for(
     trigger = first_trigger_tokens(config) or budget
     if trigger is None:
         raise ConfigError("give a budget: the strategy has no tokens trigger")
+    target = target_tokens_of(config) or budget
     return TuneSettings(
         config=config,
         trigger_tokens=trigger,
-        target_tokens=target_tokens_of(config) or budget,
+        target_tokens=target,
         profile=profile,
         provider=provider,
         unset=unset_parameters(strategy),
+        linked=trigger == target,
     )
 
 

@@ -39,7 +39,7 @@ from compactlens.engine import (
 from compactlens.engine.display import explanation_card
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
-from compactlens.notebook.widgets import load_widgets, show
+from compactlens.notebook.widgets import HIDE_SNAPSHOT_CSS, Snapshot, load_widgets, show_panel
 from compactlens.transcript import Transcript
 
 
@@ -96,6 +96,7 @@ class Debugger:
         self.applied = run_strategy(self.index, fix.strategy, guards=fix.guards)
         self.applied_fix = fix
         self.after.value = _after_html(fix, self.applied)
+        self.snapshot.update(self.before.value + self.after.value, None)
         if self.on_apply is not None:
             self.on_apply(fix)
         return self.applied
@@ -105,7 +106,10 @@ class Debugger:
         return self._panel
 
     def _ipython_display_(self) -> None:
-        show(self._panel)
+        show_panel(
+            self._panel, f"compactlens debugger: {len(self.fixes)} fixes for {self.result!r}"
+        )
+        self.snapshot.show()
 
     def _build(self) -> None:
         w = load_widgets()
@@ -115,19 +119,40 @@ class Debugger:
         why = card_html(replace(explanation_card(self.result.explanation), fix=""))
         self.before = w.HTML(card + ("" if self.nothing_to_fix else why))
         options = [(f"{i + 1}. {fix_line(f)}", i) for i, f in enumerate(self.fixes)]
-        self.choice = w.RadioButtons(
-            options=options or [("nothing to fix" if self.nothing_to_fix else "no fix", -1)],
-            layout=w.Layout(width="auto"),
+        # A list box (one line per fix, clipped to its width), not radio buttons: long
+        # sentences in radio labels wrapped over each other and under the Apply button.
+        self.choice = w.Select(
+            options=options or [("nothing to fix" if self.nothing_to_fix else "no fix found", -1)],
+            rows=max(2, min(len(options), 8)),
+            layout=w.Layout(width="100%", max_width="60em"),
             disabled=not options,
         )
+        self.table = w.HTML(fix_table_html(self.fixes))
         self.apply_button = w.Button(
-            description="Apply", button_style="primary", disabled=not options
+            description="Apply the selected fix",
+            button_style="primary",
+            disabled=not options,
+            layout=w.Layout(width="16em", margin="6px 0"),
         )
         self.apply_button.on_click(lambda _b: self.apply())
         note = w.HTML(self._note())
         self.after = w.HTML()
-        self._panel = w.VBox([self.before, note, self.choice, self.apply_button, self.after])
+        self._panel = w.VBox(
+            [
+                self.before,
+                note,
+                self.table,
+                self.choice,
+                self.apply_button,
+                self.after,
+                w.HTML(HIDE_SNAPSHOT_CSS),
+            ],
+            layout=w.Layout(max_width="100%", overflow="hidden"),
+        )
         self._panel.add_class("compactlens-debugger")
+        self._panel.add_class("compactlens-live")
+        self.snapshot = Snapshot(with_figure=False)
+        self.snapshot.update(self.before.value + fix_table_html(self.fixes), None)
 
     def _none(self) -> str:
         if self.nothing_to_fix:
@@ -160,6 +185,43 @@ def fix_line(fix: Fix) -> str:
     if fix.destructive:
         mark = "costly: " if fix.keeps_conversation else "destructive: "
     return f"{fix.plain_summary} ({mark}{gives})"
+
+
+def fix_table_html(fixes: Sequence[Fix]) -> str:
+    """The fixes as a table (rank, change, tokens after of the target, fact recall, groups
+    dropped, notes) that scrolls sideways rather than overflowing; every text escaped."""
+    if not fixes:
+        return ""
+    cell = "padding:2px 8px;text-align:left;vertical-align:top"
+    head = "".join(
+        f'<th style="{cell}">{h}</th>'
+        for h in ("#", "change", "tokens", "recall", "dropped", "notes")
+    )
+    rows = []
+    for i, fix in enumerate(fixes, 1):
+        target = f" of {fix.target_tokens:,}" if fix.target_tokens is not None else ""
+        notes = [n for n, on in (("destructive", fix.destructive),) if on]
+        if not fix.request_kept:
+            notes.append("loses the latest request")
+        values = (
+            str(i),
+            fix.plain_summary,
+            f"{fix.tokens_after:,}{target}",
+            f"{fix.recall:.0%}",
+            f"{fix.groups_dropped:,}",
+            ", ".join(notes),
+        )
+        rows.append(
+            "<tr>"
+            + "".join(
+                f'<td style="{cell}{"" if n == 1 else ";white-space:nowrap"}">{escape(v)}</td>'
+                for n, v in enumerate(values)
+            )
+        )
+    return (
+        '<div data-role="fixes" style="overflow-x:auto;max-width:100%;font-size:13px">'
+        f'<table style="border-collapse:collapse"><tr>{head}</tr>{"".join(rows)}</table></div>'
+    )
 
 
 def _after_html(fix: Fix, result: CompactionResult) -> str:

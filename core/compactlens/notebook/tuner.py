@@ -1,7 +1,8 @@
 """``tune()``: an ipywidgets panel that re-plans a strategy over a cached index on each change.
 
-The panel has a trigger and a target slider (tokens), the profile and the provider, and one
-field per parameter of every stage. Each change builds :class:`TuneSettings`, plans the
+The panel has a trigger and a target slider (tokens; they move together unless the user
+unticks "trigger = target"), the profile and the provider, and one field per parameter of
+every stage. Each change builds :class:`TuneSettings`, plans the
 strategy over the index (built once per profile) and redraws the status card (status,
 tokens, budget bar, groups kept / collapsed / summarized / dropped, reason, top fix) and the
 decision map. Everything the widgets do is also a method (:meth:`Tuner.update`,
@@ -11,7 +12,6 @@ decision map. Everything the widgets do is also a method (:meth:`Tuner.update`,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from html import escape
 from typing import Any
 
@@ -27,7 +27,14 @@ from compactlens.notebook.config import (
     settings_for,
     unset_parameters,
 )
-from compactlens.notebook.widgets import clear, in_kernel, load_widgets, show, show_figure
+from compactlens.notebook.widgets import (
+    HIDE_SNAPSHOT_CSS,
+    Snapshot,
+    in_kernel,
+    load_widgets,
+    show_panel,
+    theme_aware,
+)
 from compactlens.summarizers import ExtractiveSummarizer, Summarizer
 from compactlens.transcript import Transcript
 
@@ -50,6 +57,7 @@ class Tuner:
         summarizer: Summarizer | None = None,
         profile: str = "compactlens",
         provider: str = "auto",
+        linked: bool | None = None,
     ) -> None:
         self.bench = Workbench(
             tuple(messages), format, tokenizer, summarizer or ExtractiveSummarizer()
@@ -61,11 +69,13 @@ class Tuner:
             profile=profile,
             provider=provider,
             unset=unset_parameters(strategy),
+            linked=(trigger is None or trigger == budget) if linked is None else linked,
         )
         self.result: CompactionResult | None = None
         self.error: str | None = None
         self.runs = 0
         self._quiet = False
+        self.snapshot = Snapshot(with_figure=True)
         self._w = load_widgets()
         self._build()
         self.run()
@@ -89,9 +99,10 @@ class Tuner:
         return self.run()
 
     def update(self, **changes: Any) -> CompactionResult | None:
-        """Change ``trigger_tokens``, ``target_tokens``, ``profile``, ``provider`` or
-        ``config`` and re-plan; the widgets follow."""
-        self.settings = replace(self.settings, **changes)
+        """Change ``trigger_tokens``, ``target_tokens``, ``linked``, ``profile``,
+        ``provider`` or ``config`` and re-plan; the widgets follow (linked, the trigger
+        follows the target and the target the trigger)."""
+        self.settings = self.settings.changed(**changes)
         self._sync_widgets(rebuild="config" in changes)
         return self.run()
 
@@ -158,7 +169,8 @@ class Tuner:
         return self._panel
 
     def _ipython_display_(self) -> None:
-        show(self._panel)
+        show_panel(self._panel, f"compactlens tuner: {self.result!r}")
+        self.snapshot.show()
 
     def _build(self) -> None:
         w = self._w
@@ -188,20 +200,33 @@ class Tuner:
         self.provider = w.Dropdown(
             options=PROVIDER_CHOICES, value=self.settings.provider, description="provider"
         )
+        self.link = w.Checkbox(
+            value=self.settings.linked,
+            description="trigger = target (move together)",
+            indent=False,
+        )
         self.trigger.observe(lambda c: self._on("trigger_tokens", c["new"]), names="value")
         self.target.observe(lambda c: self._on("target_tokens", c["new"] or None), names="value")
         self.profile.observe(lambda c: self._on("profile", c["new"]), names="value")
         self.provider.observe(lambda c: self._on("provider", c["new"]), names="value")
+        self.link.observe(lambda c: self._on("linked", c["new"]), names="value")
         self.status = w.HTML(layout=w.Layout(min_height="6em"))
-        self.chart = w.Output()
         self.stage_box = w.VBox()
         self.parameters: dict[tuple[int, str], Any] = {}
         self._build_parameters()
         controls = w.VBox(
-            [self.trigger, self.target, w.HBox([self.profile, self.provider]), self.stage_box]
+            [
+                self.trigger,
+                self.target,
+                self.link,
+                w.HBox([self.profile, self.provider]),
+                self.stage_box,
+            ]
         )
-        self._panel = w.VBox([controls, self.status, self.chart])
+        # The decision map is displayed under the panel, outside the widgets (Snapshot).
+        self._panel = w.VBox([controls, self.status, w.HTML(HIDE_SNAPSHOT_CSS)])
         self._panel.add_class("compactlens-tuner")
+        self._panel.add_class("compactlens-live")
 
     def _build_parameters(self) -> None:
         w = self._w
@@ -225,7 +250,10 @@ class Tuner:
     def _on(self, key: str, value: Any) -> None:
         if self._quiet:
             return
-        self.settings = replace(self.settings, **{key: value})
+        linked = self.settings.linked
+        self.settings = self.settings.changed(**{key: value})
+        if linked or key == "linked":
+            self._sync_widgets(rebuild=False)  # the other slider follows
         self.run()
 
     def _on_parameter(self, stage: int, name: str, raw: Any, original: Any) -> None:
@@ -243,6 +271,7 @@ class Tuner:
             self.target.value = self.settings.target_tokens or 0
             self.profile.value = self.settings.profile
             self.provider.value = self.settings.provider
+            self.link.value = self.settings.linked
             if rebuild:
                 self._build_parameters()
             else:
@@ -270,10 +299,7 @@ class Tuner:
         if not in_kernel():
             return  # a script or a test: the figure is there when asked for (figure())
         fig = self.figure()
-        clear(self.chart)
-        if fig is not None:
-            with self.chart:
-                show_figure(fig)
+        self.snapshot.update(self.status.value, None if fig is None else theme_aware(fig))
 
 
 def tune(
@@ -286,10 +312,12 @@ def tune(
     summarizer: Summarizer | None = None,
     profile: str = "compactlens",
     provider: str = "auto",
+    linked: bool | None = None,
 ) -> Tuner:
     """An interactive tuner of ``strategy`` over ``transcript`` (a :class:`Transcript`, or
     messages in any supported wire format), starting with target ``budget`` and every
-    stage's ``tokens >`` trigger at ``trigger`` (default: ``budget`` too).
+    stage's ``tokens >`` trigger at ``trigger`` (default: ``budget`` too). The trigger and
+    the target move together (``linked``; default: when they start equal).
 
     The last expression of a cell shows the panel; ``tuner.result`` is the current result.
     """
@@ -304,6 +332,7 @@ def tune(
         summarizer=summarizer,
         profile=profile,
         provider=provider,
+        linked=linked,
     )
 
 

@@ -8,11 +8,12 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from compactlens.formats import get_format
 from compactlens.formats.base import ConversionWarning
-from compactlens.model.display import Card, card_html, card_text
+from compactlens.model.display import Card, card_html, card_text, clip, data_frame
 from compactlens.model.messages import Message
 from compactlens.model.recorded import RecordedCompaction
 from compactlens.transcript.container import Container
@@ -21,6 +22,10 @@ from compactlens.transcript.write import _to_document, _to_wire
 if TYPE_CHECKING:
     from compactlens.engine.index import PairingProblem
     from compactlens.model.tokens import Tokenizer
+
+
+#: Columns of a transcript's frame: one row per message.
+MESSAGE_COLUMNS = ("message", "role", "name", "chars", "tool_calls", "tool_results", "text")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +55,30 @@ class Transcript:
     def _repr_html_(self) -> str:
         return card_html(self._card())
 
+    def to_pandas(self) -> Any:
+        """A ``pandas.DataFrame`` with one row per message: its index, role, name,
+        characters of text, the tools it calls, the results it holds, and its text (cut to
+        200 characters)."""
+        rows = [
+            {
+                "message": i,
+                "role": m.role,
+                "name": m.name,
+                "chars": len(m.text),
+                "tool_calls": ", ".join(c.name for c in m.tool_calls),
+                "tool_results": len(m.tool_results),
+                "text": clip(m.text, 200),
+            }
+            for i, m in enumerate(self.messages)
+        ]
+        return data_frame(rows, MESSAGE_COLUMNS)
+
     def _card(self) -> Card:
         roles = Counter(m.role for m in self.messages)
         latest = next((m.text for m in reversed(self.messages) if m.role == "user"), "")
         facts = [
-            ("source", self.source),
+            # The file's name, not its path: a card travels in shared notebooks.
+            ("source", PurePath(self.source).name or self.source),
             ("messages", ", ".join(f"{n:,} {role}" for role, n in roles.most_common())),
             ("recorded compactions", f"{len(self.compactions):,}"),
         ]

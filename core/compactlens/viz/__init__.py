@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from compactlens.model.errors import MissingDependencyError
+from compactlens.model.errors import MissingDependencyError, install_hint
 from compactlens.viz._style import (
     ACTIONS,
     DECISION_COLORS,
@@ -92,7 +92,7 @@ def __getattr__(name: str) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] == "plotly":
             raise MissingDependencyError(
-                f"compactlens.viz.{name} draws with plotly: pip install 'compactlens[viz]'"
+                f"compactlens.viz.{name} draws with plotly: " + install_hint("viz")
             ) from exc
         raise
     value = getattr(loaded, name)
