@@ -117,6 +117,7 @@ bench: $(VENV)/.ok-dev
 	$(VENV)/bin/python bench/run_all.py
 	$(VENV)/bin/python bench/bench_fixes.py
 	$(VENV)/bin/python bench/bench_speed.py
+	$(VENV)/bin/python bench/bench_loop.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis test-artifacts
