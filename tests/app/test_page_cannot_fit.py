@@ -76,7 +76,7 @@ def test_a_costly_best_fix_comes_with_a_one_click_larger_target(app) -> None:
     body = plain(texts(at))
     assert "No fix" not in body and "only destructive changes fit" not in body
     # Fix 1 is the change a user would make, with its cost; fix 2 raises the target.
-    assert "**1.** Minimum preserved groups to" in body
+    assert "**1.** Newest groups never dropped to" in body  # the vocabulary's label
     assert f"**2.** Raise the target to {whole:,} tokens" in body
     assert "Fact recall is" in body and "under the floor" in body  # the cost, named
     labels = [b.label for b in at.button if b.key and b.key.startswith("cf_apply_")]
