@@ -39,7 +39,7 @@ CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("tokenizer", ["estimate", "o200k_base"])
+@pytest.mark.parametrize("tokenizer", ["estimate", "calibrated", "o200k_base"])
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_snippet_executes_and_gives_the_same_result(
     name: str, tokenizer: str, samples_folder: Path, monkeypatch: pytest.MonkeyPatch
