@@ -180,6 +180,9 @@ def test_profile_and_provider_are_part_of_the_run(transcript: Transcript) -> Non
     assert tuner.result.tokens_after == expected.tokens_after
     tuner.provider.value = "anthropic"
     assert tuner.bench.guards(tuner.settings).provider == "anthropic"
+    # The status says what the run was made with.
+    assert "profile maf · provider anthropic" in shown(tuner)[1]
+    assert "trigger 3,000 · target 3,000" in shown(tuner)[1]
 
 
 def test_a_bad_value_is_a_message_not_a_traceback(transcript: Transcript) -> None:

@@ -121,7 +121,7 @@ class CorpusReport:
 
     def to_pandas(self) -> Any:
         """A ``pandas.DataFrame`` with one row per transcript, the corpus table's columns
-        (``pip install 'compactlens[notebook]'``)."""
+        (pandas: the notebook extra)."""
         from compactlens.analysis.display import corpus_frame
 
         return corpus_frame(self.rows)

@@ -861,7 +861,7 @@ class MessageIndex:
 
     def to_pandas(self) -> Any:
         """A ``pandas.DataFrame`` with one row per group: kind, turn, message span, roles,
-        tokens, tools and flags (``pip install 'compactlens[notebook]'``)."""
+        tokens, tools and flags (pandas: the notebook extra)."""
         from compactlens.engine.display import index_frame
 
         return index_frame(self)

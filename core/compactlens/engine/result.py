@@ -307,7 +307,7 @@ class CompactionResult:
     def to_pandas(self) -> Any:
         """A ``pandas.DataFrame`` with one row per decision, in output order: the group,
         its kind, the decision, the stage that made it and why, tokens before and after
-        (``pip install 'compactlens[notebook]'``)."""
+        (pandas: the notebook extra)."""
         from compactlens.engine.display import decision_frame
 
         return decision_frame(self)

@@ -186,7 +186,7 @@ def data_frame(
 ) -> Any:
     """A ``pandas.DataFrame`` of ``rows`` with ``columns`` in order; ``integers`` are columns
     of whole numbers that may be missing (pandas' nullable ``Int64``, not floats). pandas is
-    imported here, on first use: ``pip install 'compactlens[notebook]'``."""
+    imported here, on first use (the notebook extra: :func:`install_hint`)."""
     try:
         import pandas as pd  # type: ignore[import-untyped]
     except ModuleNotFoundError as exc:

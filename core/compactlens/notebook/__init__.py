@@ -1,5 +1,6 @@
-"""Notebook tools: a live tuner and a cannot-fit debugger (``pip install
-'compactlens[notebook]'``; ipywidgets is imported when a panel is built).
+"""Notebook tools: a live tuner and a cannot-fit debugger (the notebook extra: ``make lab``
+or ``pip install -e '.[notebook]'`` from a clone; ipywidgets is imported when a panel is
+built).
 
     from compactlens.notebook import tune, debug
     tuner = tune(transcript, strategy, budget=8_000)

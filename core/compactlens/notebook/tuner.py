@@ -18,6 +18,7 @@ from typing import Any
 from compactlens.engine import CompactionResult, Strategy, run_strategy
 from compactlens.engine.display import result_card
 from compactlens.model import Message, Tokenizer, card_html
+from compactlens.model.display import THEME
 from compactlens.model.errors import ConfigError
 from compactlens.notebook.config import (
     PROFILE_CHOICES,
@@ -137,7 +138,21 @@ class Tuner:
         if self.result is None:
             message = escape(self.error or "not run")
             return f'<div data-role="status" class="compactlens-error">error: {message}</div>'
-        return card_html(result_card(self.result, self.settings.target_tokens))
+        return card_html(result_card(self.result, self.settings.target_tokens)) + self._ran_with()
+
+    def _ran_with(self) -> str:
+        """One line under the card: the settings this run was made with."""
+        s = self.settings
+        target = "none" if s.target_tokens is None else f"{s.target_tokens:,}"
+        provider = self.bench.guards(s).provider if s.provider == "auto" else s.provider
+        words = (
+            f"ran with trigger {s.trigger_tokens:,} · target {target} · profile {s.profile}"
+            f" · provider {s.provider}" + (f" ({provider})" if s.provider == "auto" else "")
+        )
+        return (
+            f'<div data-role="ran-with" style="color:{THEME["muted"]};font-size:12px">'
+            f"{escape(words)}</div>"
+        )
 
     def figure(self) -> Any:
         """The decision map of the current result (a plotly figure), or None."""
