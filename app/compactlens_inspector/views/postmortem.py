@@ -20,10 +20,10 @@ from compactlens.analysis import (
     Outcome,
     Postmortem,
     StrategyFactory,
+    percent,
     postmortem,
     reference_pipeline,
 )
-from compactlens.analysis.verdict import percent
 from compactlens.model import make_tokenizer
 from compactlens_inspector.lab.config import LabConfig, sized
 

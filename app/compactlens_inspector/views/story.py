@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, MessageIndex
-from compactlens.analysis import Fact
-from compactlens.analysis.facts import FACT_KIND_LABELS
+from compactlens.analysis import FACT_KIND_LABELS, Fact
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, default_stage
 from compactlens_inspector.lab.presets import nice_budget, preset
 from compactlens_inspector.lab.runs import find_fixes, make_summarizer, run_config

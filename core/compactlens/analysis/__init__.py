@@ -35,13 +35,16 @@ from compactlens.analysis.corpus import (
     write_rows,
 )
 from compactlens.analysis.facts import (
+    FACT_KIND_LABELS,
     FACT_KINDS,
+    MINOR_KIND_LABELS,
     Fact,
     FactCheck,
     FactReport,
     extract_facts,
     fact_survival,
     latest_user_request,
+    minor_kind,
 )
 from compactlens.analysis.fix_verdicts import (
     improves,
@@ -89,14 +92,16 @@ from compactlens.analysis.retrigger import (
     strategy_triggers,
 )
 from compactlens.analysis.verdict import Level as VerdictLevel
-from compactlens.analysis.verdict import Reason, Verdict, VerdictNumbers, verdict
+from compactlens.analysis.verdict import Reason, Verdict, VerdictNumbers, percent, verdict
 
 __all__ = [
     "DEFAULT_MIN_RECALL",
     "DEFAULT_MODEL",
     "DEFAULT_PRICES",
     "FACT_KINDS",
+    "FACT_KIND_LABELS",
     "JUDGE_LABEL",
+    "MINOR_KIND_LABELS",
     "PROVIDERS",
     "REFERENCE_LABEL",
     "AnalysisOverview",
@@ -149,7 +154,9 @@ __all__ = [
     "latest_user_request",
     "listed_fixes",
     "measure",
+    "minor_kind",
     "next_step",
+    "percent",
     "postmortem",
     "price_table",
     "prices_for",
