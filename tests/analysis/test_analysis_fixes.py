@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from compactlens import MessageIndex, load_transcript, run_strategy, strategy_from_config
 from compactlens.analysis import Fix, measure, search_fixes
+from compactlens.analysis.fixes import _outcome
 from compactlens.engine import (
     NO_GUARDS,
     Guards,
@@ -23,6 +24,7 @@ from compactlens.engine import (
     latest_request_index,
     tokens_exceed,
 )
+from compactlens.engine.strategies.base import plan_strategy
 from compactlens.formats import from_caller
 from compactlens.summarizers import ExtractiveSummarizer
 
@@ -154,6 +156,20 @@ def test_every_proposed_fix_keeps_its_promises(data: st.DataObject) -> None:
     provider = data.draw(st.sampled_from(["any", "openai-chat", "anthropic"]), label="provider")
     guards = Guards(provider=provider)  # type: ignore[arg-type]
     found = search_fixes(index, case.strategy, guards=guards, max_candidates=40)
+
+    # The search finishes: no fix repeats the current result, none another's, and a fix
+    # that keeps the target and the conversation comes before any larger target.
+    def result_of(strategy: Any, g: Guards) -> Any:
+        plan = plan_strategy(index, strategy, True, {}, g)[0]
+        return _outcome(plan)
+
+    current = result_of(case.strategy, guards)
+    results = [(f.target_tokens, result_of(f.strategy, f.guards)) for f in found.fixes]
+    assert len(set(results)) == len(results)
+    for fix, (_, result) in zip(found.fixes, results, strict=True):
+        assert result != current or fix.changes_target, fix.summary
+    if any(f.keeps_conversation and not f.changes_target for f in found.fixes):
+        assert not found.fixes[0].changes_target
     for n, fix in enumerate(found.fixes):
         assert fix.fits and fix.request_kept and fix.errors_introduced == 0, fix.summary
         # Destructive only as the costly first fix, when every change that keeps the target

@@ -3,12 +3,14 @@ are listed for it, and how hidden fixes are counted in words."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from apptest_helpers import coding_agent
 
 from compactlens import MessageIndex, run_strategy, strategy_from_config
 from compactlens.analysis import analyze, judge_fixes, search_fixes, strategy_triggers, verdict
 from compactlens.formats import from_caller
-from compactlens_inspector.views.fixes import fix_rows, hidden_note, section
+from compactlens_inspector.views.fixes import NOT_JUDGED, fix_rows, hidden_note, section
 
 
 def _judged(budget: int, keep: int) -> tuple[object, object]:
@@ -54,3 +56,11 @@ def test_hidden_fixes_are_counted_in_words() -> None:
     assert hidden_note(0) == ""
     assert hidden_note(1).startswith("1 destructive fix is hidden (it drops")
     assert hidden_note(3).startswith("3 destructive fixes are hidden (they drop")
+
+
+def test_unjudged_fixes_are_listed_with_their_own_tokens_when_the_run_does_not_fit() -> None:
+    current, found = _judged(1000, 40)
+    unjudged = [replace(f, verdict=None) for f in found.fixes]
+    rows = fix_rows(unjudged, current)
+    assert rows and all(r.headline == NOT_JUDGED for r in rows)
+    assert all(r.summary.startswith(f"{r.fix.tokens_after:,} tokens") for r in rows)

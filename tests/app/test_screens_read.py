@@ -93,7 +93,9 @@ def test_the_diff_page_shows_a_summarized_run_as_one_row(
     body = plain(texts(at))
     runs = [int(n.replace(",", "")) for n in re.findall(r"([\d,]+) groups folded into", body)]
     assert runs and max(runs) > 1, body[:2000]
-    summarized = int(next(m.value for m in at.metric if m.label == "Summarized").replace(",", ""))
+    summarized = int(
+        next(m.value for m in at.metric if m.label == "Groups summarized").replace(",", "")
+    )
     assert sum(runs) <= summarized
     # Each folded run is one row: far fewer rows than groups on the page.
     assert body.count("folded into the summary above") < summarized

@@ -208,10 +208,12 @@ def summary_notice() -> str:
 
 def judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
     """:func:`fixes`, each with the verdict of the lab configuration it gives once applied
-    (:func:`run_verdict` of that run, the verdict the page shows after Apply; cached)."""
+    (:func:`run_verdict` of that run, the verdict the page shows after Apply; cached).
+    With a model summarizer the fixes are not judged (each run would call the model)."""
     found = fixes(include_destructive=include_destructive)
-    if found is None:
-        return None
+    if found is None or summarizer_settings().kind != "extractive":
+        # Judging runs each fix; with a model summarizer that would be a paid call per fix.
+        return found
     config = lab()
     judged = []
     for fix in found.fixes:

@@ -48,6 +48,15 @@ class FixRow:
         return "costly" if self.fix.keeps_conversation else "destructive"
 
 
+#: The headline of a fix that was not judged (with a model summarizer, judging would call it).
+NOT_JUDGED = "Fits (not judged: that would call the model)"
+
+
+def _tokens(fix: Fix) -> str:
+    target = f" (target {fix.target_tokens:,})" if fix.target_tokens is not None else ""
+    return f"{fix.tokens_after:,} tokens{target}"
+
+
 def section(current: Verdict) -> Section:
     """Which section the debugger shows for the run ``current`` judges."""
     if current.level == "safe":
@@ -64,7 +73,6 @@ def fix_rows(fixes: Sequence[Fix], current: Verdict) -> list[FixRow]:
     primary_given = False
     for n, fix in enumerate(shown):
         v = fix.verdict
-        assert v is not None  # filtered above
         primary = not fix.destructive and not primary_given
         primary_given = primary_given or primary
         rows.append(
@@ -72,9 +80,9 @@ def fix_rows(fixes: Sequence[Fix], current: Verdict) -> list[FixRow]:
                 rank=n + 1,
                 fix=fix,
                 title=fix.plain_summary[:1].upper() + fix.plain_summary[1:],
-                headline=v.headline,
-                summary=v.summary,
-                costs=tuple(r.text for r in v.costs),
+                headline=v.headline if v is not None else NOT_JUDGED,
+                summary=v.summary if v is not None else _tokens(fix),
+                costs=tuple(r.text for r in v.costs) if v is not None else fix.warnings,
                 primary=primary,
                 raises_target=fix.changes_target,
             )
@@ -112,6 +120,7 @@ def hidden_note(count: int) -> str:
 
 __all__ = [
     "HEADINGS",
+    "NOT_JUDGED",
     "FixRow",
     "Section",
     "fix_rows",

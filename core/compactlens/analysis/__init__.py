@@ -37,12 +37,14 @@ from compactlens.analysis.corpus import (
 from compactlens.analysis.facts import (
     FACT_KIND_LABELS,
     FACT_KINDS,
+    MINOR_KIND_LABELS,
     Fact,
     FactCheck,
     FactReport,
     extract_facts,
     fact_survival,
     latest_user_request,
+    minor_kind,
 )
 from compactlens.analysis.fix_verdicts import (
     improves,
@@ -108,6 +110,7 @@ __all__ = [
     "FACT_KINDS",
     "FACT_KIND_LABELS",
     "JUDGE_LABEL",
+    "MINOR_KIND_LABELS",
     "PROVIDERS",
     "REFERENCE_LABEL",
     "AnalysisOverview",
@@ -161,6 +164,7 @@ __all__ = [
     "latest_user_request",
     "listed_fixes",
     "measure",
+    "minor_kind",
     "next_step",
     "percent",
     "postmortem",

@@ -93,10 +93,13 @@ def judge_fixes(
 
 
 def improves(fix: Fix, current: Verdict) -> bool:
-    """Whether ``fix`` (judged) is better than the run it would replace: it fits where the
-    run does not, or it fails fewer checks than the run does."""
+    """Whether ``fix`` is better than the run it would replace: it fits where the run does
+    not, or it fails fewer checks than the run does (an unjudged fix: only whether it fits
+    where the run does not)."""
     v = fix.verdict
-    if v is None or v.level == "no-fit":
+    if v is None:  # not judged: the search's own measure says whether it fits
+        return current.level == "no-fit" and fix.fits
+    if v.level == "no-fit":
         return False
     if current.level == "no-fit":
         return True
