@@ -201,7 +201,7 @@ def render_fixes(found: FixSearch) -> str:
         lines.append(f"  none: {found.none_reason}")
     for n, fix in enumerate(found.fixes, 1):
         label = " [DESTRUCTIVE]" if fix.destructive else ""
-        lines.append(f"  {n}.{label} {fix.summary}")
+        lines.append(f"  {n}.{label} {fix.plain_summary}")
         lines.append(f"     costs: {fix.costs()}")
         lines += [f"     warning: {w}" for w in fix.warnings]
         lines.append(f"     config: {json.dumps(fix.config, separators=(',', ':'))}")
