@@ -135,7 +135,8 @@ def runs_table() -> RunSummary | None:
         key="runs_table",
         height=min(38 + 35 * len(shown), 420),
         column_config={
-            "run": st.column_config.TextColumn(width="medium"),
+            "run": st.column_config.TextColumn(width="small", help="The recording's name"),
+            "configuration": st.column_config.TextColumn(width="medium"),
             "largest history": st.column_config.NumberColumn(
                 help="The most tokens one call's history held", format=INT_FORMAT
             ),

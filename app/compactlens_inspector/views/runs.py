@@ -90,7 +90,7 @@ def run_rows(runs: Sequence[RunSummary]) -> list[dict[str, Any]]:
         {
             "run": r.name,
             "framework": r.framework,
-            "started (UTC)": start_text(r.started),
+            "started (UTC)": start_text(r.started)[:16],
             "duration": duration_text(r.duration_s),
             "model calls": r.calls,
             "compactions": r.compactions,

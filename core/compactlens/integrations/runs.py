@@ -35,8 +35,10 @@ from compactlens.summarizers.base import FINISH_STOP, Summarizer, SummaryRequest
 
 #: Statuses a call can end with that the pages count separately.
 CANNOT_FIT = "cannot-fit"
-#: How many bytes a skimmed file is read at its start and at its end.
+#: How many bytes a skimmed file is read at its start and at its end (at most).
 SKIM_BYTES = 64 * 1024
+#: Files larger than this are skimmed (smaller ones cost little to read whole).
+SKIM_FROM = 16 * 1024
 #: How many bytes one refresh reads from one file at most (the rest waits for the next).
 READ_LIMIT = 64 * 1024 * 1024
 
@@ -421,13 +423,14 @@ class RunsFolder:
                     self._readers[name] = reader
                 if size == reader.offset:
                     continue
-                if self.skim and reader.offset == 0 and size > 2 * SKIM_BYTES:
+                if self.skim and reader.offset == 0 and size > SKIM_FROM:
                     with path.open("rb") as f:
                         head = f.read(SKIM_BYTES)
-                        f.seek(size - SKIM_BYTES)
-                        if reader.skim(head, f.read(SKIM_BYTES), size):
-                            update.bytes_read += 2 * SKIM_BYTES
-                            continue
+                        f.seek(max(0, size - SKIM_BYTES))
+                        tail = f.read(SKIM_BYTES)
+                    if reader.skim(head, tail, size):
+                        update.bytes_read += len(head) + len(tail)
+                        continue
                 with path.open("rb") as f:
                     f.seek(reader.offset)
                     data = f.read(min(size - reader.offset, READ_LIMIT))
