@@ -375,11 +375,20 @@ def _provider_who(n: VerdictNumbers, providers: tuple[str, ...]) -> str:
     return " or ".join(names) if names else "the provider"
 
 
-def _provider_reason(n: VerdictNumbers, providers: tuple[str, ...]) -> Reason:
-    who = _provider_who(n, providers)
+def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
+    who = _provider_who(n, report.providers)
     errors = n.provider_errors or 0
     if errors:
-        text = f"The compaction introduces {_plural(errors, 'error')} that {who} would reject."
+        chosen = {"any", n.provider} if n.provider is not None else None
+        found = [
+            p
+            for p in report.introduced
+            if p.severity == "error" and (chosen is None or p.provider in chosen)
+        ]
+        first = f" ({found[0].detail})" if found and found[0].detail else ""
+        text = (
+            f"The compaction introduces {_plural(errors, 'error')} that {who} would reject{first}."
+        )
         return Reason(code="provider-errors", level="costs", text=text)
     return Reason(code="provider-errors", level="safe", text=f"No new error for {who}.")
 
@@ -491,7 +500,7 @@ def _reasons(
     cache = _cache_reason(n)
     return (
         target,
-        _provider_reason(n, report.providers),
+        _provider_reason(n, report),
         _warning_reason(n, report),
         _request_reason(report),
         _next_compaction_reason(n),
