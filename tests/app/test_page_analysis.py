@@ -114,8 +114,8 @@ def test_transcript_text_in_the_analysis_is_inert(app) -> None:
     assert any("latest user request" in e.value and "does not" in e.value for e in at.error)
     lost = frame(at, "an_lost")
     kinds = list(lost["kind"])
-    assert "latest_request" in kinds
-    at.selectbox(key="an_fact").set_value(kinds.index("latest_request")).run()
+    assert "latest request" in kinds
+    at.selectbox(key="an_fact").set_value(kinds.index("latest request")).run()
     assert XSS_TEXT in at.code[-1].value  # shown verbatim, as code
     markdown = "\n".join(str(m.value) for m in at.markdown)
     # Markdown that quotes the transcript escapes it: no tag, no link.

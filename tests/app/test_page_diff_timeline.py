@@ -79,7 +79,7 @@ def test_choosing_an_event_jumps_to_its_messages(app) -> None:
     first, last = (int(x) for x in rng.split("–"))
     assert first >= 1 and last > first
     assert "Affected groups" in texts(at)
-    assert "excluded" in plain(texts(at))
+    assert "dropped" in plain(texts(at))
 
 
 def test_session_replay_fires_the_trigger_over_the_conversation(app) -> None:

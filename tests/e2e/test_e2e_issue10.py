@@ -34,6 +34,7 @@ from compactlens import (
 )
 from compactlens_inspector.lab.config import nice_budget, preset
 from compactlens_inspector.style.numbers import share
+from compactlens_inspector.style.wording import stage_words
 
 pytestmark = pytest.mark.e2e
 
@@ -71,7 +72,7 @@ def test_a_stage_that_missed_its_target_in_a_run_that_fits_is_a_neutral_note(
     assert note.count() == 1
     text = note.first.inner_text()
     assert f"{r.tokens_before:,} → {r.tokens_after:,} tokens" in text
-    assert f"{missed[0]} missed its own target" in text
+    assert f"{stage_words(missed[0])} missed its own target" in text  # the stage's label
     assert number(app.metric("Tokens after")) == r.tokens_after
 
 
@@ -122,7 +123,7 @@ def test_the_event_timeline_plots_the_pipeline_total_after_its_stages(app: Strea
     expected = [r.tokens_before, *(e.tokens_after for e in stages), pipeline.tokens_after]
     assert line["y"] == [*expected, r.tokens_after]
     assert line["y"] == sorted(line["y"], reverse=True)  # never goes back up
-    assert re.search(r"pipeline total: applied$", line["x"][-2])
+    assert re.search(r"Pipeline total: applied$", line["x"][-2])
     totals = [t for t in traces if t["name"].endswith("(pipeline total)")]
     assert [t["points"] for t in totals] == [1]
 

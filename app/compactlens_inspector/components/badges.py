@@ -9,6 +9,7 @@ from __future__ import annotations
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.theme import DECISIONS
+from compactlens_inspector.style.wording import decision_words
 
 KIND_BADGE = {
     "system": "gray",
@@ -52,7 +53,8 @@ def kind(value: str) -> str:
 
 
 def decision(action: str) -> str:
-    return badge(action, DECISION_BADGE.get(action, "gray"))
+    """A decision's badge, in the vocabulary's word (``dropped`` for ``excluded``)."""
+    return badge(decision_words(action), DECISION_BADGE.get(action, "gray"))
 
 
 def status(value: str) -> str:

@@ -107,7 +107,7 @@ def _sweep() -> None:
                 "value": p.value,
                 "status": p.status,
                 "tokens after": p.tokens_after,
-                "fact recall": None if p.recall is None else round(p.recall * 100, 1),
+                "fact recall": None if p.recall is None else round(p.recall * 100),
                 "groups kept": p.groups_kept,
                 "messages after": p.messages_after,
                 "error": p.error or "",
@@ -117,7 +117,7 @@ def _sweep() -> None:
         hide_index=True,
         width="stretch",
         key="sweep_table",
-        column_config={"fact recall": st.column_config.NumberColumn(format="%.1f%%")},
+        column_config={"fact recall": st.column_config.NumberColumn(format="%d%%")},
     )
 
 

@@ -271,7 +271,7 @@ def lost_fact_rows(report: CompactionReport) -> list[dict[str, Any]]:
     return [
         {
             "fact": f.value,
-            "kind": f.kind,
+            "kind": f.kind.replace("_", " "),
             "message": f.message_index,
             "role": f.role,
             "found in": f.source.replace("_", " "),

@@ -34,6 +34,7 @@ from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
+from compactlens.engine.vocabulary import plural
 from compactlens.model.display import Card, card_html
 from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.session.runtime import CompactionSession
@@ -518,7 +519,7 @@ def _summary(n: VerdictNumbers) -> str:
     bits = [tokens]
     if n.groups is not None:
         g = n.groups
-        kept = f"{g['kept']:,} groups kept"
+        kept = f"{plural(g['kept'], 'group')} kept"
         if g["inserted"]:
             kept += f" (+{g['inserted']:,} inserted)"
         changed = [f"{g[k]:,} {k}" for k in ("dropped", "collapsed", "summarized") if g[k]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from html import escape
 
@@ -88,6 +89,9 @@ def sweep_chart(
         rows,
         1,
     )
+    # Groups are counted: whole-number ticks only.
+    most = max([1, *(p.groups_kept or 0 for p in ok)])
+    fig.update_yaxes(rangemode="tozero", dtick=max(1, math.ceil(most / 4)), row=rows, col=1)
     if target_tokens is not None:
         text = f"target {num(target_tokens)}"
         _line(fig, y=target_tokens, text=text, color=TARGET_COLOR, dash="dot", position="top right")
