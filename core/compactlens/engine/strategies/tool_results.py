@@ -213,9 +213,7 @@ def fold_whitespace_prefix(text: str, n: int) -> str:
     A start already spaced as the fold spaces it (:func:`_spaced_start`) is taken as it
     is. Otherwise a prefix is folded: that gives the same words, except that the last one
     may be cut where the prefix ends; everything before that word is exact. The prefix
-    grows until the exact part holds ``n`` characters: by the share of it the last fold
-    kept, with an eighth more, so that indented text (which folds to much less than it
-    is long) is split about once more rather than at twice the length.
+    grows until the exact part holds ``n`` characters.
     """
     spaced = _spaced_start(text, n)
     if spaced is not None:
@@ -228,7 +226,7 @@ def fold_whitespace_prefix(text: str, n: int) -> str:
             folded = folded[:cut] if cut >= 0 else ""
         if len(folded) >= n:
             return folded[:n]
-        size = max(size + 64, size * (n + 64) // max(len(folded), 1) + size // 8)
+        size *= 2
     return " ".join(text.split())[:n]
 
 
