@@ -461,8 +461,10 @@ def section(rows: Sequence[Row], sizes: Sequence[int], calls: int) -> str:
         "exclusion marks on the list. The Agents SDK rows time `get_items()`, so ours "
         "includes the wrapped `SQLiteSession`'s own read (the *+ over SQLite* column is the "
         "difference). Ratios: *vs LangChain's own* divides by "
-        "`SummarizationMiddleware.before_model` in the same mode, shape and size, *vs MAF's "
-        "own* by MAF's `TruncationStrategy`. Medians of process CPU milliseconds (the machine "
+        "`SummarizationMiddleware.before_model` idle, same shape and size (over budget it "
+        "summarizes once and then idles on a short history, so a ratio would say nothing), "
+        "*vs MAF's own* by MAF's `TruncationStrategy` in the same mode. Medians of process "
+        "CPU milliseconds (the machine "
         "is shared with other work, which stretches wall-clock time but hardly CPU time; "
         "the run prints wall-clock medians too); one run.",
         "",
@@ -493,7 +495,9 @@ def section(rows: Sequence[Row], sizes: Sequence[int], calls: int) -> str:
                     _ratio(call, little.cpu_ms if little else None) if small != large else "-",
                     _ms(big.first_cpu_ms if big else None),
                     extra,
-                    _ratio(call, lc.cpu_ms if lc else None) if ours or impl == LC_OWN else "",
+                    _ratio(call, lc.cpu_ms if lc else None)
+                    if mode == "idle" and (ours or impl == LC_OWN)
+                    else "",
                     _ratio(call, maf.cpu_ms if maf else None)
                     if framework == "agent-framework"
                     else "",

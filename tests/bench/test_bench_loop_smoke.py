@@ -42,6 +42,7 @@ def test_each_shape_is_seeded_paired_and_stops_at_model_calls(
         assert all(len(m["content"]) >= 2_000 for m in history if m["role"] == "tool")
 
 
+@pytest.mark.slow
 def test_over_budget_the_hooks_shorten_what_the_model_gets(bench: ModuleType) -> None:
     loop = bench.make_loop("long outputs", 30, 2)
     langchain = bench.driver(bench.LC_OURS, "over budget", loop.prefix)

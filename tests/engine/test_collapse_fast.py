@@ -106,3 +106,20 @@ def test_a_message_read_before_is_formatted_from_its_parts() -> None:
     assert wire_tool_results(messages) is None
     convo[2]["content"] = "changed after reading"
     assert format_tool_results(messages) == "[Tool results: grep: found it]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(st.integers(0, 16), st.text(alphabet="ab.", min_size=0, max_size=30)),
+        max_size=80,
+    ),
+    n=st.integers(min_value=0, max_value=600),
+)
+def test_folding_indented_text_grows_its_prefix_to_the_same_fold(
+    lines: list[tuple[int, str]], n: int
+) -> None:
+    # Indented lines fold to much less than their length: the prefix must grow, maybe
+    # several times, and still give exactly the start of the whole fold.
+    text = "\n".join(" " * indent + body for indent, body in lines)
+    assert fold_whitespace_prefix(text, n) == " ".join(text.split())[:n]
