@@ -99,15 +99,17 @@ def _verdict(outcome: RunOutcome | None) -> Verdict | None:
     return judged
 
 
-def _preview(config: LabConfig) -> None:
+def _preview(config: LabConfig) -> RunOutcome | None:
+    """The live preview of ``config``'s run; returns that run (one run per rerun: a second
+    call would ask the limits again and leave a stale notice for the next rerun)."""
     outcome = state.run()
     judged = _verdict(outcome)
     st.markdown(f"**Configuration:** {md_escape(config_title(config))}")
     if outcome is None:
-        return
+        return None
     if outcome.result is None:
         budget_bar.status_line(outcome)  # the configuration error
-        return
+        return outcome
     r = outcome.result
     # One definition of the groups by decision (a compact() run's verdict counts none:
     # then those of its plan).
@@ -136,6 +138,7 @@ def _preview(config: LabConfig) -> None:
         with st.expander("One-shot compact: boundary analysis", expanded=r.status == "cannot-fit"):
             for line in outcome.boundary.explain():
                 st.markdown(f"- {md_escape(line)}")
+    return outcome
 
 
 def _stages(outcome: RunOutcome | None) -> None:
@@ -160,8 +163,8 @@ def _workbench() -> None:
     with builder, st.container(key="lab_builder"):
         config = strategy_builder()
     with preview:
-        _preview(config)
-    _stages(state.run())
+        outcome = _preview(config)
+    _stages(outcome)
 
 
 @st.fragment
