@@ -20,6 +20,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compactlens.formats.pydantic_ai import merge_requests
 from compactlens.integrations import Compactor
 from compactlens.integrations.compactor import OneShot
 from compactlens.integrations.loop import Conversions, LoopMemory
@@ -313,3 +314,50 @@ def test_conversions_convert_each_object_once() -> None:
     back = conversions.objects([made[1], {"n": 7}])
     assert back == [5, -7]
     assert json.dumps(made) == json.dumps([{"n": 1}, {"n": 5}])
+
+
+def _pydantic_ai_opening(text: str) -> list[dict[str, Any]]:
+    """The first request of a pydantic-ai agent with a system prompt: one request holding
+    a system part and a user part (read as two messages, neither the request itself)."""
+    import pydantic_ai.messages as pm
+
+    request = pm.ModelRequest(
+        parts=[
+            pm.SystemPromptPart(content="You are terse.", timestamp=WHEN),
+            pm.UserPromptPart(content=text, timestamp=WHEN),
+        ]
+    )
+    return list(pm.ModelMessagesTypeAdapter.dump_python([request], mode="json"))
+
+
+@settings(max_examples=15, deadline=None)
+@given(rounds=st.lists(st.integers(min_value=1, max_value=40), min_size=2, max_size=8))
+def test_a_pydantic_ai_history_opening_with_a_system_prompt_is_remembered(
+    rounds: list[int],
+) -> None:
+    """The opening request's parts cannot be traced to the request (the reader splits it),
+    which once made the memory give up on every call; each later call on a history that
+    only grew is answered from the running totals, as a fresh run answers it."""
+    if not _installed("pydantic_ai"):
+        return
+    limit = 10**9  # idle: the trigger cannot fire
+    remembered = Compactor.from_config(
+        {"type": "truncation", "trigger": {"op": "exceed", "metric": "tokens", "n": limit}}
+    )
+    memory = LoopMemory()
+    history = _pydantic_ai_opening("start")
+    for n, size in enumerate(rounds):
+        history = history + _pydantic_ai_tools(n, size) + _pydantic_ai_user(f"next {n}")
+        run = remembered.run(history, "pydantic-ai", memory=memory)
+        fresh = remembered.run(history, "pydantic-ai")
+        # A fresh read splits the opening request into its parts; unchanged, both hand
+        # the framework its own history back, so they agree once requests are merged.
+        assert merge_requests(run.messages) == merge_requests(fresh.messages) == history
+        assert (run.status, run.changed, run.tokens_before, run.tokens_after) == (
+            fresh.status,
+            fresh.changed,
+            fresh.tokens_before,
+            fresh.tokens_after,
+        )
+        if n > 0:
+            assert run.result is None, "answered by a full read, not from the totals"

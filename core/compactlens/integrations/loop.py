@@ -229,11 +229,18 @@ class LoopMemory:
         before_t: list[int] = []
         before_m: list[int] = []
         last = -1
+        traced = False  # a message traced to its own item has been seen
         for m, c in zip(messages, counts, strict=True):
             wire = m.wire[0] if isinstance(m.wire, tuple) and m.wire else m.wire
             at = position.get(id(wire)) if wire is not None else None
+            if at is None and not traced:
+                # Read from a part of the first item (a pydantic-ai request's system and
+                # user parts): the messages before any traced one come from items[start:]
+                # before the first traced item, so the re-read may open at ``start``.
+                at = start
             if at is None or at < last:
                 return False
+            traced = traced or (wire is not None and id(wire) in position)
             if at != last and m.role == "user":
                 starts.append(at)
                 before_t.append(tokens)
