@@ -54,7 +54,7 @@ def test_the_folder_lists_a_run_and_reads_only_what_was_appended(tmp_path: Path)
     (run,) = folder.runs
     assert run.calls == 6 and run.compactions == compactions >= 1
     assert run.framework == "python" and run.format == "openai-chat" and run.version == 2
-    assert run.config_name == "truncation"
+    assert run.config_name == "Truncation"  # the vocabulary's words
     assert folder.problems == []
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from compactlens.engine.vocabulary import stage_words
 from compactlens.formats.recording import COMPACTION, HEADER, HISTORY, rebuild, rebuild_after
 from compactlens.integrations.compactor import Compactor, OneShot
 from compactlens.integrations.outcome import CompactorRun
@@ -147,7 +148,8 @@ class Replay:
 
 
 def config_name(configuration: Mapping[str, Any] | None) -> str:
-    """A short name for a recorded configuration (``pipeline: a + b``, ``compact()``)."""
+    """A short name for a recorded configuration in the vocabulary's words
+    ("Pipeline: Tool-result collapse → Truncation", "Truncation", ``compact()``)."""
     if not configuration:
         return "not recorded"
     if "one_shot" in configuration:
@@ -158,9 +160,13 @@ def config_name(configuration: Mapping[str, Any] | None) -> str:
     kind = str(strategy.get("type", "?"))
     if kind == "pipeline":
         parts = strategy.get("strategies")
-        names = [str(p.get("type")) for p in parts if isinstance(p, Mapping)] if parts else []
-        return "pipeline: " + " + ".join(names) if names else "pipeline"
-    return kind
+        names = (
+            [stage_words(str(p.get("type"))) for p in parts if isinstance(p, Mapping)]
+            if parts
+            else []
+        )
+        return "Pipeline: " + " → ".join(names) if names else stage_words("pipeline")
+    return stage_words(kind)
 
 
 def _int(value: Any) -> int | None:
