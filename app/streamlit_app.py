@@ -94,6 +94,7 @@ navigation = st.navigation(
                 PAGES + "export.py", title="Export", icon=":material/download:", url_path="export"
             ),
         ],
-    }
+    },
+    expanded=True,  # every page in view: past 10 pages Streamlit hides some behind 'View more'
 )
 navigation.run()
