@@ -54,7 +54,7 @@ from compactlens import (
     load_transcript,
     tokens_exceed,
 )
-from compactlens.analysis import search_fixes
+from compactlens.analysis import judge_fixes, judge_run, listed_fixes, search_fixes
 from compactlens.engine import CompactionResult, tokens_at_most
 
 pytestmark = pytest.mark.e2e
@@ -396,7 +396,9 @@ def test_debugger_pick_a_fix_and_apply_it(pages: Any, lab: Lab) -> None:
     strategy = TruncationStrategy(trigger=tokens_exceed(16000), minimum_preserved=4)
     stuck = apply_compaction(dump.messages, strategy, CharEstimator())
     index = MessageIndex.build(dump.messages, CharEstimator())
-    fixes = search_fixes(index, strategy, summaries=stuck.summaries).fixes
+    # The fixes as the widget lists them: judged by the verdict of their run, in its order.
+    search = judge_fixes(index, search_fixes(index, strategy, summaries=stuck.summaries))
+    fixes = listed_fixes(search.fixes, judge_run(index, stuck, strategy, None))
     assert len(fixes) >= 2, "the sample has more than one fix"
 
     page = pages("debug")
@@ -416,7 +418,7 @@ def test_debugger_pick_a_fix_and_apply_it(pages: Any, lab: Lab) -> None:
     applied.wait_for()
     page.wait_for_function(
         """([sel, want]) => document.querySelector(sel)?.textContent.includes(want)""",
-        arg=[".compactlens-debugger", f"applied: {fixes[1].summary}"],
+        arg=[".compactlens-debugger", f"applied: {fixes[1].plain_summary}"],
     )
     after = panel.locator("[data-role='tokens']").last
     assert after.inner_text().endswith(f"{fixes[1].tokens_after:,} tokens")
