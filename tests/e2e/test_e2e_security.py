@@ -59,10 +59,15 @@ def injected(page: Any) -> list[str]:
 
 
 def expand_all(app: StreamlitApp) -> None:
-    """Open every closed expander in the main area (tool calls, results, reasoning)."""
+    """Open every closed expander in the main area (tool calls, results, reasoning), and
+    those an opened one shows (a folded run of groups holds their message cards)."""
     closed = app.main().locator('[data-testid="stExpander"] details:not([open]) > summary')
-    for _ in range(closed.count()):
-        closed.first.click()
+    for _ in range(4):  # nesting depth
+        count = closed.count()
+        if count == 0:
+            return
+        for _ in range(count):
+            closed.first.click()
 
 
 def assert_inert(app: StreamlitApp, where: str) -> None:
@@ -125,6 +130,13 @@ def test_other_views_of_the_transcript_are_inert(app: StreamlitApp, tmp_path: Pa
         expand_all(app)
         assert_inert(app, title)
     app.nav("Diff")
+    expand_all(app)  # a run of identical decisions is one row; its groups open on demand
+    # Each group's card is a <details> of its own: open them all to read the messages.
+    app.page.evaluate(
+        "() => document.querySelectorAll('[data-testid=\"stMain\"] details')"
+        ".forEach(d => { d.open = true; })"
+    )
+    assert_inert(app, "Diff, every group open")
     assert "alert(1)" in app.main().inner_text(), "the diff does not show the original text"
 
     # The self-contained HTML report, opened in the browser, is inert too.

@@ -40,9 +40,18 @@ def _folded_row(index: MessageIndex, row: DiffRow) -> None:
             f"(groups {row.views[0].decision.group_id}–{row.views[-1].decision.group_id}{where})"
         )
         with st.expander(f"Show the {plural(n, 'group')}"):
+            names = call_names(index)
             for v in row.views[:FOLD_LIST]:
                 if v.decision.group_id is not None:
                     st.caption(group_header(index, v.decision.group_id))
+                    for k in v.decision.message_indices:  # the original text, as unfolded
+                        show_message(
+                            index.messages[k],
+                            k,
+                            index.message_tokens[k],
+                            call_names=names,
+                            limit=PREVIEW,
+                        )
             if n > FOLD_LIST:
                 st.caption(f"…and {plural(n - FOLD_LIST, 'more group')}.")
     with mid:
