@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -346,6 +347,15 @@ def test_a_pydantic_ai_history_opening_with_a_system_prompt_is_remembered(
     )
     memory = LoopMemory()
     history = _pydantic_ai_opening("start")
+    # A telemetry listener (an OpenTelemetry provider another test of this worker set) makes
+    # every call a full run on purpose; this test is about the memory, so nobody listens.
+    with patch("compactlens.integrations.compactor.listening", return_value=False):
+        _opening_loop(remembered, memory, history, rounds)
+
+
+def _opening_loop(
+    remembered: Compactor, memory: LoopMemory, history: list[Any], rounds: list[int]
+) -> None:
     for n, size in enumerate(rounds):
         history = history + _pydantic_ai_tools(n, size) + _pydantic_ai_user(f"next {n}")
         run = remembered.run(history, "pydantic-ai", memory=memory)
