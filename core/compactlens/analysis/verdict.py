@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.fixes import FixSearch
+from compactlens.analysis.protocol import ProtocolProblem
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
@@ -376,16 +377,24 @@ def _provider_who(n: VerdictNumbers, providers: tuple[str, ...]) -> str:
     return " or ".join(names) if names else "the provider"
 
 
+def _introduced(
+    n: VerdictNumbers, report: CompactionReport, *, errors: bool
+) -> list[ProtocolProblem]:
+    """The problems the compaction introduced, errors or the rest, for the chosen provider
+    (and those of any provider) or, with none chosen, for every provider checked."""
+    chosen = {"any", n.provider} if n.provider is not None else None
+    return [
+        p
+        for p in report.introduced
+        if (p.severity == "error") == errors and (chosen is None or p.provider in chosen)
+    ]
+
+
 def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
     who = _provider_who(n, report.providers)
     errors = n.provider_errors or 0
     if errors:
-        chosen = {"any", n.provider} if n.provider is not None else None
-        found = [
-            p
-            for p in report.introduced
-            if p.severity == "error" and (chosen is None or p.provider in chosen)
-        ]
+        found = _introduced(n, report, errors=True)
         first = f" ({found[0].detail})" if found and found[0].detail else ""
         text = (
             f"The compaction introduces {_plural(errors, 'error')} that {who} would reject{first}."
@@ -398,12 +407,7 @@ def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
     who = _provider_who(n, report.providers)
     warnings = n.provider_warnings or 0
     if warnings:
-        chosen = {"any", n.provider} if n.provider is not None else None
-        found = [
-            p
-            for p in report.introduced
-            if p.severity != "error" and (chosen is None or p.provider in chosen)
-        ]
+        found = _introduced(n, report, errors=False)
         named = sorted({_PROVIDER_NAMES.get(p.provider, p.provider) for p in found}) or [who]
         first = f" ({found[0].detail})" if found and found[0].detail else ""
         text = (

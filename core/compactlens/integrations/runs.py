@@ -199,6 +199,16 @@ def _numbers_part(raw: bytes) -> bytes:
     return raw[:cut] + b"}"
 
 
+def _complete_lines(pending: bytes, data: bytes) -> tuple[list[bytes], bytes]:
+    """The lines ``pending + data`` completes (newline-ended), and the unfinished rest,
+    which waits for the bytes that end it."""
+    chunk = pending + data
+    end = chunk.rfind(b"\n")
+    if end < 0:
+        return [], chunk
+    return chunk[:end].split(b"\n"), chunk[end + 1 :]
+
+
 class RunReader:
     """Reads one recording from its bytes as they arrive (:meth:`feed`), keeping counts.
 
@@ -228,14 +238,9 @@ class RunReader:
         self.offset += len(data)
         if self.problem is not None:
             return []
-        chunk = self.pending + data
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            self.pending = chunk
-            return []
-        self.pending = chunk[end + 1 :]
+        lines, self.pending = _complete_lines(self.pending, data)
         found: list[CallSummary] = []
-        for raw in chunk[:end].split(b"\n"):
+        for raw in lines:
             self.lines += 1
             if not raw.strip():
                 continue
@@ -536,14 +541,9 @@ class CallReader:
         self.config: Mapping[str, Any] | None = None
 
     def feed(self, data: bytes) -> list[RecordedCall]:
-        chunk = self.pending + data
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            self.pending = chunk
-            return []
-        self.pending = chunk[end + 1 :]
+        lines, self.pending = _complete_lines(self.pending, data)
         out: list[RecordedCall] = []
-        for raw in chunk[:end].split(b"\n"):
+        for raw in lines:
             self.lines += 1
             if raw.strip():
                 call = self._line(raw, f"line {self.lines}")
