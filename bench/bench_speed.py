@@ -4,6 +4,7 @@
     python bench/bench_speed.py --no-write   # measure and print only
     python bench/bench_speed.py --turns 300  # a quick run on smaller transcripts
     python bench/bench_speed.py --only analysis  # one part, printed only
+    python bench/bench_speed.py --only collapse  # collapse vs langchain-core, interleaved
 
 Workloads (both seeded OpenAI Chat wire dicts):
 
@@ -33,10 +34,13 @@ at most 2x the parsed dicts.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import random
+import statistics
 import sys
+import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -216,6 +220,42 @@ def measure_workload(name: str, dicts: list[dict[str, Any]], reps: int) -> list[
     return rows
 
 
+def measure_interleaved(
+    name: str, dicts: list[dict[str, Any]], op: str, reps: int
+) -> tuple[float, float]:
+    """Median process CPU ms of ``apply_compaction`` with strategy ``op`` and of
+    langchain-core's convert + trim on the same dicts, the two alternating ``reps``
+    times each (a full collection before each call, none timed), so that the machine's
+    drift over a run moves both alike."""
+    tok = CharEstimator()
+    strategy = strategies(TARGETS[name], PRESERVED.get(name))[op]
+    peer = langchain_convert_and_trim(TARGETS[name])
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(reps):
+        for fn, out in (
+            (lambda: apply_compaction(dicts, strategy, tok), ours),
+            (lambda: peer(dicts), theirs),
+        ):
+            gc.collect()
+            start = time.process_time()
+            value = fn()
+            out.append((time.process_time() - start) * 1000.0)
+            del value
+    return statistics.median(ours), statistics.median(theirs)
+
+
+def print_interleaved(workloads: dict[str, list[dict[str, Any]]], op: str, reps: int) -> None:
+    for name, dicts in workloads.items():
+        ours, theirs = measure_interleaved(name, dicts, op, reps)
+        print(
+            f"{name}: apply_compaction {op} {ours:,.0f} ms CPU, langchain-core convert + "
+            f"trim {theirs:,.0f} ms CPU: {theirs / ours:.2f}x (medians of {reps}, "
+            "interleaved)",
+            flush=True,
+        )
+
+
 def measure_replan(name: str, dicts: list[dict[str, Any]], reps: int) -> list[Row]:
     """Planning the inspector's reference pipeline (``reference_pipeline`` at the
     workload's target) over an index of the messages, as the inspector does on each
@@ -377,11 +417,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument(
-        "--only", choices=("engine", "analysis"), help="measure one part (implies --no-write)"
+        "--only",
+        choices=("engine", "analysis", "collapse", "truncation"),
+        help="measure one part (implies --no-write); collapse and truncation: "
+        "apply_compaction against langchain-core's convert + trim, interleaved, "
+        "CPU medians of --reps",
     )
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
     coding = coding_messages(args.turns)
+    if args.only in ("collapse", "truncation"):
+        op = "tool_result_collapse" if args.only == "collapse" else "truncation"
+        print_interleaved({"coding": coding, "wide": wide_messages(args.turns)}, op, args.reps)
+        return 0
     rows: list[Row] = []
     if args.only != "analysis":
         wide = wide_messages(args.turns)

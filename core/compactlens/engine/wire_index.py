@@ -106,81 +106,141 @@ def _reasoning(d: dict[str, Any]) -> str | None:
 
 
 def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
-    """Lazy messages and notes for dicts of the common shape (module docstring), else None."""
+    """Lazy messages and notes for dicts of the common shape (module docstring), else None.
+
+    Dicts whose keys are only the usual ones (a result's ``role``, ``content`` and
+    ``tool_call_id``; a message's ``role``, ``content`` and ``tool_calls``) skip the
+    lookups of fields they cannot hold (:func:`_read_other` reads the rest)."""
     out: list[Message] = []
     notes = _Notes()
     codes, lengths, sizes = notes.codes, notes.lengths, notes.sizes
-    new, set_ = _new, _set
+    result_ids, calls_of = notes.result_ids, notes.calls
+    add_code, add_length, add_size, add_message = (
+        codes.append,
+        lengths.append,
+        sizes.append,
+        out.append,
+    )
+    new, set_wire, set_origin, set_format, set_calls = _new, *_WIRE_SLOTS
+    tool_keys, plain_keys, no_calls = _TOOL_KEYS, _PLAIN_KEYS, _NO_CALLS
     for i, d in enumerate(items):
-        if type(d) is not dict or d.get("function_call") is not None:
+        if type(d) is not dict:
             return None
+        keys = d.keys()
         role = d.get("role")
-        content = d.get("content")
-        name = d.get("name")
-        if (content is not None and type(content) is not str) or (
-            name is not None and type(name) is not str
-        ):
+        calls: list[ToolCallPart] = no_calls
+        if type(role) is not str:
             return None
-        reasoning = _reasoning(d)
-        if reasoning is None or (reasoning and role != "assistant"):
-            return None
-        chars = len(role) if type(role) is str else 0
-        size = chars
-        if name:
-            chars += len(name) + 1
-            size += _size(name) + 1
-        if role == "tool":
+        if role == "tool" and keys <= tool_keys:
+            content = d.get("content")
             call_id = d.get("tool_call_id")
-            if (
-                type(call_id) is not str
-                or type(content) is not str
-                or d.get("tool_calls") is not None
+            if type(content) is not str or type(call_id) is not str:
+                return None
+            # len("tool") + a newline + the output
+            add_length(len(content) + 5)
+            add_size((len(content) if content.isascii() else utf8_size(content)) + 5)
+            result_ids[i] = call_id
+            add_code(_TOOL)
+        elif keys <= plain_keys:
+            content = d.get("content")
+            if (content is not None and type(content) is not str) or not (
+                role == "assistant" or role == "user" or role in _INSTRUCTIONS
             ):
                 return None
-            chars += len(content) + 1
-            size += _size(content) + 1
-            notes.result_ids[i] = call_id
-            code = _TOOL
-        elif role == "assistant" or role == "user" or role in _INSTRUCTIONS:
-            if reasoning:
-                chars += len(reasoning) + 1
-                size += _size(reasoning) + 1
-                notes.reasoning.add(i)
+            chars = size = len(role)
             if content:
                 chars += len(content) + 1
-                size += _size(content) + 1
+                size += (len(content) if content.isascii() else utf8_size(content)) + 1
             raw_calls = d.get("tool_calls")
             if raw_calls is not None:
-                calls = _calls(raw_calls) if role == "assistant" else None
-                if calls is None:
+                got = _calls(raw_calls) if role == "assistant" else None
+                if got is None:
                     return None
-                if calls:
-                    chars, size = _measure_calls(calls, chars, size)
-                    notes.calls[i] = calls
-            code = _code(role, content, reasoning, bool(raw_calls))
+                if got:
+                    chars, size = _measure_calls(got, chars, size)
+                    calls_of[i] = calls = got
+            add_code(_code(role, content, "", bool(raw_calls)))
+            add_length(chars)
+            add_size(size)
         else:
-            return None
-        codes.append(code)
-        lengths.append(chars)
-        sizes.append(size)
+            other = _read_other(d, i, notes)
+            if other is None:
+                return None
+            calls = other
         m = new(_WireMessage)  # only the wire fields now (see _WireMessage)
-        set_(m, "wire", d)
-        set_(m, "origin", d)
-        set_(m, "wire_format", NAME)
-        set_(m, "_calls", notes.calls.get(i, _NO_CALLS))
-        out.append(m)
+        set_wire(m, d)
+        set_origin(m, d)
+        set_format(m, NAME)
+        set_calls(m, calls)
+        add_message(m)
     return out, notes
+
+
+def _read_other(d: dict[str, Any], i: int, notes: _Notes) -> list[ToolCallPart] | None:
+    """Note dict ``i`` of any key set (names, reasoning...) in ``notes`` and give its calls,
+    or None when it is not of the common shape."""
+    if d.get("function_call") is not None:
+        return None
+    role = d.get("role")
+    content = d.get("content")
+    name = d.get("name")
+    if (content is not None and type(content) is not str) or (
+        name is not None and type(name) is not str
+    ):
+        return None
+    reasoning = _reasoning(d)
+    if reasoning is None or (reasoning and role != "assistant"):
+        return None
+    chars = len(role) if type(role) is str else 0
+    size = chars
+    calls: list[ToolCallPart] = _NO_CALLS
+    if name:
+        chars += len(name) + 1
+        size += _size(name) + 1
+    if role == "tool":
+        call_id = d.get("tool_call_id")
+        if type(call_id) is not str or type(content) is not str or d.get("tool_calls") is not None:
+            return None
+        chars += len(content) + 1
+        size += _size(content) + 1
+        notes.result_ids[i] = call_id
+        code = _TOOL
+    elif role == "assistant" or role == "user" or role in _INSTRUCTIONS:
+        if reasoning:
+            chars += len(reasoning) + 1
+            size += _size(reasoning) + 1
+            notes.reasoning.add(i)
+        if content:
+            chars += len(content) + 1
+            size += _size(content) + 1
+        raw_calls = d.get("tool_calls")
+        if raw_calls is not None:
+            got = _calls(raw_calls) if role == "assistant" else None
+            if got is None:
+                return None
+            if got:
+                chars, size = _measure_calls(got, chars, size)
+                notes.calls[i] = calls = got
+        code = _code(role, content, reasoning, bool(raw_calls))
+    else:
+        return None
+    notes.codes.append(code)
+    notes.lengths.append(chars)
+    notes.sizes.append(size)
+    return calls
 
 
 def _measure_calls(calls: list[ToolCallPart], chars: int, size: int) -> tuple[int, int]:
     """``chars`` and ``size`` plus the counted text of ``calls`` (``name arguments``)."""
     for c in calls:
-        if c.arguments:
-            chars += len(c.name) + len(c.arguments) + 2
-            size += _size(c.name) + _size(c.arguments) + 2
+        name, args = c.name, c.arguments
+        if args:
+            chars += len(name) + len(args) + 2
+            size += len(name) if name.isascii() else utf8_size(name)
+            size += (len(args) if args.isascii() else utf8_size(args)) + 2
         else:
-            chars += len(c.name) + 1
-            size += _size(c.name) + 1
+            chars += len(name) + 1
+            size += (len(name) if name.isascii() else utf8_size(name)) + 1
     return chars, size
 
 
@@ -284,6 +344,17 @@ _NO_CALLS: list[ToolCallPart] = []
 _LAZY_FIELDS = frozenset({"role", "parts", "name", "meta"})
 _new = object.__new__
 _set = object.__setattr__
+#: The keys of a plain tool result and of a plain message (see :func:`_read`).
+_TOOL_KEYS = frozenset({"role", "content", "tool_call_id"})
+_PLAIN_KEYS = frozenset({"role", "content", "tool_calls"})
+#: Slot setters of what :func:`_read` sets on a new message (a third cheaper than
+#: ``object.__setattr__``).
+_WIRE_SLOTS = (
+    Message.__dict__["wire"].__set__,
+    Message.__dict__["origin"].__set__,
+    Message.__dict__["wire_format"].__set__,
+    _WireMessage.__dict__["_calls"].__set__,
+)
 
 
 def _group(notes: _Notes) -> ScanState:

@@ -11,6 +11,7 @@ paired with the oldest pending legacy call of the same name. ``reasoning_content
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 from compactlens.formats._common import (
@@ -167,7 +168,21 @@ def simple_tool_call(call: Any) -> ToolCallPart | None:
     args = fn.get("arguments", "")
     if type(name) is not str or type(args) is not str:
         return None
-    return ToolCallPart(call_id, name, args)
+    part: ToolCallPart = _new(ToolCallPart)  # ToolCallPart(call_id, name, args), faster
+    set_id, set_name, set_arguments, set_kind = _CALL_SLOTS
+    set_id(part, call_id)
+    set_name(part, name)
+    set_arguments(part, args)
+    set_kind(part, "tool_call")
+    return part
+
+
+# Tens of thousands of calls at 10,000 turns: setting the slots of a new part directly
+# costs about a third less than the frozen dataclass's ``__init__`` (nothing to check).
+_new = object.__new__
+_CALL_SLOTS = tuple(ToolCallPart.__dict__[f.name].__set__ for f in fields(ToolCallPart))
+if tuple(f.name for f in fields(ToolCallPart)) != ("id", "name", "arguments", "kind"):
+    raise TypeError("ToolCallPart's fields changed: update simple_tool_call")
 
 
 def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:
