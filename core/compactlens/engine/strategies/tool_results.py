@@ -142,6 +142,8 @@ def format_tool_results(
         if size > room:
             break
     body = "; ".join(labels) if labels else "no results"
+    if size > room and not raw:  # _cap's cut form, without first joining the whole line
+        return f"{prefix}{body[: max(0, room - len(TRUNCATION_MARKER))]}{TRUNCATION_MARKER}{suffix}"
     return _cap(prefix, body, suffix, limit, raw=raw)
 
 
@@ -222,10 +224,9 @@ def fold_whitespace_prefix(text: str, n: int) -> str:
     size = n + n // 4 + 64
     while size < len(text):
         folded = " ".join(text[:size].split())
-        if not text[size].isspace():
-            cut = folded.rfind(" ")
-            folded = folded[:cut] if cut >= 0 else ""
-        if len(folded) >= n:
+        # The last word may be cut where the prefix ends: the exact part stops before it.
+        exact = len(folded) if text[size].isspace() else max(0, folded.rfind(" "))
+        if exact >= n:
             return folded[:n]
         size *= 2
     return " ".join(text.split())[:n]
