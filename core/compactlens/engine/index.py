@@ -267,28 +267,32 @@ class ScanState:
 
 def open_links(raw: ScanState, i: int, gid: int, calls: Sequence[ToolCallPart]) -> None:
     """Open one link per call of message ``i`` (group ``gid``), noting reused ids."""
-    pending, declared = raw.pending, raw.declared
+    pending, declared, links_call = raw.pending, raw.declared, raw.links_call
+    links_id, links_name, links_result = raw.links_id, raw.links_name, raw.links_result
+    link_group = raw.link_group
     for call in calls:
-        if call.id in declared:
+        call_id = call.id
+        if call_id in declared:
             raw.problems.append(
                 PairingProblem(
                     "duplicate_id",
                     i,
-                    call.id,
-                    f"call id {call.id!r} was already used by an earlier call",
+                    call_id,
+                    f"call id {call_id!r} was already used by an earlier call",
                 )
             )
-        declared.add(call.id)
-        link_no = len(raw.links_call)
-        older = pending.get(call.id, -1)
+        else:
+            declared.add(call_id)
+        link_no = len(links_call)
+        older = pending.get(call_id, -1)
         if older >= 0:
             raw.shadowed[link_no] = older
-        pending[call.id] = link_no
-        raw.links_call.append(i)
-        raw.links_id.append(call.id)
-        raw.links_name.append(call.name)
-        raw.links_result.append(-1)
-        raw.link_group.append(gid)
+        pending[call_id] = link_no
+        links_call.append(i)
+        links_id.append(call_id)
+        links_name.append(call.name)
+        links_result.append(-1)
+        link_group.append(gid)
 
 
 def close_link(raw: ScanState, i: int, call_id: str) -> int:
