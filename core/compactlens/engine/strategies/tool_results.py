@@ -268,9 +268,11 @@ def _spaced_start(text: str, n: int) -> str | None:
     whitespace nor hold two whitespace characters in a row: each space or newline is then
     a whole run of one, which the fold writes as one space. None when not (looking at the
     characters is much cheaper than splitting the text into words)."""
-    head = text[: n + 1]
-    if not head or not head.isascii() or head[0].isspace() or "  " in head:
+    if not text or text[0].isspace() or text.find("  ", 0, n + 1) >= 0:
         return None  # (indented text fails at its first double space, before any copy)
+    head = text[: n + 1]
+    if not head.isascii():
+        return None
     if len(text) <= n and head[-1].isspace():
         return None
     spaced = head.replace("\n", " ")
