@@ -56,13 +56,16 @@ class _View:
         self.included: list[Any] = []
 
     def update(self, messages: list[Any]) -> list[Any]:
-        """The included messages of ``messages``, reading only what changed."""
+        """The included messages of ``messages``, reading only what changed. The list
+        returned is the view's own: it changes on the next call."""
         n = len(self.messages)
-        if n > len(messages) or messages[:n] != self.messages:
-            n = 0  # not the list seen: every message is new
-            self.messages, self.properties, self.marks, self.included = [], [], [], []
         new = messages[n:]
+        # The seen messages and the new ones must be ``messages``, object for object:
+        # whole lists compare in C without touching the items (a slice would).
         self.messages += new
+        if self.messages != messages:
+            n, new = 0, list(messages)  # not the list seen: every message is new
+            self.messages, self.properties, self.marks, self.included = new, [], [], []
         self.properties += map(_PROPERTIES, new)
         marks = list(map(dict.get, self.properties, repeat(EXCLUDED)))
         if marks[:n] == self.marks:
@@ -70,7 +73,7 @@ class _View:
         else:  # a mark changed since the last call
             self.included = list(compress(self.messages, map(not_, marks)))
         self.marks = marks
-        return list(self.included)
+        return self.included
 
 
 class _Views:
