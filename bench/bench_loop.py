@@ -23,7 +23,8 @@ What is called, per framework (each as the framework calls it):
   (the processed list goes to the model; the stored history keeps growing).
 - OpenAI Agents SDK: ``get_items()`` of our ``CompactingSession`` over a
   ``SQLiteSession`` (in memory), and of that ``SQLiteSession`` alone; new items go in
-  with ``add_items``.
+  with ``add_items`` of the session the runner holds (ours, which passes them on, or
+  the ``SQLiteSession``), as ``Runner.run`` writes them.
 - Microsoft Agent Framework: ``await strategy(messages)`` for our
   ``CompactlensStrategy`` and MAF's own ``TruncationStrategy`` (its character
   estimator), on one list that keeps the exclusion marks between calls, as MAF's tool
@@ -284,7 +285,8 @@ class AgentsSDKDriver(Driver):
 
     def append(self, dicts: list[dict[str, Any]]) -> None:
         if dicts:
-            self.loop.run_until_complete(self.stored.add_items(wire(dicts, "openai-responses")))
+            items = wire(dicts, "openai-responses")
+            self.loop.run_until_complete(self.session.add_items(items))
 
     def call(self) -> Any:
         return self.loop.run_until_complete(self.session.get_items())
@@ -401,14 +403,18 @@ def measure_loop(loop: Loop, impl: str, mode: str) -> Row:
 
 
 def measure_all(
-    sizes: Sequence[int], shapes: Sequence[str], calls: int, impls: Sequence[str] | None = None
+    sizes: Sequence[int],
+    shapes: Sequence[str],
+    calls: int,
+    impls: Sequence[str] | None = None,
+    modes: Sequence[str] = MODES,
 ) -> Iterator[Row]:
     chosen = [name for name, _, _ in IMPLS if impls is None or name in impls]
     _import_frameworks()
     for shape in shapes:
         for size in sizes:
             loop = make_loop(shape, size, calls)
-            for mode in MODES:
+            for mode in modes:
                 for impl in chosen:
                     row = measure_loop(loop, impl, mode)
                     print(row, flush=True)
@@ -519,17 +525,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=None, help="timed calls per loop")
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
     parser.add_argument("--quick", action="store_true", help="100 and 1,000 turns, 3 calls")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="WORD",
+        help="measure only the implementations whose name contains one of these words "
+        "(implies --no-write)",
+    )
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
     sizes = args.sizes or ([100, 1000] if args.quick else [1000, 10_000])
     calls = args.calls or (3 if args.quick else 5)
     started = time.perf_counter()
-    rows = list(measure_all(sizes, args.shapes, calls))
+    impls = None
+    if args.only:
+        impls = [name for name, _, _ in IMPLS if any(w.lower() in name.lower() for w in args.only)]
+    rows = list(measure_all(sizes, args.shapes, calls, impls, args.modes))
     text = section(rows, sizes, calls)
     print(text)
     print(f"({time.perf_counter() - started:,.0f} s)")
-    if not args.no_write:
+    if not args.no_write and impls is None and len(args.modes) == len(MODES):
         replace_section(args.out, text, START, END)
     return 0
 

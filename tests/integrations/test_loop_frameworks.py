@@ -174,3 +174,70 @@ def test_maf_strategy_marks_and_inserts_as_a_fresh_one(steps: list[tuple[str, in
         changed = asyncio.run(strategy(mine))
         assert changed == asyncio.run(CompactlensStrategy(compactor)(theirs))
         assert [m.to_dict() for m in mine] == [m.to_dict() for m in theirs]
+
+
+MAF_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("user"), st.integers(1, 25)),
+        st.tuples(st.just("tools"), st.integers(1, 30)),
+        st.tuples(st.just("rewind"), st.integers(1, 5)),
+        st.tuples(st.just("edit"), st.integers(0, 40)),
+        st.tuples(st.just("exclude"), st.integers(0, 40)),
+        st.tuples(st.just("include"), st.integers(0, 40)),
+        st.tuples(st.just("annotate"), st.integers(0, 0)),
+        st.tuples(st.just("copy"), st.integers(0, 0)),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+@_needs("agent_framework")
+@settings(max_examples=40, deadline=None)
+@given(steps=MAF_STEPS, idle=st.booleans())
+def test_maf_strategy_sees_marks_others_set_or_clear(
+    steps: list[tuple[str, int]], idle: bool
+) -> None:
+    """Another strategy of a pipeline (or MAF's own reconciliation) marks or unmarks
+    messages already seen between two calls; the strategy, which remembers the marks
+    it saw, still answers as a fresh one."""
+    from agent_framework import Message
+
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    config = {"type": "truncation", "trigger": {"op": "exceed", "metric": "tokens", "n": 10**9}}
+    compactor = Compactor.from_config(config if idle else CONFIG)
+    strategy = CompactlensStrategy(compactor)
+    mine: list[Any] = []
+    for n, (op, value) in enumerate(steps):
+        if op in ("exclude", "include"):
+            if mine:
+                props = mine[value % len(mine)].additional_properties
+                props["_excluded"] = op == "exclude"
+        elif op == "annotate":  # what MAF's annotate_message_groups leaves on every message
+            for m in mine:
+                m.additional_properties.setdefault("_excluded", False)
+        elif op == "copy":  # the same messages in a new list
+            mine = list(mine)
+        else:
+            mine = _apply(mine, op, value, n, _maf_make)
+        theirs = [Message.from_dict(m.to_dict()) for m in mine]
+        changed = asyncio.run(strategy(mine))
+        assert changed == asyncio.run(CompactlensStrategy(compactor)(theirs))
+        assert [m.to_dict() for m in mine] == [m.to_dict() for m in theirs]
+
+
+@_needs("agent_framework")
+def test_maf_strategy_sees_a_mark_cleared_between_calls() -> None:
+    """A long message another strategy had excluded comes back (MAF's reconciliation
+    clears marks): the history is then over budget and the strategy must compact."""
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    strategy = CompactlensStrategy(Compactor.from_config(CONFIG))
+    messages = [*_maf_make("user", 0, 300), *_maf_make("user", 1, 2)]
+    messages[0].additional_properties["_excluded"] = True
+    assert asyncio.run(strategy(messages)) is False
+    messages += _maf_make("user", 2, 2)
+    assert asyncio.run(strategy(messages)) is False
+    messages[0].additional_properties["_excluded"] = False
+    assert asyncio.run(strategy(messages)) is True

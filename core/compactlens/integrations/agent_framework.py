@@ -9,11 +9,29 @@ the compactor, marks every message it did not keep as excluded (reason
 results) in place. Use it as ``Agent(..., compaction_strategy=...)`` or
 ``CompactionProvider(before_strategy=...)``. ``agent_framework`` is imported only when
 the strategy runs.
+
+**What it remembers.** Finding the included messages is a look at every message's
+marks, which at 10,000 turns costs more than the rest of an idle call. The strategy
+keeps, for the newest few lists it was handed (by their first message), the messages it
+saw, their ``additional_properties`` dicts and the exclusion mark each held. On the next
+call the list must start with the messages seen (object identity, one C-speed list
+comparison); the marks are read from the remembered dicts in one C-speed pass and
+compared with the remembered ones, and when none changed the included messages are the
+remembered ones plus the new included ones. *Detected* (a full pass): a list that does
+not start with the messages seen (a rewind, an edit, another conversation, a list our
+own insertion rebuilt), any mark set or cleared since the last call (another strategy
+of a pipeline, MAF's summary reconciliation), a call that changed the list.
+*Assumed*: a message's ``additional_properties`` is changed in place, not replaced by a
+new dict (MAF's own code only changes it in place).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections import OrderedDict
+from itertools import compress, repeat
+from operator import attrgetter, not_
 from typing import Any
 
 from compactlens.integrations.compactor import Compactor
@@ -23,6 +41,72 @@ FORMAT = "agent-framework"
 EXCLUDED = "_excluded"
 EXCLUDE_REASON = "_exclude_reason"
 REASON = "compactlens"
+_PROPERTIES = attrgetter("additional_properties")
+
+
+class _View:
+    """One message list as the strategy last saw it (see the module docstring)."""
+
+    __slots__ = ("included", "marks", "messages", "properties")
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self.properties: list[dict[str, Any]] = []
+        self.marks: list[Any] = []
+        self.included: list[Any] = []
+
+    def update(self, messages: list[Any]) -> list[Any]:
+        """The included messages of ``messages``, reading only what changed. The list
+        returned is the view's own: it changes on the next call."""
+        n = len(self.messages)
+        new = messages[n:]
+        # The seen messages and the new ones must be ``messages``, object for object:
+        # whole lists compare in C without touching the items (a slice would).
+        self.messages += new
+        if self.messages != messages:
+            n, new = 0, list(messages)  # not the list seen: every message is new
+            self.messages, self.properties, self.marks, self.included = new, [], [], []
+        self.properties += map(_PROPERTIES, new)
+        marks = list(map(dict.get, self.properties, repeat(EXCLUDED)))
+        if marks[:n] == self.marks:
+            self.included += compress(new, map(not_, marks[n:]))
+        else:  # a mark changed since the last call
+            self.included = list(compress(self.messages, map(not_, marks)))
+        self.marks = marks
+        return self.included
+
+
+class _Views:
+    """The views of the newest ``size`` message lists, by their first message."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._views: OrderedDict[int, tuple[Any, _View]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def included(self, messages: list[Any]) -> list[Any]:
+        if not messages:
+            return []
+        first = messages[0]
+        with self._lock:
+            held = self._views.get(id(first))
+            if held is not None and held[0] is first:
+                view = held[1]
+                self._views.move_to_end(id(first))
+            else:
+                view = _View()
+                self._views[id(first)] = (first, view)
+                while len(self._views) > self._size:
+                    self._views.popitem(last=False)
+            return view.update(messages)
+
+    def forget(self, first: Any) -> None:
+        """Drop the view of the list that started with ``first`` (the strategy changed
+        its marks or contents)."""
+        with self._lock:
+            held = self._views.get(id(first))
+            if held is not None and held[0] is first:
+                del self._views[id(first)]
 
 
 class CompactlensStrategy:
@@ -33,12 +117,21 @@ class CompactlensStrategy:
         # Each message is converted once; a call on a history that only grew reads only
         # what was appended (see compactlens.integrations.loop).
         self._loops = Loops(_to_items, _from_items)
+        self._views = _Views()
 
     async def __call__(self, messages: list[Any]) -> bool:
-        included = [m for m in messages if not m.additional_properties.get(EXCLUDED, False)]
+        first = messages[0] if messages else None
+        included = self._views.included(messages)
         loop = self._loops.of(included)
         # In a worker thread: a summarizer's model call must not block the event loop.
-        return await asyncio.to_thread(self._compact, messages, included, loop)
+        try:
+            changed = await asyncio.to_thread(self._compact, messages, included, loop)
+        except BaseException:
+            self._views.forget(first)
+            raise
+        if changed:
+            self._views.forget(first)
+        return changed
 
     def _compact(self, messages: list[Any], included: list[Any], loop: Loop) -> bool:
         with loop.memory.lock:

@@ -48,8 +48,12 @@ def common_prefix(before: list[Any], now: Sequence[Any]) -> int:
     n = min(len(before), len(now))
     if n == 0:
         return 0
-    head = now[:n]
-    if (head if isinstance(head, list) else list(head)) == before[:n]:
+    # Compare without copying ``before`` (a slice touches every item's reference count,
+    # which costs more than comparing identical items on a long history).
+    head = now if len(now) == n and isinstance(now, list) else now[:n]
+    if (head if isinstance(head, list) else list(head)) == (
+        before if len(before) == n else before[:n]
+    ):
         return n
     i = 0
     while i < n and (before[i] is now[i] or before[i] == now[i]):
@@ -287,7 +291,8 @@ class Conversions:
         missing = [o for o in tail if by_object.get(id(o), (None,))[0] is not o]
         for obj, item in zip(missing, self._to(missing) if missing else [], strict=True):
             self._remember(obj, item)
-        self._items = self._items[:k] + [by_object[id(o)][1] for o in tail]
+        head = self._items if k == len(self._items) else self._items[:k]
+        self._items = head + [by_object[id(o)][1] for o in tail]
         self._objects = list(objects)
         if len(by_object) > 2 * len(self._objects) + 64:  # forget what left the history
             self._by_object, self._by_item = {}, {}
