@@ -141,7 +141,8 @@ def fit_columns(
         need[name] = max(widest + CELL_PAD, header[name])
         if any(isinstance(v, str) for v in cells):
             text_cols.add(name)
-    cap = _common_width(need, text_cols, room)
+    # Each width is rounded up by a pixel: keep those pixels out of the room.
+    cap = _common_width(need, text_cols, room - len(need))
     # A narrowed column still shows its whole header and a readable start of its text.
     widths = {
         name: int(
