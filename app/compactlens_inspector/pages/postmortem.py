@@ -104,7 +104,8 @@ def render() -> None:
         pm = _measured(current.content_hash, tok, encode_config(lab), current, lab)
     st.plotly_chart(timeline_figure(pm), key="pm_timeline", config={"displaylogo": False})
     # One column per compaction: its many measures, side by side, never fit a page.
-    table(by_column(timeline_rows(pm), first="measure", name="#"), key="pm_table")
+    rows = [{k: v for k, v in row.items() if k != "#"} for row in timeline_rows(pm)]
+    table(by_column(rows, first="measure", name="#"), key="pm_table")
     st.caption(
         "Recall: the facts of the replaced history (paths, ids, numbers, names, the latest "
         "request) found verbatim in what the model saw afterwards; timestamps and hashes "

@@ -35,8 +35,9 @@ class RecordedEntry:
         return f"{self.seq + 1}. at message {self.index} ({self.kind}){tokens}"
 
     def row(self) -> dict[str, Any]:
-        """The table row: before and after share a cell (``167,402 → not recorded``), the
-        time is UTC to the minute, and the marker is in words (the table fits the page)."""
+        """The table row: before and after share a cell (``167,402 → —`` when the log does
+        not say), the time is UTC to the minute, and the marker is in words (the table fits
+        a 1280-pixel window)."""
         return {
             "#": self.seq + 1,
             "at message": self.index,
@@ -45,13 +46,13 @@ class RecordedEntry:
             "tokens": f"{_count_text(self.tokens_before)} → {_count_text(self.tokens_after)}",
             "messages": f"{_count_text(self.messages_before)} → {_count_text(self.messages_after)}",
             "when (UTC)": _minute(self.timestamp),
-            "read from": source_words(self.source),
+            "read from": marker_words(self.source),
             "note": self.note,
         }
 
 
 def _count_text(n: int | None) -> str:
-    return "not recorded" if n is None else f"{n:,}"
+    return "—" if n is None else f"{n:,}"
 
 
 def _minute(timestamp: str) -> str:
@@ -61,20 +62,11 @@ def _minute(timestamp: str) -> str:
     return timestamp
 
 
-def source_words(source: str) -> str:
-    """The marker a compaction was read from, in words: ``claude_code.compact_boundary``
-    as ``Claude Code compact boundary``."""
-    agent, _, marker = source.partition(".")
-    names = {
-        "claude_code": "Claude Code",
-        "codex": "Codex",
-        "inspect": "Inspect AI",
-        "gemini_cli": "Gemini CLI",
-        "openhands": "OpenHands",
-        "atif": "ATIF",
-    }
-    words = [names.get(agent, agent.replace("_", " ")), marker.replace("_", " ")]
-    return " ".join(w for w in words if w)
+def marker_words(source: str) -> str:
+    """The marker a compaction was read from, in words, without the agent's name (the
+    whole log is that agent's): ``claude_code.compact_boundary`` as ``compact boundary``."""
+    marker = source.partition(".")[2] or source
+    return marker.replace("_", " ")
 
 
 def _count(messages: Sequence[Any] | None) -> int | None:
