@@ -16,10 +16,15 @@ SAMPLE = REPO_ROOT / "sample_transcripts" / "claude_code_compacted.jsonl"
 
 
 def _table_with(at, column: str):  # type: ignore[no-untyped-def]
-    """The table that has ``column`` (plain tables carry no key in AppTest)."""
-    found = [d.value for d in at.dataframe if column in d.value.columns]
-    assert found, [list(d.value.columns) for d in at.dataframe]
-    return found[0]
+    """The table that has ``column`` (plain tables carry no key in AppTest); the
+    post-mortem table, which shows one column per compaction and one row per measure, is
+    turned back to one row per compaction (its cells are text, as shown)."""
+    for d in at.dataframe:
+        if column in d.value.columns:
+            return d.value
+        if "measure" in d.value.columns and column in set(d.value["measure"]):
+            return d.value.set_index("measure").T
+    raise AssertionError([list(d.value.columns) for d in at.dataframe])
 
 
 def _paste(at, text: str):  # type: ignore[no-untyped-def]
@@ -35,7 +40,7 @@ def test_every_compaction_is_on_the_timeline_with_recall(app) -> None:
     no_exceptions(at)
     expected = postmortem(load_transcript(SAMPLE), [("ref", reference_pipeline)])
     rows = _table_with(at, "agent recall")
-    assert list(rows["at message"]) == [c.recorded.index for c in expected.compactions]
+    assert list(rows["at message"]) == [f"{c.recorded.index:,}" for c in expected.compactions]
     agent = [recall_share(c.agent) for c in expected.compactions]
     assert list(rows["agent recall"]) == agent
     ref = [recall_share(c.strategies[0]) for c in expected.compactions]
@@ -103,7 +108,7 @@ def test_codex_rollout_and_inspect_log_show_their_compactions(app) -> None:
         no_exceptions(at)
         expected = postmortem(load_transcript(path), [("ref", reference_pipeline)])
         rows = _table_with(at, "agent recall")
-        assert list(rows["#"]) == [c.number for c in expected.compactions], name
+        assert list(rows.index) == [f"#{c.number}" for c in expected.compactions], name
         assert f"Agent ({expected.compactions[0].recorded.source})" in plain(texts(at)), name
         agent = [recall_share(c.agent) for c in expected.compactions]
         assert list(rows["agent recall"]) == agent, name

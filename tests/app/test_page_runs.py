@@ -77,13 +77,14 @@ def test_the_sample_runs_list_filter_and_open_a_call_in_the_lab(
     at.button(key="runs_open_sample").click().run()
     folder = _sample_folder()
     table = _table(at, "run")
-    assert sorted(table["run"]) == sorted(r.name for r in folder.runs)
-    assert list(table["model calls"]) == [
-        next(r.calls for r in folder.runs if r.name == name) for name in table["run"]
+    # A recording named <framework>-<time>-<id> is listed by its id.
+    assert sorted(table["run"]) == sorted(r.name.rsplit("-", 1)[1] for r in folder.runs)
+    assert list(table["calls"]) == [
+        next(r.calls for r in folder.runs if r.name.endswith(f"-{run}")) for run in table["run"]
     ]
     at.toggle(key="runs_only_cannot_fit").set_value(True).run()
     shown = _table(at, "run")
-    assert set(shown["run"]) == {r.name for r in folder.runs if r.cannot_fits}
+    assert set(shown["run"]) == {r.name.rsplit("-", 1)[1] for r in folder.runs if r.cannot_fits}
     run = next(r for r in folder.runs if r.framework == "pydantic-ai")
     at.selectbox(key="runs_pick").set_value(run.name).run()
     calls = list(iter_calls(Path(run.path).read_bytes(), run.name))
@@ -119,7 +120,8 @@ def test_an_uploaded_zip_lists_its_runs_and_names_a_foreign_file() -> None:
     at.run()
     assert not at.exception
     table = _table(at, "run")
-    assert sorted(table["run"]) == sorted(p.stem for p in sorted(SAMPLES.glob("*.jsonl"))[:2])
+    stems = sorted(p.stem for p in sorted(SAMPLES.glob("*.jsonl"))[:2])
+    assert sorted(table["run"]) == sorted(stem.rsplit("-", 1)[1] for stem in stems)
     problems = _table(at, "file")
     assert list(problems["file"]) == ["notes"]
     assert "no compactlens.recording header" in problems.iloc[0, 1]

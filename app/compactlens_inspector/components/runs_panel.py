@@ -135,10 +135,13 @@ def runs_table() -> RunSummary | None:
         key="runs_table",
         height=min(38 + 35 * len(shown), 420),
         column_config={
-            "run": st.column_config.TextColumn(width="small", help="The recording's name"),
-            "configuration": st.column_config.TextColumn(width="medium"),
+            "run": st.column_config.TextColumn(help="The recording's name"),
+            "calls": st.column_config.NumberColumn(help="Model calls", format=INT_FORMAT),
             "largest history": st.column_config.NumberColumn(
                 help="The most tokens one call's history held", format=INT_FORMAT
+            ),
+            "saved": st.column_config.NumberColumn(
+                help="Tokens compaction saved over the run's calls", format=INT_FORMAT
             ),
         },
     )
@@ -166,6 +169,8 @@ def run_timeline(run: RunSummary) -> RecordedCall | None:
     opened = runs_state.run_points(run)
     points = opened.points
     st.subheader(f"{md_escape(run.name)}", anchor=False)
+    if run.config_name:
+        st.caption(f"Configuration: {md_escape(run.config_name)}")
     if opened.error:
         st.warning(f"Reading stopped: {md_escape(opened.error)}", icon=":material/warning:")
     if not points:

@@ -264,7 +264,7 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
             key="an_lost",
             on_select="rerun",
             selection_mode="single-row",
-            column_config={"fact": st.column_config.TextColumn("lost fact", width="large")},
+            column_config={"fact": st.column_config.TextColumn("lost fact")},
         )
     choices = list(range(min(len(rows), MAX_FACT_CHOICES)))
     clicked = _selected_row(selection)
@@ -417,7 +417,6 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
         on_select="rerun",
         selection_mode="single-row",
         column_config={
-            "detail": st.column_config.TextColumn("detail", width="large"),
             "message": None,
         },
     )

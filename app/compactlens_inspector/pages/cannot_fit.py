@@ -21,7 +21,7 @@ from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_
 from compactlens_inspector.lab.runs import budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
-from compactlens_inspector.style.safety import md_escape, sheet_safe
+from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.wording import (
     condition_words,
     part_words,
@@ -281,20 +281,16 @@ def render() -> None:
         )
     if expl.protected:
         with st.expander("Protected content as the strategies report it"):
-            st.dataframe(
-                sheet_safe(
-                    [
-                        {
-                            "protection": protection_label(p.why),
-                            "groups": len(p.group_ids),
-                            "tokens": p.tokens,
-                            "detail": p.detail,
-                        }
-                        for p in unique_protections(expl.protected)
-                    ]
-                ),
-                hide_index=True,
-                width="stretch",
+            table(
+                [
+                    {
+                        "protection": protection_label(p.why),
+                        "groups": len(p.group_ids),
+                        "tokens": p.tokens,
+                        "detail": p.detail,
+                    }
+                    for p in unique_protections(expl.protected)
+                ],
                 key="cf_protected",
             )
     current_verdict = state.run_verdict(outcome)

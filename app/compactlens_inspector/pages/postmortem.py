@@ -10,13 +10,14 @@ from compactlens.analysis import Postmortem
 from compactlens_inspector import state
 from compactlens_inspector.components.messages import show_text
 from compactlens_inspector.components.sidebar import source_and_tokenizer
-from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.tables import column_room, table
 from compactlens_inspector.lab.config import LabConfig
 from compactlens_inspector.lab.config_url import encode_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.serving.loader import LoadedTranscript
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_code, md_escape
+from compactlens_inspector.style.widths import by_column
 from compactlens_inspector.views.postmortem import (
     choice_label,
     message_rows,
@@ -77,9 +78,11 @@ def _details(pm: Postmortem) -> None:
             st.caption(f"{md_escape(side.size)} · {md_escape(side.status)}")
             if side.unequal:
                 st.warning(md_escape(side.unequal), icon=":material/straighten:")
-            table(side.kept, key=f"pm_kept_{side.title}")
+            room = column_room(len(sides))
+            table(side.kept, key=f"pm_kept_{side.title}", room=room)
             if side.lost:
-                table([{"lost fact": v} for v in side.lost], key=f"pm_lost_{side.title}")
+                lost = [{"lost fact": v} for v in side.lost]
+                table(lost, key=f"pm_lost_{side.title}", room=room)
 
 
 def render() -> None:
@@ -100,7 +103,9 @@ def render() -> None:
     with st.spinner("Measuring each recorded compaction…"):
         pm = _measured(current.content_hash, tok, encode_config(lab), current, lab)
     st.plotly_chart(timeline_figure(pm), key="pm_timeline", config={"displaylogo": False})
-    table(timeline_rows(pm), key="pm_table")
+    # One column per compaction: its many measures, side by side, never fit a page.
+    rows = [{k: v for k, v in row.items() if k != "#"} for row in timeline_rows(pm)]
+    table(by_column(rows, first="measure", name="#"), key="pm_table")
     st.caption(
         "Recall: the facts of the replaced history (paths, ids, numbers, names, the latest "
         "request) found verbatim in what the model saw afterwards; timestamps and hashes "

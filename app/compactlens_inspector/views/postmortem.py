@@ -26,6 +26,7 @@ from compactlens.analysis import (
 )
 from compactlens.model import make_tokenizer
 from compactlens_inspector.lab.config import LabConfig, sized
+from compactlens_inspector.views.message import call_label
 
 LAB_LABEL = "lab configuration"
 #: The replaced history's bars (grey) and the recall lines (agent first): no colour shared.
@@ -230,9 +231,10 @@ def message_rows(messages: Sequence[Message], offset: int = 0) -> list[dict[str,
     for i, m in enumerate(messages):
         text = m.text
         if not text.strip():
-            calls = ", ".join(c.name for c in m.tool_calls)
+            # A call shows its tool and what it was asked (``Bash: pytest -q``).
+            calls = "; ".join(call_label(c.name, c.arguments) for c in m.tool_calls)
             results = " ".join(r.output for r in m.tool_results)
-            text = f"[calls {calls}]" if calls else results
+            text = calls or results
         flat = " ".join(text.split())
         preview = flat if len(flat) <= PREVIEW else flat[: PREVIEW - 1] + "…"
         rows.append({"#": i + offset, "role": m.role, "text": preview})

@@ -35,19 +35,38 @@ class RecordedEntry:
         return f"{self.seq + 1}. at message {self.index} ({self.kind}){tokens}"
 
     def row(self) -> dict[str, Any]:
+        """The table row: before and after share a cell (``167,402 → —`` when the log does
+        not say), the time is UTC to the minute, and the marker is in words (the table fits
+        a 1280-pixel window)."""
         return {
             "#": self.seq + 1,
             "at message": self.index,
             "kind": self.kind,
             "trigger": self.trigger,
-            "tokens before": self.tokens_before,
-            "tokens after": self.tokens_after,
-            "messages before": self.messages_before,
-            "messages after": self.messages_after,
-            "when": self.timestamp,
-            "source": self.source,
+            "tokens": f"{_count_text(self.tokens_before)} → {_count_text(self.tokens_after)}",
+            "messages": f"{_count_text(self.messages_before)} → {_count_text(self.messages_after)}",
+            "when (UTC)": _minute(self.timestamp),
+            "read from": marker_words(self.source),
             "note": self.note,
         }
+
+
+def _count_text(n: int | None) -> str:
+    return "—" if n is None else f"{n:,}"
+
+
+def _minute(timestamp: str) -> str:
+    """``2026-11-18T09:26:00.000Z`` as ``2026-11-18 09:26``; other text as it is."""
+    if len(timestamp) >= 16 and timestamp[10] == "T":
+        return f"{timestamp[:10]} {timestamp[11:16]}"
+    return timestamp
+
+
+def marker_words(source: str) -> str:
+    """The marker a compaction was read from, in words, without the agent's name (the
+    whole log is that agent's): ``claude_code.compact_boundary`` as ``compact boundary``."""
+    marker = source.partition(".")[2] or source
+    return marker.replace("_", " ")
 
 
 def _count(messages: Sequence[Any] | None) -> int | None:

@@ -85,22 +85,32 @@ def filter_runs(
 
 
 def run_rows(runs: Sequence[RunSummary]) -> list[dict[str, Any]]:
-    """One table row per run."""
+    """One table row per run. A recording named ``<framework>-<time>-<id>`` shows its id
+    (the framework and the time have their own columns); the configuration shows with
+    the opened run (ten columns do not fit a 1280-pixel window)."""
     return [
         {
-            "run": r.name,
+            "run": run_id(r),
             "framework": r.framework,
             "started (UTC)": start_text(r.started)[:16],
             "duration": duration_text(r.duration_s),
-            "model calls": r.calls,
+            "calls": r.calls,
             "compactions": r.compactions,
             "cannot-fits": r.cannot_fits,
             "largest history": r.largest,
-            "tokens saved": r.saved,
-            "configuration": r.config_name,
+            "saved": r.saved,
         }
         for r in runs
     ]
+
+
+def run_id(run: RunSummary) -> str:
+    """``e81f2d39`` for ``agent-framework-20261102T120000-e81f2d39``; another name whole."""
+    head, _, tail = run.name.rpartition("-")
+    framework, _, stamp = head.rpartition("-")
+    if framework == run.framework and len(stamp) == 15 and stamp[8] == "T" and tail:
+        return tail
+    return run.name
 
 
 def problem_rows(problems: Sequence[FileProblem]) -> list[dict[str, str]]:
