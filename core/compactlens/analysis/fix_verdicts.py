@@ -117,16 +117,18 @@ def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
 
 
 def _verdict_order(fix: Fix) -> tuple[bool, bool, int, float]:
-    """Listed fixes in the order their verdicts rank them: those that keep the target and
-    the conversation first (a larger target never comes first when a change keeping the
-    system prompt and latest request fits), then the fewest failed checks, then the
-    highest fact recall; the search's order breaks ties (the sort is stable)."""
+    """Listed fixes in the order their verdicts rank them: those that keep the
+    conversation (the system prompt, the latest request) first, and among them those that
+    keep the target (a larger target never comes first when a change keeping the system
+    prompt and latest request fits, and a change that drops the system prompt never comes
+    before one that keeps it), then the fewest failed checks, then the highest fact recall;
+    the search's order breaks ties (the sort is stable)."""
     v = fix.verdict
     costs = len(v.costs) if v is not None else 99
     recall = v.numbers.fact_recall if v is not None else None
     return (
-        fix.changes_target,
         not fix.keeps_conversation,
+        fix.changes_target,
         costs,
         -round(recall if recall is not None else 1.0, 2),
     )

@@ -10,9 +10,9 @@ counting, judging or wording anything again.
 The levels are the user's:
 
 - ``safe`` ("Fits and safe"): the target is met, no provider error or warning is
-  introduced, the latest user request is kept, compaction does not fire again on the very
-  next turn, fact recall is at least ``recall_floor`` and (when the report priced it) the
-  next turns do not cost more with the compaction than without it;
+  introduced, the latest user request and the system prompt are kept, compaction does not
+  fire again on the very next turn, fact recall is at least ``recall_floor`` and (when the
+  report priced it) the next turns do not cost more with the compaction than without it;
 - ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
   measured; each is named as a :class:`Reason`;
 - ``no-fit`` ("Does not fit"): the run ended ``cannot-fit``.
@@ -95,6 +95,10 @@ _FIXES = {
         "a larger saving."
     ),
     "latest-request": "Keep the latest user request: turn its guard back on, then run again.",
+    "system-prompt": (
+        'Keep the system prompt: turn "system messages kept" back on in every stage that '
+        "drops or summarizes messages, then run again."
+    ),
     "next-compaction": (
         "Leave room between the trigger and the target (a lower target than the trigger) "
         "so the next turn fits without compacting again."
@@ -474,6 +478,20 @@ def _request_reason(report: CompactionReport) -> Reason:
     return Reason(code="latest-request", level="safe", text="The latest user request is kept.")
 
 
+def _system_reason(report: CompactionReport) -> Reason:
+    """Whether the system prompt (the agent's instructions) survives, beside the latest
+    request: a compaction that drops it fits, but never safely."""
+    lost = report.system_lost
+    if lost:
+        which = "The system prompt is" if lost == 1 else f"{lost:,} system messages are"
+        text = (
+            f"{which} dropped: the agent loses the instructions it was given (they do not "
+            "survive word for word)."
+        )
+        return Reason(code="system-prompt", level="costs", text=text)
+    return Reason(code="system-prompt", level="safe", text="No system message is lost.")
+
+
 def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     """When compaction fires again: a cost only for a run that compacted and leaves less
     room under its trigger than one typical turn (see the module docstring)."""
@@ -574,6 +592,7 @@ def _reasons(
         _provider_reason(n, report),
         _warning_reason(n, report),
         _request_reason(report),
+        _system_reason(report),
         _next_compaction_reason(n),
         _recall_reason(n, floor),
         *((cache,) if cache is not None else ()),
