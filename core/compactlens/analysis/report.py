@@ -35,7 +35,12 @@ from compactlens.analysis.cache import (
 )
 from compactlens.analysis.facts import Fact, FactReport, fact_survival, normalize_space
 from compactlens.analysis.judge import judge_survival
-from compactlens.analysis.protocol import ProtocolProblem, check_protocol, chosen_providers
+from compactlens.analysis.protocol import (
+    ProtocolProblem,
+    check_protocol,
+    chosen_providers,
+    own_provider,
+)
 from compactlens.analysis.retrigger import (
     DEFAULT_HORIZON,
     DEFAULT_MAX_FRACTION,
@@ -90,6 +95,9 @@ class CompactionReport:
     #: System (or developer) messages of the original that do not survive word for word in
     #: the compacted history (:func:`system_prompt_lost`): the agent's instructions.
     system_lost: int = 0
+    #: The API the transcript was sent to, when its messages say
+    #: (:func:`~compactlens.analysis.protocol.own_provider`); the verdict counts for it.
+    own_provider: str | None = None
 
     @property
     def errors(self) -> tuple[ProtocolProblem, ...]:
@@ -112,6 +120,7 @@ class CompactionReport:
             "providers": list(self.providers),
             "providers_note": self.providers_note,
             "system_lost": self.system_lost,
+            "own_provider": self.own_provider,
             "problems": [p.to_dict() for p in self.problems],
             "introduced_problems": [p.to_dict() for p in self.introduced],
             "warnings": list(self.warnings),
@@ -166,6 +175,7 @@ class AnalysisOverview:
     warnings: tuple[str, ...]
     providers_note: str = ""
     system_lost: int = 0
+    own_provider: str | None = None
 
     def with_facts(self, facts: FactReport) -> CompactionReport:
         """The whole report: this overview plus ``facts`` (whose findings come first)."""
@@ -187,6 +197,7 @@ class AnalysisOverview:
             warnings=(*fact_warnings(facts), *self.warnings),
             providers_note=self.providers_note,
             system_lost=self.system_lost,
+            own_provider=self.own_provider,
         )
 
 
@@ -600,4 +611,5 @@ def _overview(
         warnings=tuple(warnings),
         providers_note=providers_note,
         system_lost=system_lost,
+        own_provider=own_provider(caller),
     )
