@@ -95,8 +95,9 @@ def _expected_level(result: Any, report: CompactionReport, floor: float = 0.5) -
         not report.introduced  # no new error, no new warning
         and not (result.status == "compacted" and cost is not None and cost.savings < 0)
         and not facts.latest_request_lost
-        and bool(report.retrigger.triggers)
-        and not report.retrigger.loops
+        and not report.system_lost  # the system prompt kept
+        # Firing again is a cost only once a compaction happened (and a trigger is set).
+        and not (result.status != "unchanged" and report.retrigger.loops)
         and (facts.extracted == 0 or facts.survived / facts.extracted >= floor)
     )
     return "safe" if safe else "costs"

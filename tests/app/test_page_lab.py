@@ -146,3 +146,20 @@ def test_switching_to_compact_mode_keeps_the_budget(app) -> None:
     assert at.number_input(key="sb_compact_target").value == 2500
     assert at.number_input(key="sb_compact_trigger").value == 2500
     assert metric_int(at, "Target") == 2500
+
+
+def test_the_analysis_card_counts_the_problems_the_verdict_counts(app) -> None:
+    # coding_agent truncated to 4,300 tokens: the cut leaves two assistant turns in a row,
+    # a warning for Anthropic only. The verdict judges for the guards' provider (OpenAI
+    # Chat Completions, the file's format); the card counted every provider checked
+    # ("New problems 1" beside a verdict that named none).
+    import re
+
+    at = _lab(app, preset("truncation", 4300))
+    no_exceptions(at)
+    body = plain(texts(at))
+    assert "compacted" in body
+    named = sum(
+        int(n.replace(",", "")) for n, _ in re.findall(r"introduces ([\d,]+) (error|warning)", body)
+    )
+    assert metric_int(at, "New problems") == named

@@ -145,3 +145,19 @@ def test_hostile_names_in_a_recording_render_as_text() -> None:
     at.run()
     assert not at.exception
     assert leaks(at) == []
+
+
+def test_a_recorded_call_is_judged_with_its_configuration_s_triggers() -> None:
+    # agent-framework call 5: 467 tokens, nothing to compact. Judged without the recorded
+    # configuration's triggers it read "Fits, with costs ... Compact further below the trigger".
+    from compactlens.integrations import read_call, replay_call
+    from compactlens_inspector.views.runs import call_triggers, call_verdict
+
+    path = REPO_ROOT / "sample_transcripts" / "recordings"
+    recording = next(path.glob("agent-framework-*.jsonl"))
+    call = read_call(recording, 5)
+    assert call_triggers(call) is not None
+    v = call_verdict(replay_call(call))
+    assert v is not None and v.numbers.tokens_before == 467
+    assert v.numbers.triggers  # the configuration in force has triggers
+    assert v.level == "safe" and "trigger" not in v.next_step

@@ -103,8 +103,9 @@ def test_text_output_ends_with_the_verdict(capsys: pytest.CaptureFixture[str]) -
         "50 groups kept, 2 collapsed; 99% fact recall (70 of 71)"
     )
     reasons = lines[head + 1 : -1]
-    # target, errors, warnings, latest request, next compaction, recall, prompt cache
-    assert len(reasons) == 7 and all(line.startswith("  [ok] ") for line in reasons)
+    # target, errors, warnings, latest request, system prompt, next compaction, recall,
+    # prompt cache
+    assert len(reasons) == 8 and all(line.startswith("  [ok] ") for line in reasons)
     assert lines[-1] == "Next step: None, because the run fits and every check passed."
     # What the command printed before stays as it was.
     assert lines[1] == "status: compacted"

@@ -49,8 +49,13 @@ def analysis_summary(outcome: RunOutcome) -> None:
         return
     facts = report.facts
     cache = report.cache
-    introduced = report.introduced
-    errors = sum(1 for p in introduced if p.severity == "error")
+    # The verdict's counts: problems introduced for the provider it judges for.
+    judged = state.run_verdict(outcome)
+    numbers = judged.numbers if judged is not None else None
+    errors = (numbers.provider_errors or 0) if numbers is not None else 0
+    warnings = (numbers.provider_warnings or 0) if numbers is not None else 0
+    provider = numbers.provider if numbers is not None else None
+    checked = provider or " and ".join(report.providers)
     with st.container(border=True):
         head = st.columns([3, 1], vertical_alignment="center")
         head[0].markdown("**Analysis** · facts, prompt cache, re-trigger, protocol")
@@ -77,12 +82,14 @@ def analysis_summary(outcome: RunOutcome) -> None:
         )
         cols[2].metric(
             "New problems",
-            num(len(introduced)),
+            num(errors + warnings),
             delta=f"{num(errors)} error{'s' if errors != 1 else ''}" if errors else None,
             delta_color="inverse",
             delta_arrow="off",
-            help=f"Provider protocol problems the compaction introduced; "
-            f"{plural(len(report.problems), 'problem')} in the compacted request in all.",
+            help=f"Provider protocol problems the compaction introduced for {checked} "
+            f"({plural(errors, 'error')}, {plural(warnings, 'warning')}), as the verdict "
+            f"counts them; {plural(len(report.problems), 'problem')} in the compacted "
+            "request in all.",
         )
         cols[3].metric(
             "Re-trigger in",

@@ -399,6 +399,14 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
     note = report.providers_note
     if note:  # which providers and why: the transcript's own API, as chosen, the default
         st.caption(note[:1].upper() + note[1:] + ".")
+    judged = state.run_verdict(outcome)
+    if judged is not None and judged.numbers.provider is not None and introduced:
+        n = judged.numbers
+        counted = (n.provider_errors or 0) + (n.provider_warnings or 0)
+        st.caption(
+            f"The verdict counts {num(counted)} of them, those for `{n.provider}` "
+            "and tool-call pairing (`any`): the API the request goes to."
+        )
     if not report.problems:
         st.success("No provider would reject the compacted request.", icon=":material/check:")
         return

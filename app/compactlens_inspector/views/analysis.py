@@ -28,6 +28,7 @@ from compactlens.analysis import (
     latest_user_request,
     prices_for,
     verdict,
+    verdict_provider,
 )
 from compactlens.engine import CompactionResult, always, memo_tokenizer
 from compactlens_inspector.lab.config import LabConfig
@@ -171,7 +172,12 @@ def judge(
     judged = analysed_result(outcome)
     if judged is None:
         return None
-    provider = outcome.guards.provider if outcome.guards is not None else None
+    # The transcript's own API when its messages say (a Claude Code log: Anthropic), else
+    # the guards' provider: the same rule as every other surface's verdict.
+    provider = verdict_provider(
+        report.own_provider if report is not None else None,
+        outcome.guards.provider if outcome.guards is not None else None,
+    )
     if report is None or provider not in report.providers:
         provider = None
     if isinstance(judged, CompactionResult) and judged.status != "unchanged":

@@ -14,7 +14,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from compactlens import Verdict, analyze, load_transcript, verdict
+from compactlens import Trigger, Verdict, analyze, load_transcript, tokens_exceed, verdict
+from compactlens.engine import always
 from compactlens.integrations import (
     CallSummary,
     FileProblem,
@@ -145,7 +146,21 @@ def call_verdict(replay: Replay) -> Verdict | None:
         return None
     call = replay.call
     original = load_transcript(call.history, format=call.format).messages
-    return verdict(run.result, analyze(original, run.result))
+    return verdict(run.result, analyze(original, run.result, triggers=call_triggers(call)))
+
+
+def call_triggers(call: RecordedCall) -> list[Trigger] | Mapping[str, Any] | None:
+    """The triggers of the configuration a call was recorded with (what decides when it
+    compacts again); None when the recording holds none."""
+    configuration = call.configuration or {}
+    strategy = configuration.get("strategy")
+    if isinstance(strategy, Mapping):
+        return strategy
+    shot = configuration.get("one_shot")
+    if isinstance(shot, Mapping):
+        n = shot.get("trigger_tokens")
+        return [always] if n is None else [tokens_exceed(int(n))]
+    return None
 
 
 def replay_verdict(replay: Replay) -> str:

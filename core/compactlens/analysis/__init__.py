@@ -75,7 +75,13 @@ from compactlens.analysis.postmortem import (
     reference_config,
     reference_pipeline,
 )
-from compactlens.analysis.protocol import PROVIDERS, ProtocolProblem, check_protocol
+from compactlens.analysis.protocol import (
+    PROVIDERS,
+    ProtocolProblem,
+    check_protocol,
+    transcript_provider,
+    verdict_provider,
+)
 from compactlens.analysis.report import (
     AnalysisOverview,
     CompactionReport,
@@ -178,7 +184,9 @@ __all__ = [
     "run_corpus_report",
     "search_fixes",
     "strategy_triggers",
+    "transcript_provider",
     "unique_protections",
     "verdict",
+    "verdict_provider",
     "write_rows",
 ]

@@ -26,7 +26,7 @@ def report_card(report: CompactionReport) -> Card:
         ("facts kept", f"{facts.survived:,} of {facts.extracted:,} ({facts.recall:.0%})"),
         ("prompt cache", f"{cached} stay cached"),
         ("next trigger", f"in {turns:,} turns" if turns is not None else horizon),
-        ("protocol errors", f"{len(report.errors):,} ({len(report.introduced):,} introduced)"),
+        ("new protocol problems", _introduced_words(report)),
     ]
     return Card(
         title="CompactionReport",
@@ -36,6 +36,19 @@ def report_card(report: CompactionReport) -> Card:
         facts=tuple(lines),
         reason=report.warnings[0] if report.warnings else (report.reason or ""),
     )
+
+
+def _introduced_words(report: CompactionReport) -> str:
+    """The protocol problems the compaction introduced, errors (requests a provider
+    rejects) apart from warnings (requests it silently changes), for the providers
+    checked: "0 errors, 75 warnings (anthropic)"."""
+    errors = sum(1 for p in report.introduced if p.severity == "error")
+    warnings = len(report.introduced) - errors
+    counted = (
+        f"{errors:,} error{'s' if errors != 1 else ''}, "
+        f"{warnings:,} warning{'s' if warnings != 1 else ''}"
+    )
+    return f"{counted} ({', '.join(report.providers)})" if report.providers else counted
 
 
 def corpus_card(report: CorpusReport) -> Card:

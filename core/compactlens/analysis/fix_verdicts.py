@@ -16,7 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from compactlens.analysis.fixes import Fix, FixSearch
-from compactlens.analysis.protocol import DEFAULT_PROVIDERS
+from compactlens.analysis.protocol import (
+    DEFAULT_PROVIDERS,
+    transcript_provider,
+    verdict_provider,
+)
 from compactlens.analysis.report import analyze
 from compactlens.analysis.retrigger import strategy_triggers
 from compactlens.analysis.verdict import Verdict, verdict
@@ -38,10 +42,11 @@ def judge_run(
     fixes: FixSearch | None = None,
 ) -> Verdict:
     """The verdict of ``result``, the run of ``strategy`` under ``guards`` over ``index``:
-    analyzed with the strategy's triggers, the index's tokenizer and the guards' provider
-    (or ``providers``; default the guards' provider, else the default ones)."""
+    analyzed with the strategy's triggers, the index's tokenizer and the provider the
+    verdict counts for (:func:`~compactlens.analysis.protocol.verdict_provider`: the
+    transcript's own API, else the guards'; or ``providers``; default the default ones)."""
     wanted = guards.provider if guards is not None else None
-    provider = wanted if wanted not in (None, "any") else None
+    provider = verdict_provider(transcript_provider(index.messages), wanted)
     checked = tuple(providers) if providers is not None else None
     if checked is None:
         checked = (provider,) if provider is not None else DEFAULT_PROVIDERS
@@ -117,16 +122,18 @@ def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
 
 
 def _verdict_order(fix: Fix) -> tuple[bool, bool, int, float]:
-    """Listed fixes in the order their verdicts rank them: those that keep the target and
-    the conversation first (a larger target never comes first when a change keeping the
-    system prompt and latest request fits), then the fewest failed checks, then the
-    highest fact recall; the search's order breaks ties (the sort is stable)."""
+    """Listed fixes in the order their verdicts rank them: those that keep the
+    conversation (the system prompt, the latest request) first, and among them those that
+    keep the target (a larger target never comes first when a change keeping the system
+    prompt and latest request fits, and a change that drops the system prompt never comes
+    before one that keeps it), then the fewest failed checks, then the highest fact recall;
+    the search's order breaks ties (the sort is stable)."""
     v = fix.verdict
     costs = len(v.costs) if v is not None else 99
     recall = v.numbers.fact_recall if v is not None else None
     return (
-        fix.changes_target,
         not fix.keeps_conversation,
+        fix.changes_target,
         costs,
         -round(recall if recall is not None else 1.0, 2),
     )

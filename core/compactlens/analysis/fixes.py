@@ -349,6 +349,20 @@ class _Run:
     def changes_target(self) -> bool:
         return any(c.parameter == "target_tokens" for c in self.changes)
 
+    @property
+    def system_dropped(self) -> bool:
+        """True when a system message is dropped or summarized (the system prompt lost)."""
+        plan = self.plan
+        return any(
+            g.is_system and plan.action[g.id] in ("excluded", "summarized")
+            for g in plan.index.groups
+        )
+
+    @property
+    def keeps_conversation(self) -> bool:
+        """The hard requirements met and the system prompt kept (as :class:`Fix`)."""
+        return self.hard_ok and not self.system_dropped
+
 
 def _turns_until(base: _Baseline, strategy: Strategy, plan: Plan) -> int | None:
     triggers = strategy_triggers(strategy.to_dict(), tokenizer_given=base.tokenizer_given)
@@ -414,9 +428,7 @@ def _as_fix(base: _Baseline, run: _Run, min_recall: float) -> Fix:
     plan = run.plan
     recall = run.recall
     dropped = sum(1 for a in plan.action if a in ("excluded", "summarized"))
-    system_dropped = any(
-        g.is_system and plan.action[g.id] in ("excluded", "summarized") for g in plan.index.groups
-    )
+    system_dropped = run.system_dropped
     changed = sum(1 for a in plan.action if a != "kept")
     warnings: list[str] = []
     if not run.request_kept:
@@ -663,12 +675,16 @@ def search_fixes(
     singles = _singles(strategy, target, limit)
     tried = [(c, r) for c in singles if (r := attempt(c)) is not None]
     if limit is not None:
-        smallest = min((r.plan.tokens for _, r in tried if r.hard_ok), default=current.plan.tokens)
+        # A change that drops the system prompt does not keep the conversation: when only
+        # such changes reach the target, a larger target is offered beside them.
+        smallest = min(
+            (r.plan.tokens for _, r in tried if r.keeps_conversation), default=current.plan.tokens
+        )
         if smallest > limit:
             raised = _retarget_candidate(limit, smallest, index.total_tokens, base.growth.tokens)
             if raised is not None:
                 attempt(raised)
-        cheap = any(r.fits and r.hard_ok and r.recall >= min_recall for _, r in tried)
+        cheap = any(r.fits and r.keeps_conversation and r.recall >= min_recall for _, r in tried)
         if not current.fits and not cheap and current.plan.tokens > limit:
             # Every change that fits costs most of the facts (or none fits): offer the
             # target the current parameters reach, as a one-click alternative.

@@ -4,7 +4,8 @@ The rules live in :mod:`compactlens.engine.providers` (the engine keeps them whi
 compacts); :func:`check_protocol` applies them to wire dicts or :class:`Message` objects.
 Unless told otherwise, the messages of a transcript whose format is written for one API
 (a Codex rollout or a Responses request: ``openai-responses``; a Claude Code log or an
-Anthropic request: ``anthropic``) are checked for that API, the one they were sent to;
+Anthropic request: ``anthropic``, and so are Chat Completions messages whose tool-call ids
+Anthropic's API minted) are checked for that API, the one they were sent to;
 others (Chat Completions messages, the neutral form many APIs accept) are checked for
 ``openai-chat`` and ``anthropic`` (``gemini`` shares the Anthropic rules,
 ``openai-responses`` adds only the empty-request rule). :func:`chosen_providers` says which
@@ -34,11 +35,15 @@ PROVIDERS: tuple[Provider, ...] = ("openai-chat", "openai-responses", "anthropic
 DEFAULT_PROVIDERS: tuple[Provider, ...] = ("openai-chat", "anthropic")
 
 __all__ = [
+    "ANTHROPIC_TOOL_ID_PREFIX",
     "DEFAULT_PROVIDERS",
     "PROVIDERS",
     "ProtocolProblem",
     "check_protocol",
     "chosen_providers",
+    "own_provider",
+    "transcript_provider",
+    "verdict_provider",
 ]
 
 
@@ -46,15 +51,44 @@ def _names(providers: Sequence[str]) -> str:
     return " and ".join(", ".join(providers).rsplit(", ", 1))
 
 
+#: The prefix Anthropic's Messages API gives every tool-use id it mints.
+ANTHROPIC_TOOL_ID_PREFIX = "toolu_"
+
+
 def own_provider(caller: CallerMessages) -> Provider | None:
-    """The API the transcript of ``caller``'s messages was written for, when its format
-    names one and that is not Chat Completions (the neutral form many APIs accept, and
-    the form of wire dicts a caller passes)."""
-    formats = {m.wire_format for m in caller.messages if m.wire_format}
-    if len(formats) != 1:
-        return None
-    own = provider_for_format(formats.pop())
-    return None if own in ("any", "openai-chat") else own
+    """The API the transcript of ``caller``'s messages was written for: the one its format
+    names, when that is not Chat Completions (the neutral form many APIs accept, and the
+    form of wire dicts a caller passes); else ``anthropic`` when every tool-call id was
+    minted by Anthropic's API (a Claude Code log converted to Chat Completions, or a
+    conversation with Claude through an OpenAI-compatible proxy: its requests end up at
+    the Messages API, whose rules apply); else None."""
+    messages = caller.messages
+    formats = {m.wire_format for m in messages if m.wire_format}
+    if len(formats) == 1:
+        own = provider_for_format(formats.pop())
+        if own not in ("any", "openai-chat"):
+            return own
+    ids = [c.id for m in messages for c in m.tool_calls]
+    if ids and all(i.startswith(ANTHROPIC_TOOL_ID_PREFIX) for i in ids):
+        return "anthropic"
+    return None
+
+
+def transcript_provider(messages: Any) -> Provider | None:
+    """:func:`own_provider` of ``messages`` (wire dicts, :class:`Message` objects or a
+    transcript)."""
+    if not isinstance(messages, Sequence) and hasattr(messages, "messages"):
+        messages = messages.messages
+    return own_provider(from_caller(messages))
+
+
+def verdict_provider(own: str | None, chosen: str | None) -> str | None:
+    """The provider a verdict counts problems for: the transcript's own API when it is
+    known (:func:`own_provider`: a Codex rollout, a Claude Code log), else ``chosen`` (the
+    guards' provider); None (every provider checked) when that is ``any`` or unset."""
+    if own is not None:
+        return own
+    return chosen if chosen not in (None, "any") else None
 
 
 def chosen_providers(

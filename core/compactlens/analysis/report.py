@@ -33,9 +33,14 @@ from compactlens.analysis.cache import (
     prices_for,
     summarizer_cost,
 )
-from compactlens.analysis.facts import Fact, FactReport, fact_survival
+from compactlens.analysis.facts import Fact, FactReport, fact_survival, normalize_space
 from compactlens.analysis.judge import judge_survival
-from compactlens.analysis.protocol import ProtocolProblem, check_protocol, chosen_providers
+from compactlens.analysis.protocol import (
+    ProtocolProblem,
+    check_protocol,
+    chosen_providers,
+    own_provider,
+)
 from compactlens.analysis.retrigger import (
     DEFAULT_HORIZON,
     DEFAULT_MAX_FRACTION,
@@ -87,6 +92,12 @@ class CompactionReport:
     #: Which providers were checked and why ("checked for openai-responses, the
     #: transcript's own API").
     providers_note: str = ""
+    #: System (or developer) messages of the original that do not survive word for word in
+    #: the compacted history (:func:`system_prompt_lost`): the agent's instructions.
+    system_lost: int = 0
+    #: The API the transcript was sent to, when its messages say
+    #: (:func:`~compactlens.analysis.protocol.own_provider`); the verdict counts for it.
+    own_provider: str | None = None
 
     @property
     def errors(self) -> tuple[ProtocolProblem, ...]:
@@ -108,6 +119,8 @@ class CompactionReport:
             "retrigger": self.retrigger.to_dict(),
             "providers": list(self.providers),
             "providers_note": self.providers_note,
+            "system_lost": self.system_lost,
+            "own_provider": self.own_provider,
             "problems": [p.to_dict() for p in self.problems],
             "introduced_problems": [p.to_dict() for p in self.introduced],
             "warnings": list(self.warnings),
@@ -161,6 +174,8 @@ class AnalysisOverview:
     providers: tuple[str, ...]
     warnings: tuple[str, ...]
     providers_note: str = ""
+    system_lost: int = 0
+    own_provider: str | None = None
 
     def with_facts(self, facts: FactReport) -> CompactionReport:
         """The whole report: this overview plus ``facts`` (whose findings come first)."""
@@ -181,6 +196,8 @@ class AnalysisOverview:
             providers=self.providers,
             warnings=(*fact_warnings(facts), *self.warnings),
             providers_note=self.providers_note,
+            system_lost=self.system_lost,
+            own_provider=self.own_provider,
         )
 
 
@@ -196,6 +213,19 @@ def fact_warnings(facts: FactReport) -> tuple[str, ...]:
             f"(recall {facts.recall:.0%})"
         )
     return tuple(out)
+
+
+def system_prompt_lost(original: Sequence[Message], compacted: Sequence[Message]) -> int:
+    """How many of ``original``'s system (or developer) messages with text do not survive
+    in ``compacted``: neither kept as they are nor found word for word (whitespace aside)
+    in a compacted message. Checked beside the latest user request: both are what a
+    compaction must never lose without saying so."""
+    kept = set(compacted)
+    missing = [m for m in original if m.is_system and m.text.strip() and m not in kept]
+    if not missing:
+        return 0
+    text = normalize_space("\n".join(m.text for m in compacted))
+    return sum(1 for m in missing if normalize_space(m.text) not in text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -550,7 +580,10 @@ def _overview(
     }
     introduced = tuple(p for p in problems if _problem_key(p, projection) not in before)
 
+    system_lost = system_prompt_lost(original_msgs, projection)
     warnings: list[str] = list(retrigger.warnings)
+    if system_lost:
+        warnings.append(f"the system prompt is dropped ({system_lost} system message(s) lost)")
     introduced_errors = [p for p in introduced if p.severity == "error"]
     if introduced_errors:
         kinds = sorted({f"{p.provider}:{p.kind}" for p in introduced_errors})
@@ -577,4 +610,6 @@ def _overview(
         providers=chosen,
         warnings=tuple(warnings),
         providers_note=providers_note,
+        system_lost=system_lost,
+        own_provider=own_provider(caller),
     )

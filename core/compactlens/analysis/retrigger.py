@@ -10,8 +10,14 @@ history's metrics are projected turn by turn::
 
 and ``turns_until_trigger`` is the first ``k`` at which any trigger is true (``0`` when
 the compacted history already triggers; ``None`` when none fires within ``horizon``
-turns). The measured growth is the median, over the transcript's user turns, of what
-one turn added: robust to a single huge tool output.
+turns).
+
+The measured growth (a *typical turn*) is the median, over the transcript's latest
+:data:`RECENT_TURNS` user turns, of what one turn added: a single huge tool output is not
+the median of three or more turns, and recent turns say more about the next one than the
+first ones do. With fewer than :data:`MIN_TURNS` user turns there is no typical turn (one
+turn's size is not a rate): the growth is not measured (``source="none"``), the projection
+assumes none and says so.
 """
 
 from __future__ import annotations
@@ -35,6 +41,12 @@ DEFAULT_HORIZON = 1000
 
 #: Warn when the compacted history uses more than this share of the context window.
 DEFAULT_MAX_FRACTION = 0.8
+
+#: The per-turn growth is measured on at most this many of the latest user turns.
+RECENT_TURNS = 20
+
+#: The fewest user turns a per-turn growth is measured on (fewer: not measured).
+MIN_TURNS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +75,9 @@ NO_GROWTH = Growth(0.0, source="none")
 
 
 def growth_from_index(index: MessageIndex) -> Growth:
-    """The median per-turn growth of a transcript (``source="none"`` without user turns)."""
+    """The typical turn of a transcript: the median of what each of its latest
+    :data:`RECENT_TURNS` user turns added (``source="none"``, growth 0, with fewer than
+    :data:`MIN_TURNS` user turns; ``turns_measured`` says how many there were)."""
     per_turn: dict[int, list[int]] = {}
     for g in index.groups:
         if g.turn is None or g.turn < 1:
@@ -73,9 +87,9 @@ def growth_from_index(index: MessageIndex) -> Growth:
         slot[1] += g.message_count
         slot[2] += 1
         slot[3] += int(g.kind is GroupKind.TOOL_CALL)
-    if not per_turn:
-        return NO_GROWTH
-    rows = list(per_turn.values())
+    rows = [per_turn[t] for t in sorted(per_turn)][-RECENT_TURNS:]
+    if len(rows) < MIN_TURNS:
+        return Growth(0.0, source="none", turns_measured=len(rows))
     return Growth(
         tokens=float(statistics.median(r[0] for r in rows)),
         messages=float(statistics.median(r[1] for r in rows)),
@@ -140,6 +154,17 @@ class RetriggerEstimate:
     context_window: int | None = None
     max_fraction: float = DEFAULT_MAX_FRACTION
     warnings: tuple[str, ...] = ()
+    #: The most tokens the history may hold before a token trigger fires (the lowest
+    #: ``tokens > n`` of the triggers; None when no trigger counts tokens alone).
+    token_limit: int | None = None
+
+    @property
+    def room_tokens(self) -> int | None:
+        """Tokens the compacted history may still grow by before a token trigger fires
+        (None without a token trigger; 0 when it is already over)."""
+        if self.token_limit is None:
+            return None
+        return max(0, self.token_limit - self.start.tokens)
 
     @property
     def window_fraction(self) -> float | None:
@@ -167,7 +192,21 @@ class RetriggerEstimate:
             "max_fraction": self.max_fraction,
             "loops": self.loops,
             "warnings": list(self.warnings),
+            "token_limit": self.token_limit,
         }
+
+
+def _token_ceiling(trigger: Trigger) -> int | None:
+    """The most tokens at which ``trigger`` cannot fire on tokens alone (``tokens > n``:
+    ``n``; any of several: the lowest), else None."""
+    if trigger.metric == "tokens" and trigger.op == "exceed":
+        return trigger.n
+    if trigger.metric == "tokens" and trigger.op == "at_least":
+        return trigger.n - 1
+    if trigger.op == "any":
+        found = [c for c in map(_token_ceiling, trigger.children) if c is not None]
+        return min(found) if found else None
+    return None
 
 
 def estimate_retrigger(
@@ -207,7 +246,10 @@ def estimate_retrigger(
             "leave more room between the trigger and the target"
         )
     if triggers and growth.source == "none" and until is None:
-        warnings.append("no per-turn growth could be measured; the estimate assumes none")
+        warnings.append(
+            f"too few user turns ({growth.turns_measured}) to measure what a typical turn "
+            f"adds (at least {MIN_TURNS} are needed); the estimate assumes none"
+        )
     if context_window:
         fraction = start.tokens / context_window
         if fraction > max_fraction:
@@ -225,6 +267,7 @@ def estimate_retrigger(
         context_window=context_window,
         max_fraction=max_fraction,
         warnings=tuple(warnings),
+        token_limit=min((c for c in map(_token_ceiling, triggers) if c is not None), default=None),
     )
 
 

@@ -10,9 +10,9 @@ counting, judging or wording anything again.
 The levels are the user's:
 
 - ``safe`` ("Fits and safe"): the target is met, no provider error or warning is
-  introduced, the latest user request is kept, compaction does not fire again on the very
-  next turn, fact recall is at least ``recall_floor`` and (when the report priced it) the
-  next turns do not cost more with the compaction than without it;
+  introduced, the latest user request and the system prompt are kept, compaction does not
+  fire again on the very next turn, fact recall is at least ``recall_floor`` and (when the
+  report priced it) the next turns do not cost more with the compaction than without it;
 - ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
   measured; each is named as a :class:`Reason`;
 - ``no-fit`` ("Does not fit"): the run ended ``cannot-fit``.
@@ -21,6 +21,15 @@ The report is passed explicitly (it is not computed here: fact survival reads ev
 message, and the caller chooses the triggers, providers and prices it measures with).
 Without a report the checks it would answer are *not measured*, and a verdict whose checks
 were not all measured is never ``safe``.
+
+When compaction fires again is a cost only where it can be one: a run that compacted and
+leaves less room under its trigger than one typical turn adds (the median of the latest
+turns, :func:`~compactlens.analysis.retrigger.growth_from_index`). A run that needed no
+compaction has not fired; a configuration without a trigger never fires; a transcript with
+too few turns to measure a typical turn gives no estimate (said so, not a cost). The next
+step for that cost is one that helps: a target that leaves a typical turn of room under the
+trigger, or, when one turn alone is larger than the trigger allows, a larger trigger
+(compacting further cannot help then).
 """
 
 from __future__ import annotations
@@ -86,9 +95,13 @@ _FIXES = {
         "a larger saving."
     ),
     "latest-request": "Keep the latest user request: turn its guard back on, then run again.",
+    "system-prompt": (
+        'Keep the system prompt: turn "system messages kept" back on in every stage that '
+        "drops or summarizes messages, then run again."
+    ),
     "next-compaction": (
-        "Compact further below the trigger (a lower target than the trigger) so the next "
-        "turns fit without compacting again."
+        "Leave room between the trigger and the target (a lower target than the trigger) "
+        "so the next turn fits without compacting again."
     ),
     "fact-recall": (
         "Keep more of the history: collapse or summarize instead of dropping, or raise the target."
@@ -121,7 +134,10 @@ class VerdictNumbers:
     ``facts_total`` is fact recall (see ``facts_counted``). ``provider_errors`` and
     ``provider_warnings`` are the problems the compaction introduced, for ``provider``
     (None: every provider the report checked). ``turns_until_next_compaction`` is None
-    when no trigger fires within ``horizon`` turns. ``cache_extra_cost`` is what the next
+    when no trigger fires within ``horizon`` turns; ``turn_tokens`` is what a typical turn
+    adds (None: too few of the ``turns_measured`` user turns to tell) and ``token_limit``
+    the most tokens the history holds before a token trigger fires (None: no token
+    trigger). ``cache_extra_cost`` is what the next
     ``cache_turns`` turns cost more with the compaction than without it, in USD (negative:
     it saves).
     """
@@ -144,6 +160,9 @@ class VerdictNumbers:
     turns_until_next_compaction: int | None = None
     horizon: int | None = None
     triggers: tuple[str, ...] = ()
+    turn_tokens: int | None = None
+    turns_measured: int | None = None
+    token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
 
@@ -187,6 +206,9 @@ class VerdictNumbers:
             "turns_until_next_compaction": self.turns_until_next_compaction,
             "horizon": self.horizon,
             "triggers": list(self.triggers),
+            "turn_tokens": self.turn_tokens,
+            "turns_measured": self.turns_measured,
+            "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
             ),
@@ -300,6 +322,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
     chosen = {"any", provider} if provider is not None else None
     introduced = [p for p in report.introduced if chosen is None or p.provider in chosen]
     cost = report.cache.cost
+    growth = report.retrigger.growth
     return {
         "facts_kept": report.facts.survived,
         "facts_total": report.facts.extracted,
@@ -309,6 +332,9 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "turns_until_next_compaction": report.retrigger.turns_until_trigger,
         "horizon": report.retrigger.horizon,
         "triggers": report.retrigger.triggers,
+        "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
+        "turns_measured": growth.turns_measured,
+        "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
     }
@@ -452,24 +478,82 @@ def _request_reason(report: CompactionReport) -> Reason:
     return Reason(code="latest-request", level="safe", text="The latest user request is kept.")
 
 
+def _system_reason(report: CompactionReport) -> Reason:
+    """Whether the system prompt (the agent's instructions) survives, beside the latest
+    request: a compaction that drops it fits, but never safely."""
+    lost = report.system_lost
+    if lost:
+        which = "The system prompt is" if lost == 1 else f"{lost:,} system messages are"
+        text = (
+            f"{which} dropped: the agent loses the instructions it was given (they do not "
+            "survive word for word)."
+        )
+        return Reason(code="system-prompt", level="costs", text=text)
+    return Reason(code="system-prompt", level="safe", text="No system message is lost.")
+
+
 def _next_compaction_reason(n: VerdictNumbers) -> Reason:
-    turns = n.turns_until_next_compaction
-    code = "next-compaction"
+    """When compaction fires again: a cost only for a run that compacted and leaves less
+    room under its trigger than one typical turn (see the module docstring)."""
+    turns, code = n.turns_until_next_compaction, "next-compaction"
+    typical = f"a typical turn adds about {n.turn_tokens:,} tokens" if n.turn_tokens else ""
     if not n.triggers:
-        text = "When compaction fires again was not measured: the analysis had no trigger."
-        return Reason(code=code, level="costs", text=text)
+        text = "No trigger is set for the next turns, so nothing makes compaction fire again."
+        return Reason(code=code, level="safe", text=text)
+    if n.status == "unchanged":
+        if turns is None:
+            text = f"No compaction is due within {n.horizon or 0:,} turns."
+        elif n.turn_tokens is None:
+            text = "No compaction is due yet."
+        else:
+            when = "on the next turn" if turns <= 1 else f"in about {turns:,} turns"
+            text = f"No compaction is due yet; at this pace ({typical}) the first is {when}."
+        return Reason(code=code, level="safe", text=text)
     if turns == 0:
         text = "The compacted history already reaches a trigger: compaction fires again at once."
         return Reason(code=code, level="costs", text=text)
+    if n.turn_tokens is None:
+        text = (
+            f"The next compaction is not estimated: the transcript has "
+            f"{_plural(n.turns_measured or 0, 'user turn')}, too few to tell a typical turn "
+            "from a one-off."
+        )
+        return Reason(code=code, level="safe", text=text)
     if turns == 1:
+        room = (
+            f": the compacted history leaves {n.token_limit - n.tokens_after:,} tokens under "
+            f"the trigger and {typical}"
+            if n.token_limit is not None and n.token_limit >= n.tokens_after
+            else f" ({typical})"
+        )
         return Reason(
-            code=code, level="costs", text="Compaction fires again on the very next turn."
+            code=code, level="costs", text=f"Compaction fires again on the very next turn{room}."
         )
     if turns is None:
         text = f"No compaction is due within {n.horizon or 0:,} turns."
     else:
-        text = f"The next compaction is {turns:,} turns away."
+        text = f"The next compaction is {turns:,} turns away ({typical})."
     return Reason(code=code, level="safe", text=text)
+
+
+def _next_compaction_step(n: VerdictNumbers) -> str:
+    """What helps a run that would compact again at once or on the next turn: a target
+    that leaves a typical turn of room under the token trigger, or, when one typical turn
+    is larger than the trigger allows, a larger trigger (a lower target cannot help)."""
+    limit, turn = n.token_limit, n.turn_tokens
+    if limit is None or turn is None:
+        return _FIXES["next-compaction"]
+    if turn < limit:
+        return (
+            f"Lower the target to at most {limit - turn:,} tokens: the trigger fires above "
+            f"{limit:,} and a typical turn adds about {turn:,}, so that leaves room for the "
+            "next turn without compacting again."
+        )
+    return (
+        f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical turn "
+        f"adds about {turn:,} tokens, more than the trigger's {limit:,} allow, so compaction "
+        "fires on every turn whatever the target and compacting further cannot help."
+    )
 
 
 def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
@@ -508,6 +592,7 @@ def _reasons(
         _provider_reason(n, report),
         _warning_reason(n, report),
         _request_reason(report),
+        _system_reason(report),
         _next_compaction_reason(n),
         _recall_reason(n, floor),
         *((cache,) if cache is not None else ()),
@@ -545,6 +630,8 @@ def _next_step(
         return "None, because the run fits and every check passed."
     if level == "costs":
         first = next(r for r in reasons if r.level != "safe")
+        if first.code == "next-compaction":
+            return _next_compaction_step(n)
         return _FIXES.get(first.code, "Look at the costs above.")
     best = fixes.best if fixes is not None else None
     if best is not None:

@@ -33,7 +33,11 @@ from compactlens.analysis.postmortem import (
     postmortem,
     reference_pipeline,
 )
-from compactlens.analysis.protocol import DEFAULT_PROVIDERS
+from compactlens.analysis.protocol import (
+    DEFAULT_PROVIDERS,
+    transcript_provider,
+    verdict_provider,
+)
 from compactlens.analysis.report import analyze
 from compactlens.analysis.retrigger import strategy_triggers
 from compactlens.analysis.verdict import Verdict, verdict
@@ -186,8 +190,9 @@ def run_verdict(
     fixes: FixSearch | None = None,
 ) -> Verdict:
     """The verdict of a ``compact`` run: analyzed with the run's own tokenizer, triggers
-    (count-style parameters mean tokens, as in the run) and provider guard."""
-    provider = guards.provider
+    (count-style parameters mean tokens, as in the run) and the provider the verdict
+    counts for (the transcript's own API, else the provider guard)."""
+    provider = verdict_provider(transcript_provider(transcript), guards.provider)
     report = analyze(
         transcript,
         result,
