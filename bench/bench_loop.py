@@ -3,6 +3,8 @@
     python bench/bench_loop.py              # 1,000 and 10,000 turns, update docs/benchmarks.md
     python bench/bench_loop.py --quick      # 100 and 1,000 turns, fewer calls
     python bench/bench_loop.py --no-write   # measure and print only
+    python bench/bench_loop.py --modes "over budget" --impls pydantic-ai sdk maf
+                                            # only those rows (printed, never written)
 
 An agent calls its compaction hook before every model call, on a history that grew since
 the last call. For each history shape and size this benchmark builds the history of
@@ -90,6 +92,14 @@ IMPLS = (
     ("our MAF CompactlensStrategy", "agent-framework", True),
 )
 LC_OWN, LC_OURS, PAI, SDK_OWN, SDK_OURS, MAF_OWN, MAF_OURS = (i[0] for i in IMPLS)
+#: Short names for ``--impls``.
+SHORT = dict(
+    zip(
+        ("langchain-own", "langchain", "pydantic-ai", "sdk-own", "sdk", "maf-own", "maf"),
+        (i[0] for i in IMPLS),
+        strict=True,
+    )
+)
 
 
 # -- histories -------------------------------------------------------------------------
@@ -401,14 +411,18 @@ def measure_loop(loop: Loop, impl: str, mode: str) -> Row:
 
 
 def measure_all(
-    sizes: Sequence[int], shapes: Sequence[str], calls: int, impls: Sequence[str] | None = None
+    sizes: Sequence[int],
+    shapes: Sequence[str],
+    calls: int,
+    impls: Sequence[str] | None = None,
+    modes: Sequence[str] = MODES,
 ) -> Iterator[Row]:
     chosen = [name for name, _, _ in IMPLS if impls is None or name in impls]
     _import_frameworks()
     for shape in shapes:
         for size in sizes:
             loop = make_loop(shape, size, calls)
-            for mode in MODES:
+            for mode in modes:
                 for impl in chosen:
                     row = measure_loop(loop, impl, mode)
                     print(row, flush=True)
@@ -519,17 +533,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=None, help="timed calls per loop")
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
     parser.add_argument("--quick", action="store_true", help="100 and 1,000 turns, 3 calls")
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument(
+        "--impls",
+        nargs="+",
+        choices=list(SHORT),
+        default=None,
+        help="only these implementations (a partial run prints, never writes the table)",
+    )
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
     sizes = args.sizes or ([100, 1000] if args.quick else [1000, 10_000])
     calls = args.calls or (3 if args.quick else 5)
+    impls = None if args.impls is None else [SHORT[name] for name in args.impls]
     started = time.perf_counter()
-    rows = list(measure_all(sizes, args.shapes, calls))
+    rows = list(measure_all(sizes, args.shapes, calls, impls, args.modes))
     text = section(rows, sizes, calls)
     print(text)
     print(f"({time.perf_counter() - started:,.0f} s)")
-    if not args.no_write:
+    partial = args.impls is not None or len(args.modes) < len(MODES)
+    if not args.no_write and not partial:
         replace_section(args.out, text, START, END)
     return 0
 
