@@ -205,6 +205,18 @@ def window_result(
     )
 
 
+def _between(first: int, end: int, held: Sequence[int]) -> tuple[int, ...]:
+    """The ids ``first`` to ``end - 1`` but ``held`` (sorted), built range by range."""
+    out: list[int] = []
+    at = first
+    for g in held:
+        if first <= g < end:
+            out.extend(range(at, g))
+            at = g + 1
+    out.extend(range(at, end))
+    return tuple(out)
+
+
 def remember(
     owner: object,
     result: CompactionResult,
@@ -246,32 +258,31 @@ def remember(
             break
     if start < 0:
         return None
-    # The kept messages before the start: system messages only, at known places.
+    # The kept messages before the start (kept[: p + 1]): system messages only, found from
+    # the first message on (a system prompt is found at once).
     places: list[int] = []
-    for i in range(start - 1, -1, -1):
-        if p >= 0 and kept[p] is messages[i]:
+    j = 0
+    for i in range(start):
+        if j > p:
+            break
+        if kept[j] is messages[i]:
             if groups[group_of[i]].kind is not GroupKind.SYSTEM:
                 return None
             places.append(i)
-            p -= 1
-    if p >= 0:
+            j += 1
+    if j <= p:
         return None  # something kept is not in the index (an inserted message)
-    places.reverse()
     if window is None:
         base, start_group = start, group_of[start]
         moved = [group_of[i] for i in places]
         held = sorted(set(moved))
-        skip = set(held)
-        newly = [g for g in range(start_group) if g not in skip]
-        dropped_ids: tuple[int, ...] = tuple(newly)
+        dropped_ids: tuple[int, ...] = _between(0, start_group, held)
     else:
         move = _mover(window, len(window.head_groups))
         base = start - head + window.start
         start_group = move(group_of[start])
         held = sorted({move(group_of[i]) for i in places})
-        skip = set(held)
-        newly = [g for g in range(window.group, start_group) if g not in skip]
-        dropped_ids = window.dropped + tuple(newly)
+        dropped_ids = window.dropped + _between(window.group, start_group, held)
     head_messages = tuple(messages[i] for i in places)
     counts = tuple(index.message_tokens[i] for i in places)
     if counts != tuple(count_messages(head_messages, counter or CharEstimator())):
