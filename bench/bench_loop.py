@@ -3,6 +3,8 @@
     python bench/bench_loop.py              # 1,000 and 10,000 turns, update docs/benchmarks.md
     python bench/bench_loop.py --quick      # 100 and 1,000 turns, fewer calls
     python bench/bench_loop.py --no-write   # measure and print only
+    python bench/bench_loop.py --modes "over budget" --impls pydantic-ai sdk maf
+                                            # only those rows (printed, never written)
 
 An agent calls its compaction hook before every model call, on a history that grew since
 the last call. For each history shape and size this benchmark builds the history of
@@ -91,6 +93,14 @@ IMPLS = (
     ("our MAF CompactlensStrategy", "agent-framework", True),
 )
 LC_OWN, LC_OURS, PAI, SDK_OWN, SDK_OURS, MAF_OWN, MAF_OURS = (i[0] for i in IMPLS)
+#: Short names for ``--impls``.
+SHORT = dict(
+    zip(
+        ("langchain-own", "langchain", "pydantic-ai", "sdk-own", "sdk", "maf-own", "maf"),
+        (i[0] for i in IMPLS),
+        strict=True,
+    )
+)
 
 
 # -- histories -------------------------------------------------------------------------
@@ -525,28 +535,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=None, help="timed calls per loop")
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
     parser.add_argument("--quick", action="store_true", help="100 and 1,000 turns, 3 calls")
-    parser.add_argument(
-        "--only",
-        nargs="+",
-        metavar="WORD",
-        help="measure only the implementations whose name contains one of these words "
-        "(implies --no-write)",
-    )
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument(
+        "--impls",
+        nargs="+",
+        choices=list(SHORT),
+        default=None,
+        help="only these implementations (a partial run prints, never writes the table)",
+    )
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
     sizes = args.sizes or ([100, 1000] if args.quick else [1000, 10_000])
     calls = args.calls or (3 if args.quick else 5)
+    impls = None if args.impls is None else [SHORT[name] for name in args.impls]
     started = time.perf_counter()
-    impls = None
-    if args.only:
-        impls = [name for name, _, _ in IMPLS if any(w.lower() in name.lower() for w in args.only)]
     rows = list(measure_all(sizes, args.shapes, calls, impls, args.modes))
     text = section(rows, sizes, calls)
     print(text)
     print(f"({time.perf_counter() - started:,.0f} s)")
-    if not args.no_write and impls is None and len(args.modes) == len(MODES):
+    partial = args.impls is not None or len(args.modes) < len(MODES)
+    if not args.no_write and not partial:
         replace_section(args.out, text, START, END)
     return 0
 

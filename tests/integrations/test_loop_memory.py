@@ -26,6 +26,7 @@ from compactlens.integrations import Compactor
 from compactlens.integrations.compactor import OneShot
 from compactlens.integrations.loop import Conversions, LoopMemory
 from compactlens.integrations.outcome import CompactorRun
+from compactlens.integrations.window import window_result
 from compactlens.summarizers.base import SummaryRequest
 from compactlens.summarizers.testing import FakeSummarizer
 
@@ -191,6 +192,11 @@ def _decisions(run: CompactorRun) -> list[Any] | None:
     return None if decisions is None else list(decisions)
 
 
+def _events(run: CompactorRun) -> list[dict[str, Any]]:
+    """The stage events without their timings."""
+    return [{k: v for k, v in e.items() if k != "duration_ms"} for e in run.events]
+
+
 def _same(remembered: CompactorRun, fresh: CompactorRun) -> None:
     assert remembered.messages == fresh.messages
     assert (remembered.status, remembered.changed, remembered.strategy) == (
@@ -212,6 +218,13 @@ def _same(remembered: CompactorRun, fresh: CompactorRun) -> None:
         assert all(d.action == "kept" for d in _decisions(fresh) or [])
     else:
         assert _decisions(remembered) == _decisions(fresh)
+        assert _events(remembered) == _events(fresh)
+        assert getattr(remembered.result, "explanation", None) == getattr(
+            fresh.result, "explanation", None
+        )
+        assert getattr(remembered.result, "problems", None) == getattr(
+            fresh.result, "problems", None
+        )
         assert getattr(remembered.result, "summaries", None) == getattr(
             fresh.result, "summaries", None
         )
@@ -371,3 +384,186 @@ def _opening_loop(
         )
         if n > 0:
             assert run.result is None, "answered by a full read, not from the totals"
+
+
+# -- a history that stays over budget: the kept window ---------------------------------
+
+
+def _windowed_compactors(limit: int) -> list[Compactor]:
+    """Truncations a call may run on the window the last call left (see
+    compactlens.integrations.window), and a pipeline that always runs in full."""
+    tokens = {"op": "exceed", "metric": "tokens", "n": limit}
+    half = {"op": "at_most", "metric": "tokens", "n": limit // 2}
+    return [
+        Compactor.from_config({"type": "truncation", "trigger": tokens, "minimum_preserved": 2}),
+        Compactor.from_config(
+            {"type": "truncation", "trigger": tokens, "target": half, "minimum_preserved": 1}
+        ),
+        Compactor.from_config(
+            {"type": "truncation", "max_n": 12, "compact_to": 8, "minimum_preserved": 3}
+        ),
+        Compactor.from_config({"type": "truncation", "trigger": tokens}, profile="maf"),
+        Compactor.from_config(
+            {"type": "truncation", "trigger": tokens, "minimum_preserved": 1},
+            guards={"provider": "anthropic"},
+        ),
+        Compactor.from_config(
+            {
+                "type": "pipeline",
+                "strategies": [
+                    {
+                        "type": "tool_result_collapse",
+                        "trigger": tokens,
+                        "keep_last_tool_call_groups": 1,
+                    },
+                    {"type": "truncation", "trigger": tokens, "minimum_preserved": 2},
+                ],
+            }
+        ),
+    ]
+
+
+def _call(n: int | str, reasoning: bool) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": f"c{n}", "type": "function", "function": {"name": "look", "arguments": "{}"}}
+        ],
+    }
+    if reasoning:
+        message["reasoning_content"] = f"thinking about {n} " * 3
+    return message
+
+
+def _result(n: int | str, size: int) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": f"c{n}", "content": f"result {n} " * size}
+
+
+LONG_STEP = st.one_of(
+    st.tuples(st.just("user"), st.integers(1, 30)),
+    st.tuples(st.just("tools"), st.integers(1, 40)),
+    st.tuples(st.just("tools"), st.integers(1, 40)),
+    st.tuples(st.just("parallel"), st.integers(2, 4)),
+    st.tuples(st.just("reasoning"), st.integers(1, 20)),
+    st.tuples(st.just("open"), st.integers(1, 20)),
+    st.tuples(st.just("late"), st.integers(1, 20)),
+    st.tuples(st.just("system"), st.integers(1, 5)),
+    st.tuples(st.just("rewind"), st.integers(1, 6)),
+    st.tuples(st.just("edit"), st.integers(0, 200)),
+    st.tuples(st.just("strategy"), st.integers(0, 5)),
+)
+
+
+def _grow(
+    history: list[dict[str, Any]], n: int, op: str, value: int, open_calls: list[int]
+) -> None:
+    if op == "user":
+        history.append({"role": "user", "content": f"question {n} " + "word " * value})
+    elif op in ("tools", "reasoning"):
+        history += [_call(n, op == "reasoning"), _result(n, value)]
+        history.append({"role": "assistant", "content": f"answer {n}"})
+    elif op == "parallel":
+        calls = [_call(f"{n}_{k}", False)["tool_calls"][0] for k in range(value)]
+        history.append({"role": "assistant", "content": None, "tool_calls": calls})
+        history += [_result(f"{n}_{k}", 5 * k + 3) for k in range(value)]
+    elif op == "open":  # a call whose result comes many turns later
+        history.append(_call(n, False))
+        open_calls.append(n)
+        history.append({"role": "user", "content": f"meanwhile {n} " + "word " * value})
+    elif op == "late" and open_calls:
+        history.append(_result(open_calls.pop(0), value))
+    elif op == "system":
+        history.append({"role": "system", "content": f"rule {n} " * value})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    limit=st.sampled_from([150, 300, 600]),
+    system=st.booleans(),
+    opening=st.integers(5, 40),
+    steps=st.lists(LONG_STEP, min_size=20, max_size=70),
+)
+def test_a_history_over_budget_follows_the_kept_window_and_equals_a_fresh_run(
+    limit: int, system: bool, opening: int, steps: list[tuple[str, Any]]
+) -> None:
+    """Long loops over budget (appends, tool rounds, parallel calls, reasoning, calls
+    answered many turns later, system messages in the middle, rewinds, edits inside the
+    dropped prefix, strategy changes): every call equals a fresh run, and most calls are
+    answered from the window the call before left."""
+    compactors = _windowed_compactors(limit)
+    chosen = compactors[0]
+    memory = LoopMemory()
+    history: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}] if system else []
+    open_calls: list[int] = []
+    for n in range(opening):  # start over budget
+        _grow(history, n, "user", 5, open_calls)
+        _grow(history, n, "tools", 20, open_calls)
+    for n, (op, value) in enumerate(steps, start=opening):
+        if op == "rewind":
+            history = history[: max(0, len(history) - value)]
+        elif op == "edit" and history:
+            at = value % len(history)
+            history = [
+                *history[:at],
+                {"role": "user", "content": f"edited {n}"},
+                *history[at + 1 :],
+            ]
+        elif op == "strategy":
+            chosen = compactors[value]
+        else:
+            history = list(history)
+            _grow(history, n, op, value, open_calls)
+        remembered = chosen.run(history, "openai-chat", memory=memory)
+        _same(remembered, chosen.run(history, "openai-chat"))
+
+
+class _Followed:
+    """Counts the calls answered from the kept window (wraps the real step)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        done = window_result(*args, **kwargs)
+        self.count += done is not None
+        return done
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    system=st.booleans(),
+    rounds=st.lists(st.tuples(st.integers(1, 30), st.integers(1, 3)), min_size=12, max_size=30),
+)
+def test_a_loop_that_only_grows_over_budget_reads_only_the_window(
+    system: bool, rounds: list[tuple[int, int]]
+) -> None:
+    """After the first compacting call, each call of a loop that appends a tool round and
+    the next request runs on the kept window (and equals a fresh run)."""
+    compactor = Compactor.from_config(
+        {
+            "type": "truncation",
+            "trigger": {"op": "exceed", "metric": "tokens", "n": 300},
+            "minimum_preserved": 2,
+        }
+    )
+    memory = LoopMemory()
+    history: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}] if system else []
+    for n in range(20):
+        _grow(history, n, "user", 5, [])
+        _grow(history, n, "tools", 20, [])
+    compactor.run(history, "openai-chat", memory=memory)  # the first call runs in full
+    followed = _Followed()
+    with (
+        patch("compactlens.integrations.compactor.window_result", followed),
+        patch("compactlens.integrations.compactor.listening", return_value=False),
+    ):
+        for n, (size, calls) in enumerate(rounds, start=20):
+            history = list(history)
+            _grow(
+                history, n, "parallel" if calls > 1 else "tools", calls if calls > 1 else size, []
+            )
+            _grow(history, n, "user", size, [])
+            remembered = compactor.run(history, "openai-chat", memory=memory)
+            _same(remembered, compactor.run(history, "openai-chat"))
+    assert followed.count == len(rounds)

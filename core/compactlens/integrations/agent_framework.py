@@ -141,31 +141,42 @@ class CompactlensStrategy:
                 return False
             made = loop.conversions.objects(result.messages)
         source = {id(item): m for item, m in zip(items, included, strict=True)}
-        at_of = {id(m): i for i, m in enumerate(messages)}
-        # New messages go right after the kept message before them (before the first
-        # included one when none is): one pass over the list, not one search per message.
-        inserted: dict[int, list[Any]] = {}
-        at = at_of[id(included[0])] if included else len(messages)
-        for item, message in zip(result.messages, made, strict=True):
-            original = source.get(id(item))
-            if original is not None:
-                at = at_of[id(original)] + 1
-            else:
-                inserted.setdefault(at, []).append(message)
         kept = {id(item) for item in result.messages}
         for item, message in zip(items, included, strict=True):
             if id(item) not in kept:
                 message.additional_properties[EXCLUDED] = True
                 message.additional_properties[EXCLUDE_REASON] = REASON
-        if inserted:
-            rebuilt: list[Any] = []
-            for i, message in enumerate(messages):
-                rebuilt.extend(inserted.pop(i, ()))
-                rebuilt.append(message)
-            rebuilt.extend(inserted.pop(len(messages), ()))
-            messages[:] = rebuilt
+        if any(id(item) not in source for item in result.messages):
+            _insert(messages, included, result.messages, made, source)
         self._loops.follow(loop, made)
         return True
+
+
+def _insert(
+    messages: list[Any],
+    included: list[Any],
+    items: list[Any],
+    made: list[Any],
+    source: dict[int, Any],
+) -> None:
+    """Put the messages a compaction created (``made`` for the new ``items``) in place:
+    each right after the kept message before it (before the first included one when none
+    is), in one pass over the list, not one search per message."""
+    at_of = {id(m): i for i, m in enumerate(messages)}
+    inserted: dict[int, list[Any]] = {}
+    at = at_of[id(included[0])] if included else len(messages)
+    for item, message in zip(items, made, strict=True):
+        original = source.get(id(item))
+        if original is not None:
+            at = at_of[id(original)] + 1
+        else:
+            inserted.setdefault(at, []).append(message)
+    rebuilt: list[Any] = []
+    for i, message in enumerate(messages):
+        rebuilt.extend(inserted.pop(i, ()))
+        rebuilt.append(message)
+    rebuilt.extend(inserted.pop(len(messages), ()))
+    messages[:] = rebuilt
 
 
 def _to_items(messages: list[Any]) -> list[Any]:

@@ -20,15 +20,23 @@ from compactlens.compact.contract import compact
 from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.profiles import get_profile
-from compactlens.engine.result import CompactionResult
+from compactlens.engine.result import CompactionResult, GroupDecision
 from compactlens.engine.run import apply_compaction, read_and_apply, run_counter
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.config import strategy_from_config, with_profile
+from compactlens.engine.strategies.truncation import TruncationStrategy
 from compactlens.engine.telemetry import emit_engine_result, history_changed, listening
 from compactlens.formats.caller import from_caller
 from compactlens.integrations.loop import LoopMemory, Totals, quiet
 from compactlens.integrations.outcome import CompactorRun
 from compactlens.integrations.recording import Recorder
+from compactlens.integrations.window import (
+    firing,
+    remember,
+    window_read,
+    window_result,
+    windowed,
+)
 from compactlens.model.errors import ConfigError
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, tokenizer_name
 from compactlens.summarizers.base import Summarizer
@@ -207,6 +215,9 @@ class Compactor:
         assert self.strategy is not None
         counter = run_counter(self.tokenizer, self.profile)
         totals = memory.totals(items, format, counter)
+        window = memory.window
+        if totals is None or (window is not None and memory.reread_from < window.start):
+            memory.window = None  # a message before the window was read again
         if totals is not None and not listening():
             strategy = with_profile(self.strategy, self.profile)
             tokens, messages = totals
@@ -221,6 +232,10 @@ class Compactor:
                     tokens_after=tokens,
                     trigger=trigger,
                 )
+        if totals is not None:
+            done = self._window_run(items, format, memory, counter, totals)
+            if done is not None:
+                return done
         read = None
         if totals is not None:  # read only what was appended; group the whole history
             read = memory.read(items, format, counter, get_profile(self.profile).grouping)
@@ -238,7 +253,66 @@ class Compactor:
         memory.summaries = result.summaries
         if totals is None:
             memory.seed(items, format, counter, caller.messages, index.message_tokens)
+        memory.window = None
+        if self._windowed():
+            memory.window = remember(self, result, index, counter)
         return _engine_run(result, _projection_changed(result, index))
+
+    def _windowed(self) -> bool:
+        assert self.strategy is not None
+        strategy = with_profile(self.strategy, self.profile)
+        return windowed(strategy, self.guards, self.profile, self.tokenizer is not None)
+
+    def _window_run(
+        self,
+        items: Sequence[Any],
+        format: str,
+        memory: LoopMemory,
+        counter: Tokenizer | None,
+        totals: tuple[int, int],
+    ) -> CompactorRun | None:
+        """The call on the window the last call left (see
+        :mod:`compactlens.integrations.window`), or None when it must be a full run."""
+        window = memory.window
+        memory.window = None
+        if window is None or window.owner is not self or listening():
+            return None
+        strategy = with_profile(self.strategy, self.profile)
+        assert isinstance(strategy, TruncationStrategy)
+        grouping = get_profile(self.profile).grouping
+        read = window_read(window, memory.messages, memory.counts, counter, format, grouping)
+        if read is None:
+            return None
+        caller, index = read
+        result, _, _ = read_and_apply(
+            caller.originals,
+            firing(strategy, self.tokenizer is not None),
+            self.tokenizer,
+            format=format,
+            guards=self.guards,
+            profile=self.profile,
+            read=read,
+        )
+        whole = tuple(items)
+
+        def decisions() -> tuple[GroupDecision, ...]:
+            # One decision per group of the whole history: a full run builds them.
+            full, _, _ = read_and_apply(
+                whole,
+                strategy,
+                self.tokenizer,
+                format=format,
+                guards=self.guards,
+                profile=self.profile,
+            )
+            return tuple(full.decisions)
+
+        given = self.tokenizer is not None
+        moved = window_result(window, result, index, strategy, given, totals, decisions)
+        if moved is None:
+            return None
+        memory.window = remember(self, moved, index, counter, window)
+        return _engine_run(moved, True)
 
     def _compact(
         self, items: Sequence[Any], format: str, memory: LoopMemory | None = None

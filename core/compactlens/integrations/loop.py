@@ -148,6 +148,12 @@ class LoopMemory:
         self._starts: list[int] = []
         self._tokens_before: list[int] = []
         self._messages_before: list[int] = []
+        #: The first message the last :meth:`totals` read again (those before it are the
+        #: very objects of the call before).
+        self.reread_from = 0
+        #: Where the next compacting call may start reading (see
+        #: :mod:`compactlens.integrations.window`), set by the compactor.
+        self.window: Any = None
 
     def forget(self) -> None:
         """Drop everything (the next call is a from-scratch run)."""
@@ -181,7 +187,18 @@ class LoopMemory:
         self._messages[count:] = messages
         self._counts[count:] = counts
         del self._sizes[count:]
+        self.reread_from = count
         return tokens + sum(counts), count + len(messages)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The messages read from the last call's items (do not change them)."""
+        return self._messages
+
+    @property
+    def counts(self) -> list[int]:
+        """Their token counts."""
+        return self._counts
 
     def read(
         self, items: Sequence[Any], format: str, counter: Tokenizer | None, grouping: Grouping
