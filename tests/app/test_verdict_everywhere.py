@@ -31,7 +31,7 @@ from apptest_helpers import REPO_ROOT, go, metric_int, no_exceptions, plain
 from streamlit.testing.v1 import AppTest
 
 from compactlens import load_transcript
-from compactlens.analysis import Verdict
+from compactlens.analysis import Verdict, postmortem, reference_pipeline
 from compactlens.cli import main
 from compactlens_inspector.exports.files import report_html
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, encode_config
@@ -313,3 +313,49 @@ def test_story_mode_shows_each_strategys_verdict(app) -> None:
     assert list(table["fact recall"]) == [v.numbers.recall_text for v in expected.values()]
     assert list(table["verdict"]) == [v.headline for v in expected.values()]
     assert re.search(r"\d", " ".join(table["fact recall"]))
+
+
+# -- the post-mortem ------------------------------------------------------------------------
+
+
+def test_the_postmortem_shows_each_sides_verdict(app) -> None:
+    """Each side of a recorded compaction (the agent's own, compactlens's at the agent's
+    size) shows its verdict as the library judges it: level, headline, summary, every
+    failed check and the next step; its recall and the table's verdict column agree."""
+    sample = BUNDLED / "claude_code_compacted.jsonl"
+    expected = postmortem(load_transcript(sample), [("reference", reference_pipeline)])
+    at = go(app(sample=sample.stem).run(), "postmortem")
+    no_exceptions(at)
+    rows = next(d.value for d in at.dataframe if "agent verdict" in d.value.columns)
+    for c, shown in zip(expected.compactions, rows["agent verdict"], strict=True):
+        assert c.agent is not None and c.agent.verdict is not None
+        assert shown == c.agent.verdict.headline
+    for pick, c in enumerate(expected.compactions):
+        at.selectbox(key="pm_pick").set_value(pick).run()
+        no_exceptions(at)
+        sides = [c.agent, *c.strategies]
+        verdicts = [s.verdict for s in sides if s is not None and s.verdict is not None]
+        assert len(verdicts) == 2
+        alerts = [
+            (kind, plain(str(e.value)))
+            for kind in ("success", "warning", "error")
+            for e in getattr(at, kind)
+            if "**Next step:**" in str(e.value)
+        ]
+        assert len(alerts) == len(verdicts), alerts
+        for v in verdicts:
+            matching = [
+                text
+                for kind, text in alerts
+                if kind == ALERT[v.level]
+                and text.startswith(f"**{v.headline}**")
+                and v.summary in text
+            ]
+            assert len(matching) == 1, (v, alerts)
+            assert f"**Next step:** {v.next_step}" in matching[0]
+            for reason in v.costs:
+                assert reason.text in matching[0], reason.text
+        recalls = [str(m.value) for m in at.metric if m.label.startswith("Recall · ")]
+        assert recalls == [v.numbers.recall_text for v in verdicts]
+        # At the agent's size: both sides are judged against the tokens the agent kept.
+        assert {v.numbers.target_tokens for v in verdicts} == {c.budget}

@@ -98,6 +98,21 @@ _FIXES = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RecordedRun:
+    """A compaction that was not run here, by its numbers: an agent's own, read from its
+    log (the post-mortem judges it beside compactlens's run at the same size).
+    ``status`` is ``compacted`` (what the agent did always "fits" the room it chose:
+    ``target_tokens`` is that room)."""
+
+    status: str = "compacted"
+    tokens_before: int
+    tokens_after: int
+    target_tokens: int | None
+    messages_before: int
+    messages_after: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Reason:
     """One check of the verdict and its outcome: ``level`` is ``safe`` when it passed,
     ``costs`` when it failed (or was not measured) on a run that fits, ``no-fit`` for the
@@ -258,8 +273,19 @@ def group_counts(result: CompactionResult) -> Mapping[str, int]:
     return MappingProxyType(counts)
 
 
-def _run_numbers(result: CompactionResult | CompactResult) -> dict[str, Any]:
+def _run_numbers(result: CompactionResult | CompactResult | RecordedRun) -> dict[str, Any]:
     """What the result itself says: tokens, target, messages and groups."""
+    if isinstance(result, RecordedRun):
+        return {
+            "status": result.status,
+            "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after,
+            "target_tokens": result.target_tokens,
+            "smallest_target": None,
+            "messages_before": result.messages_before,
+            "messages_after": result.messages_after,
+            "groups": None,
+        }
     if isinstance(result, CompactionResult):
         ex = result.explanation
         return {
@@ -314,9 +340,13 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
     }
 
 
-def _check_report(result: CompactionResult | CompactResult, report: CompactionReport) -> None:
-    before = result.tokens_before if isinstance(result, CompactionResult) else result.tokens.before
-    after = result.tokens_after if isinstance(result, CompactionResult) else result.tokens.after
+def _check_report(
+    result: CompactionResult | CompactResult | RecordedRun, report: CompactionReport
+) -> None:
+    if isinstance(result, CompactResult):
+        before, after = result.tokens.before, result.tokens.after
+    else:
+        before, after = result.tokens_before, result.tokens_after
     if (report.tokens_before, report.tokens_after, report.status) != (
         before,
         after,
@@ -472,7 +502,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     return Reason(code=code, level="safe", text=text)
 
 
-def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
+def _recall_reason(n: VerdictNumbers, floor: float, scope: str) -> Reason:
     kept, total = n.facts_kept or 0, n.facts_total or 0
     if not total:
         return Reason(
@@ -481,7 +511,7 @@ def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
             text="No fact was in the messages the compaction changed.",
         )
     share = percent(kept, total)
-    counted = f"{kept:,} of {total:,} facts from the changed messages kept"
+    counted = f"{kept:,} of {total:,} facts from {scope} kept"
     if kept / total < floor:
         text = f"Fact recall is {share}, under the floor of {floor:.0%}: {counted}."
         return Reason(code="fact-recall", level="costs", text=text)
@@ -489,7 +519,7 @@ def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
 
 
 def _reasons(
-    n: VerdictNumbers, report: CompactionReport | None, floor: float
+    n: VerdictNumbers, report: CompactionReport | None, floor: float, scope: str
 ) -> tuple[Reason, ...]:
     target = _target_reason(n)
     if report is None:
@@ -509,7 +539,7 @@ def _reasons(
         _warning_reason(n, report),
         _request_reason(report),
         _next_compaction_reason(n),
-        _recall_reason(n, floor),
+        _recall_reason(n, floor, scope),
         *((cache,) if cache is not None else ()),
     )
 
@@ -537,8 +567,19 @@ def _summary(n: VerdictNumbers) -> str:
 
 
 def _next_step(
-    level: Level, reasons: tuple[Reason, ...], n: VerdictNumbers, fixes: FixSearch | None
+    level: Level,
+    reasons: tuple[Reason, ...],
+    n: VerdictNumbers,
+    fixes: FixSearch | None,
+    recorded: bool = False,
 ) -> str:
+    if recorded and level != "safe":
+        # An agent's own compaction cannot be rerun here: what can be changed is ours.
+        room = f" at {n.target_tokens:,} tokens" if n.target_tokens is not None else ""
+        return (
+            "This compaction was the agent's own, so nothing here can rerun it: try a "
+            f"configuration{room} in the Lab that avoids these costs."
+        )
     if level == "safe":
         if n.status == "unchanged":
             return "None, because no compaction was needed and every check passed."
@@ -565,12 +606,14 @@ def _next_step(
 
 
 def verdict(
-    result: CompactionResult | CompactResult | CompactionSession,
+    result: CompactionResult | CompactResult | RecordedRun | CompactionSession,
     report: CompactionReport | None = None,
     *,
     provider: str | None = None,
     recall_floor: float = DEFAULT_RECALL_FLOOR,
     fixes: FixSearch | None = None,
+    facts_counted: str = FACT_DEFINITION,
+    facts_from: str = "the changed messages",
 ) -> Verdict:
     """The verdict of one run (see the module docstring for the levels).
 
@@ -582,7 +625,10 @@ def verdict(
     count only the problems this provider (and tool-call pairing) would raise; default,
     every provider the report checked. ``recall_floor``: the lowest fact recall that is
     still ``safe`` (0 to 1). ``fixes``: a :func:`search_fixes` result, whose best fix
-    becomes the next step of a run that does not fit.
+    becomes the next step of a run that does not fit. ``facts_counted``: what the
+    report's facts are, in one line, when the caller counted another set than
+    :func:`analyze` does (the post-mortem: every fact of the replaced history), and
+    ``facts_from`` where they come from, as the recall sentence names it.
     """
     if isinstance(result, CompactionSession):
         step = result.last_result
@@ -592,9 +638,10 @@ def verdict(
                 "any prepare() call), so there is no step to judge"
             )
         result = step
-    if not isinstance(result, CompactionResult | CompactResult):
+    if not isinstance(result, CompactionResult | CompactResult | RecordedRun):
         raise InputTypeError(
-            "verdict() takes a CompactionResult, a CompactResult or a CompactionSession, "
+            "verdict() takes a CompactionResult, a CompactResult, a RecordedRun or a "
+            "CompactionSession, "
             f"got {type(result).__name__}"
         )
     if report is not None and not isinstance(report, CompactionReport):
@@ -609,8 +656,8 @@ def verdict(
         values.update(_report_numbers(report, provider))
     else:
         values.update(facts_kept=None, facts_total=None, provider=provider)
-    numbers = VerdictNumbers(measured=report is not None, **values)
-    reasons = _reasons(numbers, report, recall_floor)
+    numbers = VerdictNumbers(measured=report is not None, facts_counted=facts_counted, **values)
+    reasons = _reasons(numbers, report, recall_floor, facts_from)
     level: Level = (
         "no-fit"
         if numbers.status == "cannot-fit"
@@ -622,7 +669,9 @@ def verdict(
         summary=_summary(numbers),
         reasons=reasons,
         numbers=numbers,
-        next_step=_next_step(level, reasons, numbers, fixes),
+        next_step=_next_step(
+            level, reasons, numbers, fixes, recorded=isinstance(result, RecordedRun)
+        ),
         recall_floor=recall_floor,
     )
 
@@ -634,6 +683,7 @@ __all__ = [
     "HEADLINES",
     "Level",
     "Reason",
+    "RecordedRun",
     "Verdict",
     "VerdictNumbers",
     "group_counts",
