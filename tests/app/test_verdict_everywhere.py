@@ -13,7 +13,9 @@ preset sized to half the sample's tokens. Each surface is then read as a visitor
   Timeline, Analysis and the debugger, the cards beside it; the Overview after Compact;
   Story mode's cards and fact table;
 - the HTML report, for every preset of two samples; the notebook card
-  (``Verdict._repr_html_``), for every pair.
+  (``Verdict._repr_html_``), for every pair;
+- the notebook tuner's widget state, for every engine preset of two samples, before and
+  after its target moves; the post-mortem page, for each side of each recorded compaction.
 """
 
 from __future__ import annotations
@@ -30,9 +32,17 @@ import pytest
 from apptest_helpers import REPO_ROOT, go, metric_int, no_exceptions, plain
 from streamlit.testing.v1 import AppTest
 
-from compactlens import load_transcript
+from compactlens import (
+    ExtractiveSummarizer,
+    analyze,
+    load_transcript,
+    strategy_from_config,
+    verdict,
+)
 from compactlens.analysis import Verdict, postmortem, reference_pipeline
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.cli import main
+from compactlens.notebook import Tuner, tune
 from compactlens_inspector.exports.files import report_html
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, encode_config
 from compactlens_inspector.lab.presets import PRESETS, nice_budget, preset
@@ -359,3 +369,61 @@ def test_the_postmortem_shows_each_sides_verdict(app) -> None:
         assert recalls == [v.numbers.recall_text for v in verdicts]
         # At the agent's size: both sides are judged against the tokens the agent kept.
         assert {v.numbers.target_tokens for v in verdicts} == {c.budget}
+
+
+# -- the notebook tuner ----------------------------------------------------------------------
+
+
+def _tuner_expected(tuner: Tuner, transcript: Any) -> Verdict:
+    """The verdict of the tuner's current run, computed here through the public API: the
+    run analyzed with its strategy's triggers and the guards' provider, then judged."""
+    assert tuner.result is not None
+    provider = tuner.bench.guards(tuner.settings).provider
+    chosen = provider if provider not in (None, "any") else None
+    report = analyze(
+        transcript,
+        tuner.result,
+        triggers=tuner.strategy,
+        tokenizer=tuner.bench.index(tuner.settings.profile).tokenizer,
+        providers=[chosen] if chosen else None,
+    )
+    return verdict(tuner.result, report, provider=chosen)
+
+
+def assert_tuner_shows(tuner: Tuner, v: Verdict) -> None:
+    """The tuner's widget state (its status HTML) shows ``v``: level colour, headline,
+    status, tokens, groups, every check and the next step."""
+    assert tuner.verdict == v
+    html = tuner.status.value
+    assert f"border-left:6px solid {LEVEL_COLORS[v.level]}" in html
+    assert f"Verdict: {escape(v.headline)}" in html
+    assert f">{escape(v.numbers.status)}</span>" in html
+    n = v.numbers
+    assert f"{n.tokens_before:,} → {n.tokens_after:,} tokens" in html
+    for label, count in (n.groups or {}).items():
+        assert f"{count:,} {label}" in html
+    for reason in v.reasons:
+        assert escape(reason.text) in html
+    assert f"<b>next step</b> {escape(v.next_step)}" in html
+
+
+@pytest.mark.parametrize(
+    ("sample", "name"),
+    [
+        (s, p)
+        for s in ("coding_agent.json", "cannot_fit_16k.json")
+        for p in PRESETS
+        if p != "compact"
+    ],
+)
+def test_the_notebook_tuner_shows_the_verdict_of_its_parameters(sample: str, name: str) -> None:
+    transcript = load_transcript(BUNDLED / sample)
+    config = case(sample, name).config
+    strategy = strategy_from_config(config.strategy_config(), summarizer=ExtractiveSummarizer())
+    tuner = tune(transcript, strategy, config.target_tokens or 4000)
+    assert_tuner_shows(tuner, _tuner_expected(tuner, transcript))
+    # Moving the target re-judges: a target far under the system prompt cannot fit (red).
+    tuner.update(target_tokens=50)
+    moved = _tuner_expected(tuner, transcript)
+    assert moved.numbers.target_tokens == 50
+    assert_tuner_shows(tuner, moved)

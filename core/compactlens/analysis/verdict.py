@@ -46,6 +46,10 @@ Level: TypeAlias = Literal["safe", "costs", "no-fit"]
 HEADLINES: Mapping[Level, str] = MappingProxyType(
     {"safe": "Fits and safe", "costs": "Fits, with costs", "no-fit": "Does not fit"}
 )
+#: The colour of each level (cards and widgets): green, amber, red.
+LEVEL_COLORS: Mapping[Level, str] = MappingProxyType(
+    {"safe": "#2BB673", "costs": "#F2A541", "no-fit": "#E4572E"}
+)
 #: The lowest fact recall a run may have and still be ``safe``.
 DEFAULT_RECALL_FLOOR = 0.5
 #: What fact recall counts, in one line.
@@ -257,7 +261,9 @@ def verdict_card(v: Verdict) -> Card:
         budget=n.target_tokens,
         counts=dict(n.groups) if n.groups is not None else {},
         facts=tuple((marks[r.level], r.text) for r in v.reasons),
-        fix=f"Next step: {v.next_step}",
+        fix=v.next_step,
+        fix_label="next step",
+        accent=LEVEL_COLORS[v.level],
     )
 
 
@@ -681,6 +687,7 @@ __all__ = [
     "FACT_DEFINITION",
     "GROUP_LABELS",
     "HEADLINES",
+    "LEVEL_COLORS",
     "Level",
     "Reason",
     "RecordedRun",
