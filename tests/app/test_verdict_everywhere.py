@@ -15,7 +15,8 @@ preset sized to half the sample's tokens. Each surface is then read as a visitor
 - the HTML report, for every preset of two samples; the notebook card
   (``Verdict._repr_html_``), for every pair;
 - the notebook tuner's widget state, for every engine preset of two samples, before and
-  after its target moves; the post-mortem page, for each side of each recorded compaction.
+  after its target moves; the post-mortem page, for each side of each recorded compaction;
+  the timeline's turn-by-turn replay, for each evaluation that compacted.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ from apptest_helpers import REPO_ROOT, go, metric_int, no_exceptions, plain
 from streamlit.testing.v1 import AppTest
 
 from compactlens import (
+    CharEstimator,
     ExtractiveSummarizer,
+    Trigger,
     analyze,
+    apply_compaction,
     load_transcript,
     strategy_from_config,
     verdict,
@@ -46,6 +50,7 @@ from compactlens.notebook import Tuner, tune
 from compactlens_inspector.exports.files import report_html
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, encode_config
 from compactlens_inspector.lab.presets import PRESETS, nice_budget, preset
+from compactlens_inspector.lab.replay import replay_session
 from compactlens_inspector.lab.runs import RunOutcome, build_index, make_summarizer, run_config
 from compactlens_inspector.serving.loader import parse_transcript
 from compactlens_inspector.views.analysis import AnalysisSettings, judge, run_analysis
@@ -427,3 +432,45 @@ def test_the_notebook_tuner_shows_the_verdict_of_its_parameters(sample: str, nam
     moved = _tuner_expected(tuner, transcript)
     assert moved.numbers.target_tokens == 50
     assert_tuner_shows(tuner, moved)
+
+
+# -- the timeline's replay ------------------------------------------------------------------
+
+
+def test_the_timeline_replay_shows_each_evaluations_verdict(app) -> None:
+    """Replayed turn by turn, every evaluation that compacted shows its verdict (the table's
+    verdict column, and the full bar of a chosen evaluation); the first compaction's is the
+    verdict the library gives the same history compacted once."""
+    sample = BUNDLED / "coding_agent.json"
+    transcript = load_transcript(sample)
+    index = build_index(transcript.messages, "estimate")
+    config = preset("truncation", nice_budget(index.total_tokens, 0.3))
+    steps = replay_session(index, config, make_summarizer(SummarizerSettings()), max_steps=30)
+    fired = [s for s in steps if s.fired]
+    assert fired and all(s.verdict is not None for s in fired)
+    # The level follows the step's own outcome.
+    for s in fired:
+        assert s.verdict is not None
+        assert (s.verdict.level == "no-fit") == (s.status == "cannot-fit"), s
+    # The first compaction, computed here through the public API.
+    first = fired[0]
+    history = list(transcript.messages[: first.messages_in])
+    strategy = strategy_from_config(config.strategy_config())
+    result = apply_compaction(history, strategy, CharEstimator())
+    triggers = [Trigger.from_dict(dict(st["trigger"])) for st in config.stages]
+    expected = verdict(result, analyze(history, result, triggers=triggers))
+    assert first.verdict == expected
+
+    at = app(sample=sample.stem, cfg=encode_config(config)).run()
+    at = go(at, "timeline")
+    at.toggle(key="timeline_session").set_value(True).run()
+    no_exceptions(at)
+    table = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert list(table["verdict"]) == [s.verdict_text for s in steps]
+    assert list(table["status"]) == [s.status for s in steps]
+    # Each judged evaluation's full verdict, picked one by one.
+    for s in fired[:3]:
+        at.selectbox(key="timeline_step").set_value(s.turn).run()
+        no_exceptions(at)
+        assert s.verdict is not None
+        assert_bar(at, s.verdict, f"timeline evaluation {s.turn}")
