@@ -151,7 +151,8 @@ def test_a_fitting_run_that_keeps_everything_that_matters_is_safe() -> None:
     assert v.level == "safe" and v.headline == "Fits and safe"
     assert v.numbers.target_tokens == 8000
     assert all(r.level == "safe" for r in v.reasons)
-    assert v.next_step.startswith("None, because")
+    assert v.next_step == "Nothing to change: the run fits and every check passed."
+    assert v.next_step_parts == ("Nothing to change", "the run fits and every check passed.")
     assert "8,667 to 7,459 tokens (target 8,000)" in v.summary
 
 
@@ -223,7 +224,7 @@ def test_a_run_whose_trigger_did_not_fire_says_so() -> None:
     assert result.status == "unchanged" and v.level == "safe"
     assert v.summary.startswith("8,667 tokens, left as they are")
     assert v.reasons[0].text == "No compaction was needed: no trigger fired at 8,667 tokens."
-    assert v.next_step == "None, because no compaction was needed and every check passed."
+    assert v.next_step == "Nothing to change: no compaction was needed and every check passed."
 
 
 def test_without_a_report_the_checks_are_not_measured_and_never_safe() -> None:
@@ -305,7 +306,7 @@ def test_repr_is_short_and_the_card_escapes_its_text() -> None:
     v = verdict(result, report, provider="openai-chat")
     assert repr(v).startswith("<Verdict safe: Fits and safe;") and "\n" not in repr(v)
     html = v._repr_html_()
-    assert "Verdict: Fits and safe" in html and "<b>next step</b>" in html
+    assert "Verdict: Fits and safe" in html and "<b>Nothing to change</b>" in html
     hostile = Verdict(
         level="costs",
         headline="Fits, with costs",

@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apptest_helpers import REPO_ROOT, go, metric_int, no_exceptions, plain
+from apptest_helpers import (
+    REPO_ROOT,
+    go,
+    is_verdict_bar,
+    metric_int,
+    no_exceptions,
+    plain,
+    step_line,
+)
 from streamlit.testing.v1 import AppTest
 
 from compactlens import (
@@ -208,7 +216,9 @@ def test_the_html_report_shows_the_verdict(sample: str, name: str) -> None:
     assert f"verdict-{v.level}" in section
     assert f"Verdict: {escape(v.headline)}" in section
     assert escape(v.summary) in section
-    assert escape(v.next_step) in section
+    label, step = v.next_step_parts
+    assert f"<p><b>{escape(label)}:</b> {escape(step)}</p>" in section
+    assert "None" not in section.split(f"<b>{escape(label)}:</b>", 1)[1]
     for reason in v.costs:
         assert escape(reason.text) in section
     assert escape(v.numbers.recall_text) in section
@@ -226,7 +236,9 @@ def test_the_notebook_card_shows_the_verdict(sample: str, name: str) -> None:
     card = v._repr_html_()
     assert f"Verdict: {escape(v.headline)}" in card
     assert f"{n.tokens_before:,} → {n.tokens_after:,} tokens" in card
-    assert escape(v.next_step) in card
+    label, step = v.next_step_parts
+    assert f'<div data-role="fix"><b>{escape(label)}</b> {escape(step)}</div>' in card
+    assert "None" not in step
     for reason in v.reasons:
         assert escape(reason.text) in card
     for label, count in (n.groups or {}).items():
@@ -242,7 +254,7 @@ def bar(at: AppTest) -> tuple[str, str]:
         (kind, plain(str(e.value)))
         for kind in ("success", "warning", "error")
         for e in getattr(at, kind)
-        if "**Next step:**" in str(e.value)
+        if is_verdict_bar(str(e.value))
     ]
     assert len(found) == 1, found
     return found[0]
@@ -254,7 +266,8 @@ def assert_bar(at: AppTest, v: Verdict, where: str) -> None:
     assert kind == ALERT[v.level], where
     assert text.startswith(f"**{v.headline}**"), (where, text)
     assert v.summary in text, (where, text)
-    assert f"**Next step:** {v.next_step}" in text, (where, text)
+    assert step_line(v) in text, (where, text)
+    assert "None" not in step_line(v)
     for reason in v.costs:
         assert reason.text in text, (where, reason.text)
 
@@ -355,7 +368,7 @@ def test_the_postmortem_shows_each_sides_verdict(app) -> None:
             (kind, plain(str(e.value)))
             for kind in ("success", "warning", "error")
             for e in getattr(at, kind)
-            if "**Next step:**" in str(e.value)
+            if is_verdict_bar(str(e.value))
         ]
         assert len(alerts) == len(verdicts), alerts
         for v in verdicts:
@@ -367,7 +380,7 @@ def test_the_postmortem_shows_each_sides_verdict(app) -> None:
                 and v.summary in text
             ]
             assert len(matching) == 1, (v, alerts)
-            assert f"**Next step:** {v.next_step}" in matching[0]
+            assert step_line(v) in matching[0]
             for reason in v.costs:
                 assert reason.text in matching[0], reason.text
         recalls = [str(m.value) for m in at.metric if m.label.startswith("Recall · ")]
@@ -409,7 +422,9 @@ def assert_tuner_shows(tuner: Tuner, v: Verdict) -> None:
         assert f"{count:,} {label}" in html
     for reason in v.reasons:
         assert escape(reason.text) in html
-    assert f"<b>next step</b> {escape(v.next_step)}" in html
+    label, step = v.next_step_parts
+    assert f"<b>{escape(label)}</b> {escape(step)}" in html
+    assert "None" not in step
 
 
 @pytest.mark.parametrize(
@@ -474,3 +489,49 @@ def test_the_timeline_replay_shows_each_evaluations_verdict(app) -> None:
         no_exceptions(at)
         assert s.verdict is not None
         assert_bar(at, s.verdict, f"timeline evaluation {s.turn}")
+
+
+# -- the next step in words ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sample", "config"),
+    [
+        # fits and every check passes: nothing to change
+        ("coding_agent.json", {"type": "truncation", "max_n": 8000, "compact_to": 7600}),
+        # no trigger fires: nothing to change either
+        ("coding_agent.json", {"type": "truncation", "max_n": 9000, "compact_to": 6000}),
+    ],
+)
+def test_no_surface_shows_none_for_a_next_step_with_nothing_to_do(
+    sample: str, config: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """When there is nothing to do, the next step is prose ("Nothing to change: <why>") on
+    the command line, in the notebook card and in the HTML report: never "None"."""
+    transcript = load_transcript(BUNDLED / sample)
+    strategy = strategy_from_config(config)
+    result = apply_compaction(list(transcript.messages), strategy, CharEstimator())
+    v = verdict(result, analyze(transcript, result, triggers=strategy), provider="openai-chat")
+    assert v.level == "safe", v.costs
+    label, step = v.next_step_parts
+    assert label == "Nothing to change" and step[0].islower() and "None" not in v.next_step
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"strategy": config, "guards": {"provider": "openai-chat"}}))
+    main(["compact", str(BUNDLED / sample), "--config", str(path)])
+    text = capsys.readouterr().out
+    assert text.rstrip().splitlines()[-1] == f"Nothing to change: {step}"
+    assert "Next step" not in text and "None" not in text
+    card = v._repr_html_()
+    assert f"<b>Nothing to change</b> {escape(step)}" in card and "None" not in card
+    loaded = parse_transcript((BUNDLED / sample).read_bytes(), sample)
+    outcome = case(sample, "reference").outcome
+    html = report_html(
+        loaded,
+        build_index(loaded.messages, "estimate"),
+        outcome,
+        summarizer=SummarizerSettings(),
+        verdict=v,
+    )
+    section = html.split("<section class='verdict", 1)[1].split("</section>", 1)[0]
+    assert f"<b>Nothing to change:</b> {escape(step)}" in section
+    assert "None" not in section

@@ -201,7 +201,8 @@ def verdict_section(v: Verdict) -> str:
         ("fact recall", n.recall_text),
     ]
     parts.append(_cards(cards))
-    parts.append(f"<p><b>Next step:</b> {escape(v.next_step)}</p></section>")
+    label, step = v.next_step_parts
+    parts.append(f"<p><b>{escape(label)}:</b> {escape(step)}</p></section>")
     return "".join(parts)
 
 

@@ -46,6 +46,8 @@ Level: TypeAlias = Literal["safe", "costs", "no-fit"]
 HEADLINES: Mapping[Level, str] = MappingProxyType(
     {"safe": "Fits and safe", "costs": "Fits, with costs", "no-fit": "Does not fit"}
 )
+#: How a next step with nothing to do begins (then the reason, as prose).
+NOTHING_TO_CHANGE = "Nothing to change"
 #: The colour of each level (cards and widgets): green, amber, red.
 LEVEL_COLORS: Mapping[Level, str] = MappingProxyType(
     {"safe": "#2BB673", "costs": "#F2A541", "no-fit": "#E4572E"}
@@ -226,6 +228,23 @@ class Verdict:
     recall_floor: float = DEFAULT_RECALL_FLOOR
 
     @property
+    def next_step_parts(self) -> tuple[str, str]:
+        """The next step as every surface shows it, (label, text): ``("Next step", what to
+        do)``, or, when there is nothing to do, ``("Nothing to change", why)`` (prose,
+        never "Next step: None")."""
+        head, sep, rest = self.next_step.partition(": ")
+        if sep and head in (NOTHING_TO_CHANGE, "Nothing to fix"):
+            return head, rest
+        return "Next step", self.next_step
+
+    @property
+    def next_step_line(self) -> str:
+        """:attr:`next_step_parts` as one line: ``Next step: ...`` or ``Nothing to change:
+        ...``."""
+        label, text = self.next_step_parts
+        return f"{label}: {text}"
+
+    @property
     def costs(self) -> tuple[Reason, ...]:
         """The checks that did not pass (empty when the level is ``safe``)."""
         return tuple(r for r in self.reasons if r.level != "safe")
@@ -261,8 +280,8 @@ def verdict_card(v: Verdict) -> Card:
         budget=n.target_tokens,
         counts=dict(n.groups) if n.groups is not None else {},
         facts=tuple((marks[r.level], r.text) for r in v.reasons),
-        fix=v.next_step,
-        fix_label="next step",
+        fix=v.next_step_parts[1],
+        fix_label=v.next_step_parts[0],
         accent=LEVEL_COLORS[v.level],
     )
 
@@ -588,8 +607,8 @@ def _next_step(
         )
     if level == "safe":
         if n.status == "unchanged":
-            return "None, because no compaction was needed and every check passed."
-        return "None, because the run fits and every check passed."
+            return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
+        return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
         first = next(r for r in reasons if r.level != "safe")
         return _FIXES.get(first.code, "Look at the costs above.")
@@ -688,6 +707,7 @@ __all__ = [
     "GROUP_LABELS",
     "HEADLINES",
     "LEVEL_COLORS",
+    "NOTHING_TO_CHANGE",
     "Level",
     "Reason",
     "RecordedRun",
