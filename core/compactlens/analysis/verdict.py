@@ -35,7 +35,7 @@ from compactlens.analysis.protocol import ProtocolProblem
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import plural
+from compactlens.engine.vocabulary import money, plural
 from compactlens.model.display import Card, card_html
 from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.session.runtime import CompactionSession
@@ -481,7 +481,7 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
     ahead = f"the next {_plural(turns, 'turn')}"
     if extra > 0:
         text = (
-            f"With the prompt cache rewritten, {ahead} cost ${extra:,.2f} more than without "
+            f"With the prompt cache rewritten, {ahead} cost {money(extra)} more than without "
             "compacting."
             if extra >= 0.005
             else f"With the prompt cache rewritten, {ahead} cost more than without compacting "
@@ -490,7 +490,7 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
         return Reason(code="cache", level="costs", text=text)
     saved = -extra
     text = (
-        f"The compaction saves ${saved:,.2f} over {ahead}, the prompt cache rewrite included."
+        f"The compaction saves {money(saved)} over {ahead}, the prompt cache rewrite included."
         if saved >= 0.005
         else f"The compaction costs no more over {ahead}, the prompt cache rewrite included."
     )
