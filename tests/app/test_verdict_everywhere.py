@@ -52,7 +52,7 @@ from compactlens import (
     verdict,
 )
 from compactlens.analysis import Verdict, postmortem, reference_pipeline
-from compactlens.analysis.verdict import LEVEL_COLORS
+from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR, LEVEL_COLORS
 from compactlens.cli import main
 from compactlens.notebook import Tuner, tune
 from compactlens_inspector.exports.files import report_html
@@ -272,22 +272,40 @@ def assert_bar(at: AppTest, v: Verdict, where: str) -> None:
         assert reason.text in text, (where, reason.text)
 
 
-#: One pair of each level, and a compact() run.
-PAGE_PAIRS = [
-    ("coding_agent.json", "reference"),  # fits and safe
-    ("shopping_assistant.json", "truncation"),  # fits, with costs
-    ("cannot_fit_16k.json", "sliding_window"),  # does not fit
-    ("shopping_assistant.json", "compact"),  # compact(): no group counts
+#: One run of each level (sample, preset, budget; None: half the sample's tokens), the
+#: recall floor's two sides, and a compact() run.
+PAGE_PAIRS: list[tuple[str, str, int | None]] = [
+    ("coding_agent.json", "reference", 8000),  # fits and safe (99% recall)
+    ("coding_agent.json", "reference", None),  # fits, with costs: 57% recall is a cost
+    ("shopping_assistant.json", "truncation", None),  # fits, with costs
+    ("cannot_fit_16k.json", "sliding_window", None),  # does not fit
+    ("shopping_assistant.json", "compact", None),  # compact(): no group counts
 ]
 
 
 def test_the_page_pairs_cover_every_level() -> None:
-    assert {case(s, n).verdict.level for s, n in PAGE_PAIRS} == {"safe", "costs", "no-fit"}
+    levels = {case(s, n, b).verdict.level for s, n, b in PAGE_PAIRS}
+    assert levels == {"safe", "costs", "no-fit"}
 
 
-@pytest.mark.parametrize(("sample", "name"), PAGE_PAIRS)
-def test_every_page_shows_the_verdict(app, sample: str, name: str) -> None:
-    expected = case(sample, name)
+def test_a_large_recall_loss_is_amber_on_the_diff_page(app) -> None:
+    """The reference run at half the coding agent's tokens fits with every other check
+    passed but keeps 57% of its facts: the Diff page reads "Fits, with costs" (amber) and
+    names the loss, not "Fits and safe" (it did with a 50% floor)."""
+    v = case("coding_agent.json", "reference").verdict
+    recall = v.numbers.fact_recall
+    assert recall is not None and recall < v.recall_floor == DEFAULT_RECALL_FLOOR
+    assert [r.code for r in v.costs] == ["fact-recall"]
+    config = case("coding_agent.json", "reference").config
+    at = go(app(sample="coding_agent", cfg=encode_config(config)).run(), "diff")
+    kind, text = bar(at)
+    assert kind == "warning" and text.startswith("**Fits, with costs**")
+    assert "under the floor of 80%" in text and v.numbers.recall_text.split(" (")[0] in text
+
+
+@pytest.mark.parametrize(("sample", "name", "budget"), PAGE_PAIRS)
+def test_every_page_shows_the_verdict(app, sample: str, name: str, budget: int | None) -> None:
+    expected = case(sample, name, budget)
     v, n = expected.verdict, expected.verdict.numbers
     at = app(sample=Path(sample).stem, cfg=encode_config(expected.config)).run()
     at = go(at, "lab")
@@ -497,8 +515,11 @@ def test_the_timeline_replay_shows_each_evaluations_verdict(app) -> None:
 @pytest.mark.parametrize(
     ("sample", "config"),
     [
-        # fits and every check passes: nothing to change
-        ("coding_agent.json", {"type": "truncation", "max_n": 8000, "compact_to": 7600}),
+        # fits and every check passes (99% recall): nothing to change
+        (
+            "coding_agent.json",
+            json.loads((REPO_ROOT / "examples" / "pipeline.json").read_text(encoding="utf-8")),
+        ),
         # no trigger fires: nothing to change either
         ("coding_agent.json", {"type": "truncation", "max_n": 9000, "compact_to": 6000}),
     ],
