@@ -32,7 +32,14 @@ from compactlens import (
     strategy_from_config,
     verdict,
 )
-from compactlens.analysis import CompactionReport, judge_fixes, search_fixes, strategy_triggers
+from compactlens.analysis import (
+    CompactionReport,
+    judge_fixes,
+    reference_config,
+    search_fixes,
+    strategy_triggers,
+)
+from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR
 from compactlens.formats import from_caller
 from compactlens.model import ConfigError, InputTypeError, UsageError
 
@@ -85,7 +92,9 @@ def _run(
     return result, analyze(transcript, result, triggers=triggers, tokenizer=CharEstimator())
 
 
-def _expected_level(result: Any, report: CompactionReport, floor: float = 0.5) -> str:
+def _expected_level(
+    result: Any, report: CompactionReport, floor: float = DEFAULT_RECALL_FLOOR
+) -> str:
     """The user's rules, read from the result and the report directly."""
     if result.status == "cannot-fit":
         return "no-fit"
@@ -152,7 +161,8 @@ def test_a_fitting_run_that_keeps_everything_that_matters_is_safe() -> None:
     assert v.level == "safe" and v.headline == "Fits and safe"
     assert v.numbers.target_tokens == 8000
     assert all(r.level == "safe" for r in v.reasons)
-    assert v.next_step.startswith("None, because")
+    assert v.next_step == "Nothing to change: the run fits and every check passed."
+    assert v.next_step_parts == ("Nothing to change", "the run fits and every check passed.")
     assert "8,667 to 7,459 tokens (target 8,000)" in v.summary
 
 
@@ -164,10 +174,35 @@ def test_a_fitting_run_with_recall_under_the_floor_has_costs() -> None:
     v = verdict(result, report)
     assert v.level == "costs" and v.headline == "Fits, with costs"
     assert [r.code for r in v.costs] == ["fact-recall"]
-    assert "under the floor of 50%" in v.costs[0].text
+    assert "under the floor of 80%" in v.costs[0].text
     assert v.next_step.startswith("Keep more of the history")
     # The floor is the caller's: at zero the same run is safe.
     assert verdict(result, report, recall_floor=0.0).level == "safe"
+
+
+def test_the_recall_floor_is_four_facts_in_five_and_a_larger_loss_is_a_named_cost() -> None:
+    # The reference pipeline at half the coding agent's tokens: it fits, every other
+    # check passes, and it keeps a little over half of the facts it changed (57%: with
+    # the old 50% floor this read "Fits and safe").
+    config = reference_config(4300)
+    result, report = _run(SAMPLES / "coding_agent.json", config)
+    assert DEFAULT_RECALL_FLOOR == 0.8
+    recall = report.facts.survived / report.facts.extracted
+    assert result.status == "compacted" and 0.5 < recall < DEFAULT_RECALL_FLOOR
+    v = verdict(result, report, provider="openai-chat")
+    assert v.level == "costs" and [r.code for r in v.costs] == ["fact-recall"]
+    lost = report.facts.extracted - report.facts.survived
+    assert f"{report.facts.survived} of {report.facts.extracted} facts" in v.costs[0].text
+    assert lost > report.facts.extracted / 5  # more than one fact in five is gone
+    # Both sides of the rule: at a floor equal to the run's recall it is safe, just above
+    # it the recall is the one cost.
+    assert verdict(result, report, provider="openai-chat", recall_floor=recall).level == "safe"
+    above = verdict(result, report, provider="openai-chat", recall_floor=recall + 1e-6)
+    assert [r.code for r in above.costs] == ["fact-recall"]
+    # A run that keeps at least four facts in five is green with the default floor.
+    kept, kept_report = _run(SAMPLES / "coding_agent.json", PIPELINE)
+    assert kept_report.facts.survived / kept_report.facts.extracted >= DEFAULT_RECALL_FLOOR
+    assert verdict(kept, kept_report, provider="openai-chat").level == "safe"
 
 
 def test_a_run_that_loses_the_latest_request_with_the_guard_off_has_costs() -> None:
@@ -224,7 +259,7 @@ def test_a_run_whose_trigger_did_not_fire_says_so() -> None:
     assert result.status == "unchanged" and v.level == "safe"
     assert v.summary.startswith("8,667 tokens, left as they are")
     assert v.reasons[0].text == "No compaction was needed: no trigger fired at 8,667 tokens."
-    assert v.next_step == "None, because no compaction was needed and every check passed."
+    assert v.next_step == "Nothing to change: no compaction was needed and every check passed."
 
 
 def test_without_a_report_the_checks_are_not_measured_and_never_safe() -> None:
@@ -306,7 +341,7 @@ def test_repr_is_short_and_the_card_escapes_its_text() -> None:
     v = verdict(result, report, provider="openai-chat")
     assert repr(v).startswith("<Verdict safe: Fits and safe;") and "\n" not in repr(v)
     html = v._repr_html_()
-    assert "Verdict: Fits and safe" in html and "Next step:" in html
+    assert "Verdict: Fits and safe" in html and "<b>Nothing to change</b>" in html
     hostile = Verdict(
         level="costs",
         headline="Fits, with costs",

@@ -187,3 +187,19 @@ def frame(at: AppTest, key: str) -> Any:
 
 def has_frame(at: AppTest, key: str) -> bool:
     return any(d.key == key for d in at.dataframe)
+
+
+#: How a verdict bar's last line begins: what to do, or why there is nothing to do.
+STEP_LABELS = ("Next step", "Nothing to change", "Nothing to fix")
+
+
+def is_verdict_bar(text: str) -> bool:
+    """Whether an alert's Markdown is a verdict bar (it ends with the next step)."""
+    return any(f"**{label}:**" in text for label in STEP_LABELS)
+
+
+def step_line(v: Any) -> str:
+    """The verdict's next step as its bar shows it (``**Next step:** ...`` or
+    ``**Nothing to change:** ...``)."""
+    label, text = v.next_step_parts
+    return f"**{label}:** {text}"

@@ -30,7 +30,7 @@ from compactlens import (
     strategy_from_config,
 )
 from compactlens.analysis import DEFAULT_PRICES
-from compactlens.engine import always
+from compactlens.engine import always, money, price
 from compactlens.formats import from_caller
 from compactlens_inspector.lab.config import (
     CompactSettings,
@@ -78,9 +78,15 @@ def test_the_cards_are_the_analysis_of_the_lab_run(app) -> None:
     assert metric_int(at, "Cache kept") == ix.message_tokens[0]
     cost = report.cache.cost
     assert cost is not None
-    assert math.isclose(_usd(at, "Without compaction"), cost.cost_without, rel_tol=1e-3)
-    assert math.isclose(_usd(at, "With compaction"), cost.cost_with, rel_tol=1e-3)
+    # Costs to the cent, written by the library's one money format.
+    assert metric(at, "Without compaction") == money(cost.cost_without)
+    assert metric(at, "With compaction") == money(cost.cost_with)
+    for label in ("Without compaction", "With compaction"):
+        assert re.fullmatch(r"-?\$[\d,]+\.\d{2}", metric(at, label)), metric(at, label)
+    caption = plain(texts(at))
+    assert f"input {price(DEFAULT_PRICES['gpt-4o'].input)}," in caption
     body = plain(texts(at))
+    assert "<=" not in body and "≤" not in body  # "at most" in prose
     for warning in report.warnings:
         assert group_digits(warning) in body  # with thousands separators
     assert at.get("plotly_chart"), "the cost chart is drawn"
@@ -156,7 +162,7 @@ def test_model_and_edited_prices_drive_the_cost(app) -> None:
     at.button(key="an_prices_reset").click().run()
     no_exceptions(at)
     assert at.session_state["cl_analysis"].chosen == opus
-    assert math.isclose(_usd(at, "Without compaction"), before, rel_tol=1e-3)
+    assert math.isclose(_usd(at, "Without compaction"), before, abs_tol=0.005)
 
 
 def test_a_small_context_window_warns_and_zero_turns_the_check_off(app) -> None:

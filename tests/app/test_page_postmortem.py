@@ -55,7 +55,7 @@ def test_every_compaction_is_on_the_timeline_with_recall(app) -> None:
     first = expected.compactions[0]
     assert first.agent is not None
     assert metric(at, "Agent recall") == (
-        f"{recall_share(first.agent)} ({first.agent.survived} of {first.agent.extracted})"
+        f"{recall_share(first.agent)} ({first.agent.survived} of {first.agent.extracted} facts)"
     )
     assert first.recorded.summary is not None
     assert prose(first.recorded.summary) in [str(m.value) for m in at.markdown]
@@ -69,7 +69,7 @@ def test_every_compaction_is_on_the_timeline_with_recall(app) -> None:
     assert len(recalls) == len(set(recalls))
     ref_label = next(m.label for m in at.metric if "reference pipeline" in m.label.lower())
     assert metric(at, ref_label).endswith(
-        f"({second.strategies[0].survived} of {second.strategies[0].extracted})"
+        f"({second.strategies[0].survived} of {second.strategies[0].extracted} facts)"
     )
     # Both sizes beside the recall; a strategy that cannot get as small as the agent says so.
     body = plain(texts(at))

@@ -10,7 +10,15 @@ import re
 from pathlib import Path
 
 import pytest
-from apptest_helpers import REPO_ROOT, go, metric_int, no_exceptions, plain
+from apptest_helpers import (
+    REPO_ROOT,
+    go,
+    is_verdict_bar,
+    metric_int,
+    no_exceptions,
+    plain,
+    step_line,
+)
 
 from compactlens import (
     CharEstimator,
@@ -62,7 +70,7 @@ def bar(at) -> tuple[str, str]:
         (kind, plain(str(e.value)))
         for kind in ("success", "warning", "error")
         for e in getattr(at, kind)
-        if "Next step:" in str(e.value)
+        if is_verdict_bar(str(e.value))
     ]
     assert len(found) == 1, found
     return found[0]
@@ -78,7 +86,7 @@ def test_the_bar_is_the_library_verdict(app, sample: str, name: str, budget: int
     assert kind == ALERT[expected.level]
     assert text.startswith(f"**{expected.headline}**")
     assert expected.summary in text
-    assert f"**Next step:** {expected.next_step}" in text
+    assert step_line(expected) in text
     for reason in expected.costs:
         assert reason.text in text
     # The card below the bar counts groups as the verdict does.

@@ -13,7 +13,10 @@ preset sized to half the sample's tokens. Each surface is then read as a visitor
   Timeline, Analysis and the debugger, the cards beside it; the Overview after Compact;
   Story mode's cards and fact table;
 - the HTML report, for every preset of two samples; the notebook card
-  (``Verdict._repr_html_``), for every pair.
+  (``Verdict._repr_html_``), for every pair;
+- the notebook tuner's widget state, for every engine preset of two samples, before and
+  after its target moves; the post-mortem page, for each side of each recorded compaction;
+  the timeline's turn-by-turn replay, for each evaluation that compacted.
 """
 
 from __future__ import annotations
@@ -27,15 +30,35 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apptest_helpers import REPO_ROOT, go, metric_int, no_exceptions, plain
+from apptest_helpers import (
+    REPO_ROOT,
+    go,
+    is_verdict_bar,
+    metric_int,
+    no_exceptions,
+    plain,
+    step_line,
+)
 from streamlit.testing.v1 import AppTest
 
-from compactlens import load_transcript
-from compactlens.analysis import Verdict
+from compactlens import (
+    CharEstimator,
+    ExtractiveSummarizer,
+    Trigger,
+    analyze,
+    apply_compaction,
+    load_transcript,
+    strategy_from_config,
+    verdict,
+)
+from compactlens.analysis import Verdict, postmortem, reference_pipeline
+from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR, LEVEL_COLORS
 from compactlens.cli import main
+from compactlens.notebook import Tuner, tune
 from compactlens_inspector.exports.files import report_html
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, encode_config
 from compactlens_inspector.lab.presets import PRESETS, nice_budget, preset
+from compactlens_inspector.lab.replay import replay_session
 from compactlens_inspector.lab.runs import RunOutcome, build_index, make_summarizer, run_config
 from compactlens_inspector.serving.loader import parse_transcript
 from compactlens_inspector.views.analysis import AnalysisSettings, judge, run_analysis
@@ -193,7 +216,9 @@ def test_the_html_report_shows_the_verdict(sample: str, name: str) -> None:
     assert f"verdict-{v.level}" in section
     assert f"Verdict: {escape(v.headline)}" in section
     assert escape(v.summary) in section
-    assert escape(v.next_step) in section
+    label, step = v.next_step_parts
+    assert f"<p><b>{escape(label)}:</b> {escape(step)}</p>" in section
+    assert "None" not in section.split(f"<b>{escape(label)}:</b>", 1)[1]
     for reason in v.costs:
         assert escape(reason.text) in section
     assert escape(v.numbers.recall_text) in section
@@ -211,7 +236,9 @@ def test_the_notebook_card_shows_the_verdict(sample: str, name: str) -> None:
     card = v._repr_html_()
     assert f"Verdict: {escape(v.headline)}" in card
     assert f"{n.tokens_before:,} → {n.tokens_after:,} tokens" in card
-    assert escape(v.next_step) in card
+    label, step = v.next_step_parts
+    assert f'<div data-role="fix"><b>{escape(label)}</b> {escape(step)}</div>' in card
+    assert "None" not in step
     for reason in v.reasons:
         assert escape(reason.text) in card
     for label, count in (n.groups or {}).items():
@@ -227,7 +254,7 @@ def bar(at: AppTest) -> tuple[str, str]:
         (kind, plain(str(e.value)))
         for kind in ("success", "warning", "error")
         for e in getattr(at, kind)
-        if "**Next step:**" in str(e.value)
+        if is_verdict_bar(str(e.value))
     ]
     assert len(found) == 1, found
     return found[0]
@@ -239,27 +266,46 @@ def assert_bar(at: AppTest, v: Verdict, where: str) -> None:
     assert kind == ALERT[v.level], where
     assert text.startswith(f"**{v.headline}**"), (where, text)
     assert v.summary in text, (where, text)
-    assert f"**Next step:** {v.next_step}" in text, (where, text)
+    assert step_line(v) in text, (where, text)
+    assert "None" not in step_line(v)
     for reason in v.costs:
         assert reason.text in text, (where, reason.text)
 
 
-#: One pair of each level, and a compact() run.
-PAGE_PAIRS = [
-    ("coding_agent.json", "reference"),  # fits and safe
-    ("shopping_assistant.json", "truncation"),  # fits, with costs
-    ("cannot_fit_16k.json", "sliding_window"),  # does not fit
-    ("shopping_assistant.json", "compact"),  # compact(): no group counts
+#: One run of each level (sample, preset, budget; None: half the sample's tokens), the
+#: recall floor's two sides, and a compact() run.
+PAGE_PAIRS: list[tuple[str, str, int | None]] = [
+    ("coding_agent.json", "reference", 8000),  # fits and safe (99% recall)
+    ("coding_agent.json", "reference", None),  # fits, with costs: 57% recall is a cost
+    ("shopping_assistant.json", "truncation", None),  # fits, with costs
+    ("cannot_fit_16k.json", "sliding_window", None),  # does not fit
+    ("shopping_assistant.json", "compact", None),  # compact(): no group counts
 ]
 
 
 def test_the_page_pairs_cover_every_level() -> None:
-    assert {case(s, n).verdict.level for s, n in PAGE_PAIRS} == {"safe", "costs", "no-fit"}
+    levels = {case(s, n, b).verdict.level for s, n, b in PAGE_PAIRS}
+    assert levels == {"safe", "costs", "no-fit"}
 
 
-@pytest.mark.parametrize(("sample", "name"), PAGE_PAIRS)
-def test_every_page_shows_the_verdict(app, sample: str, name: str) -> None:
-    expected = case(sample, name)
+def test_a_large_recall_loss_is_amber_on_the_diff_page(app) -> None:
+    """The reference run at half the coding agent's tokens fits with every other check
+    passed but keeps 57% of its facts: the Diff page reads "Fits, with costs" (amber) and
+    names the loss, not "Fits and safe" (it did with a 50% floor)."""
+    v = case("coding_agent.json", "reference").verdict
+    recall = v.numbers.fact_recall
+    assert recall is not None and recall < v.recall_floor == DEFAULT_RECALL_FLOOR
+    assert [r.code for r in v.costs] == ["fact-recall"]
+    config = case("coding_agent.json", "reference").config
+    at = go(app(sample="coding_agent", cfg=encode_config(config)).run(), "diff")
+    kind, text = bar(at)
+    assert kind == "warning" and text.startswith("**Fits, with costs**")
+    assert "under the floor of 80%" in text and v.numbers.recall_text.split(" (")[0] in text
+
+
+@pytest.mark.parametrize(("sample", "name", "budget"), PAGE_PAIRS)
+def test_every_page_shows_the_verdict(app, sample: str, name: str, budget: int | None) -> None:
+    expected = case(sample, name, budget)
     v, n = expected.verdict, expected.verdict.numbers
     at = app(sample=Path(sample).stem, cfg=encode_config(expected.config)).run()
     at = go(at, "lab")
@@ -313,3 +359,200 @@ def test_story_mode_shows_each_strategys_verdict(app) -> None:
     assert list(table["fact recall"]) == [v.numbers.recall_text for v in expected.values()]
     assert list(table["verdict"]) == [v.headline for v in expected.values()]
     assert re.search(r"\d", " ".join(table["fact recall"]))
+
+
+# -- the post-mortem ------------------------------------------------------------------------
+
+
+def test_the_postmortem_shows_each_sides_verdict(app) -> None:
+    """Each side of a recorded compaction (the agent's own, compactlens's at the agent's
+    size) shows its verdict as the library judges it: level, headline, summary, every
+    failed check and the next step; its recall and the table's verdict column agree."""
+    sample = BUNDLED / "claude_code_compacted.jsonl"
+    expected = postmortem(load_transcript(sample), [("reference", reference_pipeline)])
+    at = go(app(sample=sample.stem).run(), "postmortem")
+    no_exceptions(at)
+    rows = next(d.value for d in at.dataframe if "agent verdict" in d.value.columns)
+    for c, shown in zip(expected.compactions, rows["agent verdict"], strict=True):
+        assert c.agent is not None and c.agent.verdict is not None
+        assert shown == c.agent.verdict.headline
+    for pick, c in enumerate(expected.compactions):
+        at.selectbox(key="pm_pick").set_value(pick).run()
+        no_exceptions(at)
+        sides = [c.agent, *c.strategies]
+        verdicts = [s.verdict for s in sides if s is not None and s.verdict is not None]
+        assert len(verdicts) == 2
+        alerts = [
+            (kind, plain(str(e.value)))
+            for kind in ("success", "warning", "error")
+            for e in getattr(at, kind)
+            if is_verdict_bar(str(e.value))
+        ]
+        assert len(alerts) == len(verdicts), alerts
+        for v in verdicts:
+            matching = [
+                text
+                for kind, text in alerts
+                if kind == ALERT[v.level]
+                and text.startswith(f"**{v.headline}**")
+                and v.summary in text
+            ]
+            assert len(matching) == 1, (v, alerts)
+            assert step_line(v) in matching[0]
+            for reason in v.costs:
+                assert reason.text in matching[0], reason.text
+        recalls = [str(m.value) for m in at.metric if m.label.startswith("Recall · ")]
+        assert recalls == [v.numbers.recall_text for v in verdicts]
+        # At the agent's size: both sides are judged against the tokens the agent kept.
+        assert {v.numbers.target_tokens for v in verdicts} == {c.budget}
+
+
+# -- the notebook tuner ----------------------------------------------------------------------
+
+
+def _tuner_expected(tuner: Tuner, transcript: Any) -> Verdict:
+    """The verdict of the tuner's current run, computed here through the public API: the
+    run analyzed with its strategy's triggers and the guards' provider, then judged."""
+    assert tuner.result is not None
+    provider = tuner.bench.guards(tuner.settings).provider
+    chosen = provider if provider not in (None, "any") else None
+    report = analyze(
+        transcript,
+        tuner.result,
+        triggers=tuner.strategy,
+        tokenizer=tuner.bench.index(tuner.settings.profile).tokenizer,
+        providers=[chosen] if chosen else None,
+    )
+    return verdict(tuner.result, report, provider=chosen)
+
+
+def assert_tuner_shows(tuner: Tuner, v: Verdict) -> None:
+    """The tuner's widget state (its status HTML) shows ``v``: level colour, headline,
+    status, tokens, groups, every check and the next step."""
+    assert tuner.verdict == v
+    html = tuner.status.value
+    assert f"border-left:6px solid {LEVEL_COLORS[v.level]}" in html
+    assert f"Verdict: {escape(v.headline)}" in html
+    assert f">{escape(v.numbers.status)}</span>" in html
+    n = v.numbers
+    assert f"{n.tokens_before:,} → {n.tokens_after:,} tokens" in html
+    for label, count in (n.groups or {}).items():
+        assert f"{count:,} {label}" in html
+    for reason in v.reasons:
+        assert escape(reason.text) in html
+    label, step = v.next_step_parts
+    assert f"<b>{escape(label)}</b> {escape(step)}" in html
+    assert "None" not in step
+
+
+@pytest.mark.parametrize(
+    ("sample", "name"),
+    [
+        (s, p)
+        for s in ("coding_agent.json", "cannot_fit_16k.json")
+        for p in PRESETS
+        if p != "compact"
+    ],
+)
+def test_the_notebook_tuner_shows_the_verdict_of_its_parameters(sample: str, name: str) -> None:
+    transcript = load_transcript(BUNDLED / sample)
+    config = case(sample, name).config
+    strategy = strategy_from_config(config.strategy_config(), summarizer=ExtractiveSummarizer())
+    tuner = tune(transcript, strategy, config.target_tokens or 4000)
+    assert_tuner_shows(tuner, _tuner_expected(tuner, transcript))
+    # Moving the target re-judges: a target far under the system prompt cannot fit (red).
+    tuner.update(target_tokens=50)
+    moved = _tuner_expected(tuner, transcript)
+    assert moved.numbers.target_tokens == 50
+    assert_tuner_shows(tuner, moved)
+
+
+# -- the timeline's replay ------------------------------------------------------------------
+
+
+def test_the_timeline_replay_shows_each_evaluations_verdict(app) -> None:
+    """Replayed turn by turn, every evaluation that compacted shows its verdict (the table's
+    verdict column, and the full bar of a chosen evaluation); the first compaction's is the
+    verdict the library gives the same history compacted once."""
+    sample = BUNDLED / "coding_agent.json"
+    transcript = load_transcript(sample)
+    index = build_index(transcript.messages, "estimate")
+    config = preset("truncation", nice_budget(index.total_tokens, 0.3))
+    steps = replay_session(index, config, make_summarizer(SummarizerSettings()), max_steps=30)
+    fired = [s for s in steps if s.fired]
+    assert fired and all(s.verdict is not None for s in fired)
+    # The level follows the step's own outcome.
+    for s in fired:
+        assert s.verdict is not None
+        assert (s.verdict.level == "no-fit") == (s.status == "cannot-fit"), s
+    # The first compaction, computed here through the public API.
+    first = fired[0]
+    history = list(transcript.messages[: first.messages_in])
+    strategy = strategy_from_config(config.strategy_config())
+    result = apply_compaction(history, strategy, CharEstimator())
+    triggers = [Trigger.from_dict(dict(st["trigger"])) for st in config.stages]
+    expected = verdict(result, analyze(history, result, triggers=triggers))
+    assert first.verdict == expected
+
+    at = app(sample=sample.stem, cfg=encode_config(config)).run()
+    at = go(at, "timeline")
+    at.toggle(key="timeline_session").set_value(True).run()
+    no_exceptions(at)
+    table = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert list(table["verdict"]) == [s.verdict_text for s in steps]
+    assert list(table["status"]) == [s.status for s in steps]
+    # Each judged evaluation's full verdict, picked one by one.
+    for s in fired[:3]:
+        at.selectbox(key="timeline_step").set_value(s.turn).run()
+        no_exceptions(at)
+        assert s.verdict is not None
+        assert_bar(at, s.verdict, f"timeline evaluation {s.turn}")
+
+
+# -- the next step in words ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sample", "config"),
+    [
+        # fits and every check passes (99% recall): nothing to change
+        (
+            "coding_agent.json",
+            json.loads((REPO_ROOT / "examples" / "pipeline.json").read_text(encoding="utf-8")),
+        ),
+        # no trigger fires: nothing to change either
+        ("coding_agent.json", {"type": "truncation", "max_n": 9000, "compact_to": 6000}),
+    ],
+)
+def test_no_surface_shows_none_for_a_next_step_with_nothing_to_do(
+    sample: str, config: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """When there is nothing to do, the next step is prose ("Nothing to change: <why>") on
+    the command line, in the notebook card and in the HTML report: never "None"."""
+    transcript = load_transcript(BUNDLED / sample)
+    strategy = strategy_from_config(config)
+    result = apply_compaction(list(transcript.messages), strategy, CharEstimator())
+    v = verdict(result, analyze(transcript, result, triggers=strategy), provider="openai-chat")
+    assert v.level == "safe", v.costs
+    label, step = v.next_step_parts
+    assert label == "Nothing to change" and step[0].islower() and "None" not in v.next_step
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"strategy": config, "guards": {"provider": "openai-chat"}}))
+    main(["compact", str(BUNDLED / sample), "--config", str(path)])
+    text = capsys.readouterr().out
+    assert text.rstrip().splitlines()[-1] == f"Nothing to change: {step}"
+    assert "Next step" not in text and "None" not in text
+    card = v._repr_html_()
+    assert f"<b>Nothing to change</b> {escape(step)}" in card and "None" not in card
+    loaded = parse_transcript((BUNDLED / sample).read_bytes(), sample)
+    outcome = case(sample, "reference").outcome
+    html = report_html(
+        loaded,
+        build_index(loaded.messages, "estimate"),
+        outcome,
+        summarizer=SummarizerSettings(),
+        verdict=v,
+    )
+    section = html.split("<section class='verdict", 1)[1].split("</section>", 1)[0]
+    assert f"<b>Nothing to change:</b> {escape(step)}" in section
+    assert "None" not in section

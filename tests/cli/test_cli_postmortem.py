@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from compactlens import load_transcript
-from compactlens.analysis import postmortem
+from compactlens.analysis import percent, postmortem
 from compactlens.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
@@ -22,7 +22,9 @@ def test_table_lists_every_compaction_with_recall(capsys: pytest.CaptureFixture[
     assert f"{len(expected.compactions)} recorded compaction(s)" in out
     for c in expected.compactions:
         assert c.agent is not None and c.agent.recall is not None
-        assert f"{c.agent.recall:.1%} ({c.agent.survived}/{c.agent.extracted})" in out
+        assert f"{percent(c.agent.survived, c.agent.extracted)} ({c.agent.survived}/" in out
+        assert c.agent.verdict is not None
+        assert f"verdict, agent: {c.agent.verdict.headline} ({c.agent.verdict.summary})" in out
         assert f"compaction {c.number} at message {c.recorded.index}" in out
     assert "reference pipeline" in out
 

@@ -106,7 +106,7 @@ def test_text_output_ends_with_the_verdict(capsys: pytest.CaptureFixture[str]) -
     # target, errors, warnings, latest request, system prompt, next compaction, recall,
     # prompt cache
     assert len(reasons) == 8 and all(line.startswith("  [ok] ") for line in reasons)
-    assert lines[-1] == "Next step: None, because the run fits and every check passed."
+    assert lines[-1] == "Nothing to change: the run fits and every check passed."
     # What the command printed before stays as it was.
     assert lines[1] == "status: compacted"
     assert "tokens: 8,667 -> 7,459 (saved 1,208)" in lines
@@ -153,4 +153,4 @@ def test_with_output_to_stdout_the_verdict_goes_to_stderr(
     )
     assert code == 0
     json.loads(out)  # the transcript alone
-    assert "verdict: safe - Fits and safe" in err and "Next step:" in err
+    assert "verdict: safe - Fits and safe" in err and "Nothing to change:" in err

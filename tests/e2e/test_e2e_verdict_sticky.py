@@ -25,7 +25,7 @@ def test_the_verdict_bar_stays_in_view_while_the_page_scrolls(
     bar = app.keyed(key)
     bar.wait_for()
     text = str(bar.inner_text())
-    assert "Next step:" in text
+    assert "Next step:" in text or "Nothing to change:" in text
     before = bar.bounding_box()
     assert before is not None
     scrolled = int(app.page.evaluate(_SCROLL, 1500))

@@ -49,7 +49,8 @@ def verdict_text(v: Verdict, why: str = "") -> str:
         lines.append("\n".join(costs))
     if why:
         lines.append(f"**A stage failed:** {md_escape(why)}")
-    lines.append(f"**Next step:** {md_escape(v.next_step)}")
+    label, step = v.next_step_parts
+    lines.append(f"**{md_escape(label)}:** {md_escape(step)}")
     return "\n\n".join(lines)
 
 

@@ -20,7 +20,7 @@ from compactlens.viz import timeline_events
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts
 from compactlens_inspector.serving.loader import LoadedTranscript
-from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.style.numbers import group_digits, num, price
 from compactlens_inspector.views.analysis import (
     AnalysisSettings,
     latest_request,
@@ -133,8 +133,9 @@ def analysis_section(
     if cost is not None:
         parts.append(
             f"<p class='muted'>Cost estimate at {escape(cost.model)} prices (input "
-            f"${cost.prices.input:g}, cached input ${cost.prices.cached_input:g}, cache write "
-            f"${cost.prices.write:g} per million tokens{', edited' if settings.edited else ''}; "
+            f"{price(cost.prices.input)}, cached input {price(cost.prices.cached_input)}, "
+            f"cache write {price(cost.prices.write)} per million tokens"
+            f"{', edited' if settings.edited else ''}; "
             f"list prices change) for the next {cost.further_turns} turns.</p>"
         )
     rows = lost_fact_rows(report)
@@ -201,7 +202,8 @@ def verdict_section(v: Verdict) -> str:
         ("fact recall", n.recall_text),
     ]
     parts.append(_cards(cards))
-    parts.append(f"<p><b>Next step:</b> {escape(v.next_step)}</p></section>")
+    label, step = v.next_step_parts
+    parts.append(f"<p><b>{escape(label)}:</b> {escape(step)}</p></section>")
     return "".join(parts)
 
 

@@ -1,7 +1,10 @@
 """Replays of a transcript turn by turn: what an agent would have sent at each turn.
 
 :func:`replay_session` drives a real :class:`compactlens.CompactionSession` (checkpoints,
-triggers, lifecycle events); :func:`replay_engine` runs the engine alone. No Streamlit here.
+triggers, lifecycle events); :func:`replay_engine` runs the engine alone. Every evaluation
+that compacted (or tried to) carries the verdict of that compaction
+(:func:`compactlens.verdict`, with :func:`compactlens.analyze` of the history it was given),
+so the replay reads, turn by turn, as every other page reads one run. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -15,9 +18,13 @@ from compactlens import (
     Message,
     MessageIndex,
     Summarizer,
+    Tokenizer,
     Trigger,
+    Verdict,
+    analyze,
     strategy_from_config,
     tokens_exceed,
+    verdict,
 )
 from compactlens.engine import GroupKind, StageEvent, always, index_counter, memo_tokenizer
 from compactlens.viz import TimelineEvent
@@ -46,6 +53,25 @@ class ReplayStep:
     detail: str = ""
     lifecycle: tuple[Mapping[str, Any], ...] = ()
     trigger_index: int | None = None
+    verdict: Verdict | None = None
+    """The verdict of this evaluation's compaction; None when no trigger fired (the
+    history went as it was)."""
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict's headline, or what happened when nothing was judged."""
+        if self.verdict is not None:
+            return self.verdict.headline
+        return "no compaction" if not self.fired else "not judged"
+
+
+def step_verdict(
+    history: Sequence[Any], result: Any, triggers: Sequence[Trigger], tokenizer: Tokenizer
+) -> Verdict:
+    """The verdict of one evaluation's compaction of ``history`` (the messages it was
+    given), analyzed with the replay's ``triggers``."""
+    report = analyze(list(history), result, triggers=list(triggers), tokenizer=tokenizer)
+    return verdict(result, report)
 
 
 def turn_ends(index: MessageIndex, max_steps: int | None = None) -> list[int]:
@@ -70,6 +96,7 @@ def replay_engine(
     the history so far (with the earlier compacted prefix in place) is run through the
     configuration, and a compacted history becomes the new prefix."""
     tokenizer = memo_tokenizer(index)
+    triggers = _stage_triggers(config)
     prefix: list[Message] = []
     consumed = 0
     steps: list[ReplayStep] = []
@@ -103,6 +130,11 @@ def replay_engine(
                 messages_out=r.messages_after,
                 events=r.events,
                 detail=r.reason or "",
+                verdict=(
+                    step_verdict(history, r, triggers, tokenizer)
+                    if r.status != "unchanged"
+                    else None
+                ),
             )
         )
         prefix = list(r.projection) if r.status == "compacted" else history
@@ -126,10 +158,12 @@ def replay_session(
     express (no token target) are replayed with the engine alone (:func:`replay_engine`).
     """
     counter = index_counter(index)
+    tokenizer = memo_tokenizer(index)
     events: list[Any] = []
     if config.mode == "compact":
         c = config.compact
         trigger: Any = always if c.trigger_tokens is None else tokens_exceed(c.trigger_tokens)
+        triggers = [trigger]
         session = CompactionSession(
             triggers=[trigger],
             target_tokens=c.target_tokens,
@@ -152,7 +186,7 @@ def replay_session(
             triggers=triggers,
             target_tokens=target,
             strategy=strategy,
-            tokenizer=memo_tokenizer(index),
+            tokenizer=tokenizer,
             count_tokens=counter,
             on_event=events.append,
             on_error="return",
@@ -160,6 +194,8 @@ def replay_session(
     steps: list[ReplayStep] = []
     for turn, end in enumerate(turn_ends(index, max_steps), start=1):
         history = list(index.messages[:end])
+        working = _working(session, history)
+        prior = session.last_result
         events.clear()
         sent = session.prepare(history)
         lifecycle = tuple(e.to_dict() for e in events)
@@ -190,9 +226,25 @@ def replay_session(
                 detail=detail,
                 lifecycle=lifecycle,
                 trigger_index=started.trigger_index if started is not None else None,
+                verdict=(
+                    step_verdict(working, session.last_result, triggers, tokenizer)
+                    if started is not None
+                    and session.last_result is not None
+                    and session.last_result is not prior
+                    else None
+                ),
             )
         )
     return steps
+
+
+def _working(session: CompactionSession, history: list[Message]) -> list[Message]:
+    """What the session will work on for ``history``: its checkpoint's replacement in
+    place of the prefix it covers (the messages a compaction of this turn indexes)."""
+    cp = session.checkpoint()
+    if cp is None or cp.kind != "messages" or not cp.covers(history):
+        return history
+    return [*cp.replacement, *history[cp.prefix_length :]]
 
 
 def _stage_triggers(config: LabConfig) -> list[Any]:

@@ -23,7 +23,7 @@ from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.style.numbers import group_digits, money, num, price
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.wording import condition_words, plural, verb
 from compactlens_inspector.views.analysis import (
@@ -330,15 +330,16 @@ def _cache(report: AnalysisOverview) -> None:
     st.plotly_chart(figures.cost_chart(cost), key="an_cost_chart", config={"displaylogo": False})
     write = cost.prices.write
     st.caption(
-        f"{md_escape(cost.model)}: input ${cost.prices.input:g}, cached input "
-        f"${cost.prices.cached_input:g}, cache write ${write:g} per million tokens (editable "
+        f"{md_escape(cost.model)}: input {price(cost.prices.input)}, cached input "
+        f"{price(cost.prices.cached_input)}, cache write {price(write)} per "
+        "million tokens (editable "
         f"list prices above); every turn adds {num(cost.growth_tokens)} tokens (measured on "
         "this transcript) and re-reads the previous request from the cache. An estimate to "
         "compare setups, not a bill: cache minimums, block sizes and expiry are ignored."
     )
     cols = st.columns(3)
-    cols[0].metric("Without compaction", figures.usd(cost.cost_without), border=True)
-    cols[1].metric("With compaction", figures.usd(cost.cost_with), border=True)
+    cols[0].metric("Without compaction", money(cost.cost_without), border=True)
+    cols[1].metric("With compaction", money(cost.cost_with), border=True)
     turn = cost.break_even_turn
     cols[2].metric(
         "Break-even",

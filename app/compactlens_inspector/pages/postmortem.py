@@ -11,6 +11,7 @@ from compactlens_inspector import state
 from compactlens_inspector.components.messages import show_text
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.tables import column_room, table
+from compactlens_inspector.components.verdict_bar import verdict_bar
 from compactlens_inspector.lab.config import LabConfig
 from compactlens_inspector.lab.config_url import encode_config
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -70,12 +71,17 @@ def _details(pm: Postmortem) -> None:
     sides = side_views(c)
     if not sides:
         return
-    st.markdown("##### What each side kept at the agent's size, and the facts it lost")
-    for col, side in zip(st.columns(len(sides)), sides, strict=True):
+    st.markdown("##### What each side kept at the agent's size, its verdict and the facts it lost")
+    for n, (col, side) in enumerate(zip(st.columns(len(sides)), sides, strict=True)):
         with col:
             st.markdown(f"**{md_escape(side.title)}**")
+            if side.verdict is not None:
+                # The same verdict every other page shows, judged at the agent's size.
+                verdict_bar(side.verdict, key=f"pm_verdict_{n}")
             st.metric(f"Recall · {md_escape(side.title)}", side.recall, border=True)
-            st.caption(f"{md_escape(side.size)} · {md_escape(side.status)}")
+            # The verdict bar names the run's status; without one, the caption does.
+            status = "" if side.verdict is not None else f" · {side.status}"
+            st.caption(md_escape(side.size + status))
             if side.unequal:
                 st.warning(md_escape(side.unequal), icon=":material/straighten:")
             room = column_room(len(sides))

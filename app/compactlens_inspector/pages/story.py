@@ -14,7 +14,7 @@ from compactlens_inspector.components.verdict_bar import verdict_bar
 from compactlens_inspector.lab.config import LabConfig
 from compactlens_inspector.lab.presets import preset
 from compactlens_inspector.pages._common import header, page
-from compactlens_inspector.style.numbers import group_digits, num, share
+from compactlens_inspector.style.numbers import group_digits, money, num, share
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.theme import DECISIONS, ROLES
 from compactlens_inspector.views.story import (
@@ -176,7 +176,7 @@ def _share(run: StrategyRun) -> float:
 
 def _cost(story: Story) -> None:
     def usd(x: float | None) -> str:
-        return "—" if x is None else f"${x:,.4f}"
+        return "—" if x is None else money(x)
 
     table(
         [

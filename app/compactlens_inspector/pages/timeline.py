@@ -16,8 +16,8 @@ from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.components.verdict_bar import page_verdict
-from compactlens_inspector.lab.replay import replay_timeline
+from compactlens_inspector.components.verdict_bar import page_verdict, verdict_bar
+from compactlens_inspector.lab.replay import ReplayStep, replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_code, md_escape
@@ -102,6 +102,7 @@ def _replay() -> None:
                 "tokens in": s.tokens_in,
                 "fired": s.fired,
                 "status": s.status,
+                "verdict": s.verdict_text,
                 "tokens sent": s.tokens_out,
                 "messages sent": s.messages_out,
                 "trigger": "" if s.trigger_index is None else str(s.trigger_index),
@@ -115,6 +116,26 @@ def _replay() -> None:
         width="stretch",
         key="timeline_replay_table",
     )
+    _step_verdict(steps)
+
+
+def _step_verdict(steps: list[ReplayStep]) -> None:
+    """The full verdict of one evaluation that compacted (or tried to), as the other
+    pages show a run's."""
+    judged = {s.turn: s for s in steps if s.verdict is not None}
+    if not judged:
+        return
+    if st.session_state.get("timeline_step") not in judged:  # another configuration's
+        st.session_state["timeline_step"] = next(iter(judged))
+    turn = st.selectbox(
+        "Verdict of evaluation",
+        list(judged),
+        format_func=lambda t: f"evaluation {t}: {judged[t].verdict_text}",
+        key="timeline_step",
+    )
+    step = judged.get(int(turn or 0))
+    if step is not None and step.verdict is not None:
+        verdict_bar(step.verdict, key="timeline_step_verdict")
 
 
 def _maybe(value: int | None) -> str:

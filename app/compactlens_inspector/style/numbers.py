@@ -1,7 +1,8 @@
 """How the inspector writes numbers: with thousands separators, everywhere.
 
 One place for every number the app shows: text (``num``), text that came from the
-library with bare integers in it (``group_digits``), fractions (``share``) and plotly
+library with bare integers in it (``group_digits``), fractions (``share``), costs to the
+cent (``money``), prices per million tokens (``price``) and plotly
 axes (``PLOTLY_INT``) come from :mod:`compactlens.viz`, which the figures share with
 notebooks; Streamlit widgets and table columns use :data:`INT_FORMAT` (a sprintf format).
 No Streamlit here.
@@ -9,9 +10,9 @@ No Streamlit here.
 
 from __future__ import annotations
 
-from compactlens.viz import PLOTLY_INT, group_digits, num, share
+from compactlens.viz import PLOTLY_INT, group_digits, money, num, price, share
 
-__all__ = ["INT_FORMAT", "PLOTLY_INT", "group_digits", "num", "share", "short"]
+__all__ = ["INT_FORMAT", "PLOTLY_INT", "group_digits", "money", "num", "price", "share", "short"]
 
 #: sprintf format of an integer with thousands separators (``st.slider``, ``NumberColumn``).
 INT_FORMAT = "%,d"

@@ -20,6 +20,7 @@ from compactlens.analysis import (
     Outcome,
     Postmortem,
     StrategyFactory,
+    Verdict,
     percent,
     postmortem,
     reference_pipeline,
@@ -61,12 +62,23 @@ def run_postmortem(transcript: Transcript, config: LabConfig | None, tokenizer: 
 
 
 def recall_text(outcome: Outcome | None) -> str:
-    """``63% (5 of 8)``, ``encrypted``, or ``not measured``."""
+    """The side's fact recall as its verdict words it (``63% (5 of 8 facts)``),
+    ``encrypted``, or ``not measured``."""
     if outcome is None:
         return "not measured"
     if outcome.recall is None:
         return "encrypted"
-    return f"{recall_share(outcome)} ({outcome.survived:,} of {outcome.extracted:,})"
+    if outcome.verdict is not None:
+        return outcome.verdict.numbers.recall_text
+    return f"{recall_share(outcome)} ({outcome.survived:,} of {outcome.extracted:,} facts)"
+
+
+def verdict_headline(outcome: Outcome | None) -> str:
+    """The side's verdict in a table cell: ``Fits, with costs``; ``not judged`` when the
+    agent's summary is unreadable or the history is not in the file."""
+    if outcome is None or outcome.verdict is None:
+        return "not judged"
+    return outcome.verdict.headline
 
 
 def recall_share(outcome: Outcome | None) -> str:
@@ -134,6 +146,7 @@ def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
                 "history tokens": c.history_tokens,
                 "agent kept (tokens)": c.budget,
                 "agent recall": recall_share(c.agent),
+                "agent verdict": verdict_headline(c.agent),
             }
         )
         for label, k in columns:
@@ -142,6 +155,7 @@ def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
                 row[f"{label} recall"] = recall_share(o)
                 row[f"{label} tokens"] = o.tokens_after
                 row[f"{label} at equal size"] = "yes" if c.at_equal_size(o) else "no"
+                row[f"{label} verdict"] = verdict_headline(o)
         rows.append(row)
     return rows
 
@@ -223,6 +237,7 @@ class SideView:
     kept: tuple[dict[str, Any], ...]
     size: str = ""
     unequal: str = ""
+    verdict: Verdict | None = None
 
 
 def message_rows(messages: Sequence[Message], offset: int = 0) -> list[dict[str, Any]]:
@@ -287,6 +302,7 @@ def side_views(c: CompactionPostmortem) -> list[SideView]:
                 lost=agent.lost,
                 kept=tuple(message_rows(agent.kept)),
                 size=f"{agent.tokens_after:,} tokens kept",
+                verdict=agent.verdict,
             )
         )
     for title, o in _merged(c):
@@ -300,6 +316,7 @@ def side_views(c: CompactionPostmortem) -> list[SideView]:
                 kept=tuple(message_rows(o.kept)),
                 size=f"{o.tokens_after:,} tokens kept (the agent: {c.budget:,})",
                 unequal=unequal_note(c, o),
+                verdict=o.verdict,
             )
         )
     return out

@@ -100,6 +100,7 @@ from compactlens.analysis.retrigger import (
 from compactlens.analysis.verdict import (
     FACT_DEFINITION,
     Reason,
+    RecordedRun,
     Verdict,
     VerdictNumbers,
     group_counts,
@@ -142,6 +143,7 @@ __all__ = [
     "Postmortem",
     "ProtocolProblem",
     "Reason",
+    "RecordedRun",
     "RetriggerEstimate",
     "StrategyFactory",
     "Verdict",

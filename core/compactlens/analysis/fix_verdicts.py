@@ -143,7 +143,7 @@ def next_step(current: Verdict, search: FixSearch | None) -> str:
     """What to do about the run ``current`` judges: "Nothing to fix" when it fits and is
     safe, else the first of :func:`listed_fixes`, else the verdict's own next step."""
     if current.level == "safe":
-        return f"Nothing to fix: {current.next_step[0].lower()}{current.next_step[1:]}"
+        return f"Nothing to fix: {current.next_step_parts[1]}"
     listed = listed_fixes(search.fixes, current) if search is not None else ()
     best = listed[0] if listed else None
     if best is None:

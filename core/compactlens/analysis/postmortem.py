@@ -4,7 +4,11 @@ For each :class:`~compactlens.model.RecordedCompaction` of a transcript whose re
 history can be recovered: the history before it, the agent's own summary, the fact
 survival of what the agent continued with (summary, plus any replacement history)
 against that history, and what compactlens would have kept from the same history,
-for one or more strategies, with the same fact check and its tokens.
+for one or more strategies, with the same fact check and its tokens; and each side's
+:class:`~compactlens.analysis.Verdict` (the value every other surface shows), judged
+at the agent's size: the target is the tokens the agent kept, the trigger the size of
+the history it replaced, and the facts those of the whole replaced history (so the
+agent's and compactlens's recall share one denominator).
 
 Every side is measured the same way: the facts of the whole replaced history (as
 :func:`compactlens.analysis.fact_survival` extracts them, once per compaction), looked
@@ -17,7 +21,8 @@ the strategy ignores it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from compactlens.analysis.facts import (
@@ -27,10 +32,14 @@ from compactlens.analysis.facts import (
     extract_facts,
     latest_user_request,
 )
+from compactlens.analysis.report import CompactionReport, analyze_overview
+from compactlens.analysis.verdict import RecordedRun, Verdict, verdict
 from compactlens.engine.index import MessageIndex
+from compactlens.engine.result import CompactionResult, TokenCounts
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.config import strategy_from_config
+from compactlens.engine.triggers import Trigger, tokens_exceed
 from compactlens.model.messages import Message, TextPart
 from compactlens.model.recorded import RecordedCompaction
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
@@ -43,6 +52,13 @@ StrategyFactory = Callable[[int], Strategy]
 REFERENCE_LABEL = "reference pipeline"
 #: How many lost facts each outcome lists (the counts are always complete).
 MAX_LOST = 20
+#: What a post-mortem verdict's fact recall counts (both sides count the same facts).
+POSTMORTEM_FACTS = (
+    "Facts are the identifiers, paths, numbers, names and other exact values of the whole "
+    "history the agent's compaction replaced (the same facts for every side); a fact counts "
+    "as kept when it still appears word for word in what the model saw afterwards. "
+    "Timestamps, hashes and redaction placeholders are not counted."
+)
 
 
 def reference_config(budget: int) -> dict[str, Any]:
@@ -84,6 +100,9 @@ class Outcome:
     lost: tuple[str, ...] = ()
     latest_request_lost: bool = False
     kept: tuple[Message, ...] = field(default=(), repr=False, compare=False)
+    verdict: Verdict | None = field(default=None, repr=False, compare=False)
+    """The side's verdict at the agent's size (None when the agent's summary is
+    unreadable: there is nothing to judge)."""
 
     @property
     def recall(self) -> float | None:
@@ -104,6 +123,7 @@ class Outcome:
             "recall": None if recall is None else round(recall, 6),
             "latest_request_lost": self.latest_request_lost,
             "lost": list(self.lost),
+            "verdict": self.verdict.to_dict() if self.verdict is not None else None,
         }
 
 
@@ -175,8 +195,69 @@ class Postmortem:
         }
 
 
+_FROM = "the replaced history"
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """What the agent continued with, as :func:`analyze_overview` reads a result."""
+
+    messages: tuple[Message, ...]
+    tokens: TokenCounts
+    status: str = "compacted"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Judging:
+    """What every side of one recorded compaction is judged with."""
+
+    history: tuple[Message, ...]
+    history_tokens: int
+    budget: int
+    trigger: Trigger
+    tokenizer: Tokenizer
+
+
+def _judged(run: RecordedRun | CompactionResult, report: CompactionReport) -> Verdict:
+    return verdict(run, report, facts_counted=POSTMORTEM_FACTS, facts_from=_FROM)
+
+
+def _agent_verdict(j: _Judging, kept: Sequence[Message], facts: FactReport) -> Verdict:
+    run = RecordedRun(
+        tokens_before=j.history_tokens,
+        tokens_after=j.budget,
+        target_tokens=j.budget,
+        messages_before=len(j.history),
+        messages_after=len(kept),
+    )
+    held = _Kept(messages=tuple(kept), tokens=TokenCounts(j.history_tokens, j.budget))
+    overview = analyze_overview(j.history, held, triggers=j.trigger, tokenizer=j.tokenizer)
+    return verdict(
+        run, overview.with_facts(facts), facts_counted=POSTMORTEM_FACTS, facts_from=_FROM
+    )
+
+
+def _strategy_verdict(j: _Judging, result: CompactionResult, facts: FactReport) -> Verdict:
+    # The run was planned without its explanation: its target is the agent's size.
+    ex = replace(
+        result.explanation,
+        target_tokens=j.budget,
+        smallest_target=result.tokens_after if result.status == "cannot-fit" else None,
+    )
+    judged = replace(result, explanation=ex)
+    overview = analyze_overview(j.history, judged, triggers=j.trigger, tokenizer=j.tokenizer)
+    return verdict(
+        judged, overview.with_facts(facts), facts_counted=POSTMORTEM_FACTS, facts_from=_FROM
+    )
+
+
 def _outcome(
-    label: str, status: str, facts: Sequence[Fact], kept: Sequence[Message], tokens: int
+    label: str,
+    status: str,
+    facts: Sequence[Fact],
+    kept: Sequence[Message],
+    tokens: int,
+    judge: Callable[[FactReport], Verdict] | None = None,
 ) -> Outcome:
     report = FactReport.of(check_facts(facts, kept), ())
     return Outcome(
@@ -189,6 +270,7 @@ def _outcome(
         lost=tuple(f.value for f in report.lost[:MAX_LOST]),
         latest_request_lost=report.latest_request_lost,
         kept=tuple(kept),
+        verdict=judge(report) if judge is not None else None,
     )
 
 
@@ -223,13 +305,35 @@ def _measure(
     # The facts of the history are extracted once and checked against every side.
     facts = extract_facts(history, latest_request=latest_user_request(history))
     readable = bool(recorded.summary) or any(m.text.strip() for m in kept)
-    agent = _outcome("agent", "recorded" if readable else "unreadable", facts, kept, budget)
+    # Every side is judged at the agent's size, with the trigger the agent compacted at.
+    j = _Judging(
+        history=tuple(history),
+        history_tokens=history_tokens,
+        budget=max(1, budget),
+        trigger=tokens_exceed(max(history_tokens, budget + 1)),
+        tokenizer=tokenizer,
+    )
+    agent = _outcome(
+        "agent",
+        "recorded" if readable else "unreadable",
+        facts,
+        kept,
+        budget,
+        partial(_agent_verdict, j, kept) if readable else None,
+    )
     index = MessageIndex.build(list(history), tokenizer)
     outcomes: list[Outcome] = []
     for label, factory in strategies:
         result = run_strategy(index, factory(max(1, budget)), tokenizer_given=True, explain=False)
         outcomes.append(
-            _outcome(label, result.status, facts, result.projection, result.tokens_after)
+            _outcome(
+                label,
+                result.status,
+                facts,
+                result.projection,
+                result.tokens_after,
+                partial(_strategy_verdict, j, result),
+            )
         )
     return CompactionPostmortem(
         number=number,
@@ -271,6 +375,7 @@ def postmortem(
 
 __all__ = [
     "MAX_LOST",
+    "POSTMORTEM_FACTS",
     "REFERENCE_LABEL",
     "CompactionPostmortem",
     "Outcome",

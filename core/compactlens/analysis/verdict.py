@@ -11,7 +11,8 @@ The levels are the user's:
 
 - ``safe`` ("Fits and safe"): the target is met, no provider error or warning is
   introduced, the latest user request and the system prompt are kept, compaction does not
-  fire again on the very next turn, fact recall is at least ``recall_floor`` and (when the
+  fire again on the very next turn, fact recall is at least ``recall_floor``
+  (:data:`DEFAULT_RECALL_FLOOR`, 80%: a larger loss is a named cost) and (when the
   report priced it) the next turns do not cost more with the compaction than without it;
 - ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
   measured; each is named as a :class:`Reason`;
@@ -44,7 +45,7 @@ from compactlens.analysis.protocol import ProtocolProblem
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import plural
+from compactlens.engine.vocabulary import money, plural
 from compactlens.model.display import Card, card_html
 from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.session.runtime import CompactionSession
@@ -55,8 +56,20 @@ Level: TypeAlias = Literal["safe", "costs", "no-fit"]
 HEADLINES: Mapping[Level, str] = MappingProxyType(
     {"safe": "Fits and safe", "costs": "Fits, with costs", "no-fit": "Does not fit"}
 )
-#: The lowest fact recall a run may have and still be ``safe``.
-DEFAULT_RECALL_FLOOR = 0.5
+#: How a next step with nothing to do begins (then the reason, as prose).
+NOTHING_TO_CHANGE = "Nothing to change"
+#: The colour of each level (cards and widgets): green, amber, red.
+LEVEL_COLORS: Mapping[Level, str] = MappingProxyType(
+    {"safe": "#2BB673", "costs": "#F2A541", "no-fit": "#E4572E"}
+)
+#: The lowest fact recall a run may have and still be ``safe``: at most one fact in five
+#: of the messages the compaction changed may be lost. Green means a person or an agent can
+#: go on from the compacted history without missing an identifier, path or number it
+#: replaced; a compaction that loses more (the bundled coding agent's reference run keeps
+#: 57%, a truncation 19%) still fits, but the loss is named as a cost (amber) so the
+#: user decides whether it is acceptable. The floor is per call (``recall_floor=``); the
+#: rule, with this rationale, is written down in docs/guide.md ("The verdict").
+DEFAULT_RECALL_FLOOR = 0.8
 #: What fact recall counts, in one line.
 FACT_DEFINITION = (
     "Facts are the identifiers, paths, numbers, names and other exact values in the "
@@ -108,6 +121,21 @@ _FIXES = {
     ),
     "not-measured": "Analyze the run and judge it with that report to measure the other checks.",
 }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordedRun:
+    """A compaction that was not run here, by its numbers: an agent's own, read from its
+    log (the post-mortem judges it beside compactlens's run at the same size).
+    ``status`` is ``compacted`` (what the agent did always "fits" the room it chose:
+    ``target_tokens`` is that room)."""
+
+    status: str = "compacted"
+    tokens_before: int
+    tokens_after: int
+    target_tokens: int | None
+    messages_before: int
+    messages_after: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -229,6 +257,23 @@ class Verdict:
     recall_floor: float = DEFAULT_RECALL_FLOOR
 
     @property
+    def next_step_parts(self) -> tuple[str, str]:
+        """The next step as every surface shows it, (label, text): ``("Next step", what to
+        do)``, or, when there is nothing to do, ``("Nothing to change", why)`` (prose,
+        never "Next step: None")."""
+        head, sep, rest = self.next_step.partition(": ")
+        if sep and head in (NOTHING_TO_CHANGE, "Nothing to fix"):
+            return head, rest
+        return "Next step", self.next_step
+
+    @property
+    def next_step_line(self) -> str:
+        """:attr:`next_step_parts` as one line: ``Next step: ...`` or ``Nothing to change:
+        ...``."""
+        label, text = self.next_step_parts
+        return f"{label}: {text}"
+
+    @property
     def costs(self) -> tuple[Reason, ...]:
         """The checks that did not pass (empty when the level is ``safe``)."""
         return tuple(r for r in self.reasons if r.level != "safe")
@@ -264,7 +309,9 @@ def verdict_card(v: Verdict) -> Card:
         budget=n.target_tokens,
         counts=dict(n.groups) if n.groups is not None else {},
         facts=tuple((marks[r.level], r.text) for r in v.reasons),
-        fix=f"Next step: {v.next_step}",
+        fix=v.next_step_parts[1],
+        fix_label=v.next_step_parts[0],
+        accent=LEVEL_COLORS[v.level],
     )
 
 
@@ -280,8 +327,19 @@ def group_counts(result: CompactionResult) -> Mapping[str, int]:
     return MappingProxyType(counts)
 
 
-def _run_numbers(result: CompactionResult | CompactResult) -> dict[str, Any]:
+def _run_numbers(result: CompactionResult | CompactResult | RecordedRun) -> dict[str, Any]:
     """What the result itself says: tokens, target, messages and groups."""
+    if isinstance(result, RecordedRun):
+        return {
+            "status": result.status,
+            "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after,
+            "target_tokens": result.target_tokens,
+            "smallest_target": None,
+            "messages_before": result.messages_before,
+            "messages_after": result.messages_after,
+            "groups": None,
+        }
     if isinstance(result, CompactionResult):
         ex = result.explanation
         return {
@@ -340,9 +398,13 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
     }
 
 
-def _check_report(result: CompactionResult | CompactResult, report: CompactionReport) -> None:
-    before = result.tokens_before if isinstance(result, CompactionResult) else result.tokens.before
-    after = result.tokens_after if isinstance(result, CompactionResult) else result.tokens.after
+def _check_report(
+    result: CompactionResult | CompactResult | RecordedRun, report: CompactionReport
+) -> None:
+    if isinstance(result, CompactResult):
+        before, after = result.tokens.before, result.tokens.after
+    else:
+        before, after = result.tokens_before, result.tokens_after
     if (report.tokens_before, report.tokens_after, report.status) != (
         before,
         after,
@@ -452,7 +514,7 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
     ahead = f"the next {_plural(turns, 'turn')}"
     if extra > 0:
         text = (
-            f"With the prompt cache rewritten, {ahead} cost ${extra:,.2f} more than without "
+            f"With the prompt cache rewritten, {ahead} cost {money(extra)} more than without "
             "compacting."
             if extra >= 0.005
             else f"With the prompt cache rewritten, {ahead} cost more than without compacting "
@@ -461,7 +523,7 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
         return Reason(code="cache", level="costs", text=text)
     saved = -extra
     text = (
-        f"The compaction saves ${saved:,.2f} over {ahead}, the prompt cache rewrite included."
+        f"The compaction saves {money(saved)} over {ahead}, the prompt cache rewrite included."
         if saved >= 0.005
         else f"The compaction costs no more over {ahead}, the prompt cache rewrite included."
     )
@@ -556,7 +618,7 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     )
 
 
-def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
+def _recall_reason(n: VerdictNumbers, floor: float, scope: str) -> Reason:
     kept, total = n.facts_kept or 0, n.facts_total or 0
     if not total:
         return Reason(
@@ -565,7 +627,7 @@ def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
             text="No fact was in the messages the compaction changed.",
         )
     share = percent(kept, total)
-    counted = f"{kept:,} of {total:,} facts from the changed messages kept"
+    counted = f"{kept:,} of {total:,} facts from {scope} kept"
     if kept / total < floor:
         text = f"Fact recall is {share}, under the floor of {floor:.0%}: {counted}."
         return Reason(code="fact-recall", level="costs", text=text)
@@ -573,7 +635,7 @@ def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
 
 
 def _reasons(
-    n: VerdictNumbers, report: CompactionReport | None, floor: float
+    n: VerdictNumbers, report: CompactionReport | None, floor: float, scope: str
 ) -> tuple[Reason, ...]:
     target = _target_reason(n)
     if report is None:
@@ -594,7 +656,7 @@ def _reasons(
         _request_reason(report),
         _system_reason(report),
         _next_compaction_reason(n),
-        _recall_reason(n, floor),
+        _recall_reason(n, floor, scope),
         *((cache,) if cache is not None else ()),
     )
 
@@ -622,12 +684,23 @@ def _summary(n: VerdictNumbers) -> str:
 
 
 def _next_step(
-    level: Level, reasons: tuple[Reason, ...], n: VerdictNumbers, fixes: FixSearch | None
+    level: Level,
+    reasons: tuple[Reason, ...],
+    n: VerdictNumbers,
+    fixes: FixSearch | None,
+    recorded: bool = False,
 ) -> str:
+    if recorded and level != "safe":
+        # An agent's own compaction cannot be rerun here: what can be changed is ours.
+        room = f" at {n.target_tokens:,} tokens" if n.target_tokens is not None else ""
+        return (
+            "This compaction was the agent's own, so nothing here can rerun it: try a "
+            f"configuration{room} in the Lab that avoids these costs."
+        )
     if level == "safe":
         if n.status == "unchanged":
-            return "None, because no compaction was needed and every check passed."
-        return "None, because the run fits and every check passed."
+            return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
+        return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
         first = next(r for r in reasons if r.level != "safe")
         if first.code == "next-compaction":
@@ -652,12 +725,14 @@ def _next_step(
 
 
 def verdict(
-    result: CompactionResult | CompactResult | CompactionSession,
+    result: CompactionResult | CompactResult | RecordedRun | CompactionSession,
     report: CompactionReport | None = None,
     *,
     provider: str | None = None,
     recall_floor: float = DEFAULT_RECALL_FLOOR,
     fixes: FixSearch | None = None,
+    facts_counted: str = FACT_DEFINITION,
+    facts_from: str = "the changed messages",
 ) -> Verdict:
     """The verdict of one run (see the module docstring for the levels).
 
@@ -669,7 +744,10 @@ def verdict(
     count only the problems this provider (and tool-call pairing) would raise; default,
     every provider the report checked. ``recall_floor``: the lowest fact recall that is
     still ``safe`` (0 to 1). ``fixes``: a :func:`search_fixes` result, whose best fix
-    becomes the next step of a run that does not fit.
+    becomes the next step of a run that does not fit. ``facts_counted``: what the
+    report's facts are, in one line, when the caller counted another set than
+    :func:`analyze` does (the post-mortem: every fact of the replaced history), and
+    ``facts_from`` where they come from, as the recall sentence names it.
     """
     if isinstance(result, CompactionSession):
         step = result.last_result
@@ -679,9 +757,10 @@ def verdict(
                 "any prepare() call), so there is no step to judge"
             )
         result = step
-    if not isinstance(result, CompactionResult | CompactResult):
+    if not isinstance(result, CompactionResult | CompactResult | RecordedRun):
         raise InputTypeError(
-            "verdict() takes a CompactionResult, a CompactResult or a CompactionSession, "
+            "verdict() takes a CompactionResult, a CompactResult, a RecordedRun or a "
+            "CompactionSession, "
             f"got {type(result).__name__}"
         )
     if report is not None and not isinstance(report, CompactionReport):
@@ -696,8 +775,8 @@ def verdict(
         values.update(_report_numbers(report, provider))
     else:
         values.update(facts_kept=None, facts_total=None, provider=provider)
-    numbers = VerdictNumbers(measured=report is not None, **values)
-    reasons = _reasons(numbers, report, recall_floor)
+    numbers = VerdictNumbers(measured=report is not None, facts_counted=facts_counted, **values)
+    reasons = _reasons(numbers, report, recall_floor, facts_from)
     level: Level = (
         "no-fit"
         if numbers.status == "cannot-fit"
@@ -709,7 +788,9 @@ def verdict(
         summary=_summary(numbers),
         reasons=reasons,
         numbers=numbers,
-        next_step=_next_step(level, reasons, numbers, fixes),
+        next_step=_next_step(
+            level, reasons, numbers, fixes, recorded=isinstance(result, RecordedRun)
+        ),
         recall_floor=recall_floor,
     )
 
@@ -719,8 +800,11 @@ __all__ = [
     "FACT_DEFINITION",
     "GROUP_LABELS",
     "HEADLINES",
+    "LEVEL_COLORS",
+    "NOTHING_TO_CHANGE",
     "Level",
     "Reason",
+    "RecordedRun",
     "Verdict",
     "VerdictNumbers",
     "group_counts",

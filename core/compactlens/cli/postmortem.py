@@ -9,6 +9,7 @@ kept), then, per compaction, the facts the agent lost and the head of its summar
 from __future__ import annotations
 
 from compactlens.analysis.postmortem import CompactionPostmortem, Outcome, Postmortem
+from compactlens.analysis.verdict import percent
 
 #: Lost facts and summary characters shown per compaction in the text form.
 SHOWN_LOST = 5
@@ -20,13 +21,27 @@ def _num(value: int | None) -> str:
 
 
 def recall_text(outcome: Outcome | None) -> str:
-    """``60.0% (3/5)``; ``encrypted`` when the summary cannot be read; ``-`` when absent."""
+    """``60% (3/5)`` (a whole percentage that never rounds a loss away); ``encrypted``
+    when the summary cannot be read; ``-`` when absent."""
     if outcome is None:
         return "-"
-    recall = outcome.recall
-    if recall is None:
+    if outcome.recall is None:
         return "encrypted"
-    return f"{recall:.1%} ({outcome.survived}/{outcome.extracted})"
+    return (
+        f"{percent(outcome.survived, outcome.extracted)} ({outcome.survived}/{outcome.extracted})"
+    )
+
+
+def verdict_lines(c: CompactionPostmortem) -> list[str]:
+    """Each side's verdict at the agent's size: headline, the checks that failed."""
+    lines = []
+    for o in ([c.agent] if c.agent is not None else []) + list(c.strategies):
+        v = o.verdict
+        if v is None:
+            continue
+        lines.append(f"  verdict, {o.label}: {v.headline} ({v.summary})")
+        lines.extend(f"    - {r.text}" for r in v.costs)
+    return lines
 
 
 def _clip(text: str, limit: int) -> str:
@@ -87,6 +102,7 @@ def render_postmortem(pm: Postmortem) -> str:
             lines.append(f"  note: {c.recorded.note}")
         if c.recorded.summary:
             lines.append(f"  summary: {_clip(c.recorded.summary, SHOWN_SUMMARY)}")
+        lines.extend(verdict_lines(c))
         if c.agent is not None and c.agent.lost:
             shown = ", ".join(_clip(v, 60) for v in c.agent.lost[:SHOWN_LOST])
             more = c.agent.extracted - c.agent.survived - min(len(c.agent.lost), SHOWN_LOST)

@@ -221,5 +221,5 @@ def render_verdict(v: Verdict) -> str:
     """The verdict of a run: the level and its numbers, one line per check, the next step."""
     lines = ["", f"verdict: {v.level} - {v.headline}: {v.summary}"]
     lines += [f"  [{_REASON_MARKS[r.level]}] {r.text}" for r in v.reasons]
-    lines.append(f"Next step: {v.next_step}")
+    lines.append(v.next_step_line)
     return "\n".join(lines) + "\n"

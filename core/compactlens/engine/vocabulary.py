@@ -43,10 +43,21 @@ def tokens_words(n: float) -> str:
 
 
 def money(amount: float) -> str:
-    """``$1,234.57``: dollars to the cent (``<$0.01`` for a positive amount below a cent)."""
-    if 0 < amount < 0.005:
-        return "<$0.01"
-    return f"-${-amount:,.2f}" if amount < 0 else f"${amount:,.2f}"
+    """Every cost compactlens shows: ``$1,234.57``, dollars to the cent with thousands
+    separators (``-$0.42`` for a negative amount); ``under $0.01`` for an amount that is
+    not zero but would round to it (a cost is never shown as ``$0.0042`` or ``$0.4``)."""
+    if amount != 0 and abs(amount) < 0.005:
+        return "under $0.01"
+    cents = round(amount, 2)
+    return f"-${-cents:,.2f}" if cents < 0 else f"${cents:,.2f}"
+
+
+def price(amount: float) -> str:
+    """A price per million tokens: ``$2.50``, to the cent unless the price itself has finer
+    digits (``$0.075``): a rate, not a cost, so it is shown as the price list gives it."""
+    if round(amount, 2) == amount:
+        return money(amount)
+    return f"${amount:,.6f}".rstrip("0")
 
 
 def share(fraction: float) -> str:

@@ -77,6 +77,12 @@ class Card:
     fix: str = ""
     """The top fix, when there is one."""
 
+    fix_label: str = "top fix"
+    """How the ``fix`` line is labelled (a verdict's card: ``next step``)."""
+
+    accent: str | None = None
+    """A colour for the card's left edge (a verdict's level: green, amber, red)."""
+
 
 def clip(text: str, limit: int = CARD_TEXT_LIMIT) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
@@ -121,11 +127,15 @@ def card_html(card: Card) -> str:
     if card.reason:
         rows.append(f'<div data-role="reason"><b>why</b> {escape(clip(card.reason))}</div>')
     if card.fix:
-        rows.append(f'<div data-role="fix"><b>top fix</b> {escape(clip(card.fix))}</div>')
+        rows.append(
+            f'<div data-role="fix"><b>{escape(card.fix_label)}</b> {escape(clip(card.fix))}</div>'
+        )
     style = (
         "font-family:system-ui,sans-serif;font-size:13px;line-height:1.5;max-width:640px;"
         f"border:1px solid {THEME['border']};border-radius:6px;padding:8px 12px"
     )
+    if card.accent:
+        style += f";border-left:6px solid {card.accent}"
     return f'<div class="compactlens-card" style="{style}">' + "".join(rows) + "</div>"
 
 

@@ -3,9 +3,11 @@
 The panel has a trigger and a target slider (tokens; they move together unless the user
 unticks "trigger = target"), the profile and the provider, and one field per parameter of
 every stage. Each change builds :class:`TuneSettings`, plans the
-strategy over the index (built once per profile) and redraws the status card (status,
-tokens, budget bar, groups kept / collapsed / summarized / dropped, reason, top fix) and the
-decision map. Everything the widgets do is also a method (:meth:`Tuner.update`,
+strategy over the index (built once per profile), judges the run with
+:func:`compactlens.verdict` (:func:`~compactlens.analysis.judge_run`: the same value every
+other surface shows) and redraws the verdict card (level colour and headline, status,
+tokens, budget bar, groups by decision, one line per check, next step) and the decision
+map. Everything the widgets do is also a method (:meth:`Tuner.update`,
 :meth:`Tuner.set_parameter`), so a script or a test drives it the same way.
 """
 
@@ -15,8 +17,9 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from compactlens.analysis.fix_verdicts import judge_run
+from compactlens.analysis.verdict import Verdict, verdict_card
 from compactlens.engine import CompactionResult, Strategy, run_strategy
-from compactlens.engine.display import result_card
 from compactlens.model import Message, Tokenizer, card_html
 from compactlens.model.display import THEME
 from compactlens.model.errors import ConfigError
@@ -73,6 +76,8 @@ class Tuner:
             linked=(trigger is None or trigger == budget) if linked is None else linked,
         )
         self.result: CompactionResult | None = None
+        #: The verdict of ``result`` (None when the settings do not run).
+        self.verdict: Verdict | None = None
         self.error: str | None = None
         self.runs = 0
         self._quiet = False
@@ -118,27 +123,32 @@ class Tuner:
         self.runs += 1
         try:
             index = self.bench.index(self.settings.profile)
+            strategy = self.bench.strategy(self.settings)
+            guards = self.bench.guards(self.settings)
+            given = self.bench.tokenizer is not None
             self.result = run_strategy(
                 index,
-                self.bench.strategy(self.settings),
-                tokenizer_given=self.bench.tokenizer is not None,
-                guards=self.bench.guards(self.settings),
+                strategy,
+                tokenizer_given=given,
+                guards=guards,
                 profile=self.settings.profile,
             )
+            self.verdict = judge_run(index, self.result, strategy, guards, tokenizer_given=given)
             self.error = None
             self._show_defaults()
         except (ValueError, TypeError) as exc:
             self.result = None
+            self.verdict = None
             self.error = str(exc)
         self._redraw()
         return self.result
 
     def status_html(self) -> str:
-        """The status card as shown (escaped HTML)."""
-        if self.result is None:
+        """The verdict card as shown (escaped HTML)."""
+        if self.result is None or self.verdict is None:
             message = escape(self.error or "not run")
             return f'<div data-role="status" class="compactlens-error">error: {message}</div>'
-        return card_html(result_card(self.result, self.settings.target_tokens)) + self._ran_with()
+        return card_html(verdict_card(self.verdict)) + self._ran_with()
 
     def _ran_with(self) -> str:
         """One line under the card: the settings this run was made with."""

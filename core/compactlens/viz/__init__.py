@@ -46,16 +46,18 @@ from compactlens.viz.words import (
     PLOTLY_INT,
     STAGE_PARAM_WORDS,
     group_digits,
+    money,
     num,
     param_words,
     part_words,
+    price,
     share,
 )
 
 if TYPE_CHECKING:
     from compactlens.viz.compaction import budget_bar, budget_waterfall, decision_map
     from compactlens.viz.compare import compare_chart, sweep_chart
-    from compactlens.viz.costs import cost_chart, cumulative_costs, usd
+    from compactlens.viz.costs import cost_chart, cumulative_costs
     from compactlens.viz.timeline import event_timeline, replay_chart
     from compactlens.viz.transcript import (
         composition,
@@ -73,7 +75,6 @@ _FIGURES: dict[str, str] = {
     "sweep_chart": "compare",
     "cost_chart": "costs",
     "cumulative_costs": "costs",
-    "usd": "costs",
     "event_timeline": "timeline",
     "replay_chart": "timeline",
     "composition": "transcript",
@@ -136,13 +137,14 @@ __all__ = [
     "event_timeline",
     "group_digits",
     "groups_kept",
+    "money",
     "num",
     "param_words",
     "part_words",
+    "price",
     "replay_chart",
     "share",
     "sweep_chart",
     "timeline_events",
     "tokens_per_group",
-    "usd",
 ]

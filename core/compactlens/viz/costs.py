@@ -6,14 +6,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from compactlens.analysis import CostEstimate
 from compactlens.viz._style import TRIGGER_COLOR, _layout, _line
-
-
-def usd(value: float) -> str:
-    """Dollars with enough digits for small per-turn costs."""
-    if value == 0:
-        return "$0"
-    digits = 2 if abs(value) >= 10 else 4 if abs(value) >= 0.01 else 6
-    return f"${value:,.{digits}f}"
+from compactlens.viz.words import money
 
 
 def cumulative_costs(cost: CostEstimate) -> tuple[list[float], list[float]]:
@@ -45,7 +38,7 @@ def cost_chart(cost: CostEstimate) -> go.Figure:
             mode="lines+markers",
             name="without compaction",
             line={"color": "#8DA0B6", "width": 2},
-            customdata=[usd(v) for v in without],
+            customdata=[money(v) for v in without],
             hovertemplate="after turn %{x}: %{customdata}<extra>without</extra>",
         )
     )
@@ -56,7 +49,7 @@ def cost_chart(cost: CostEstimate) -> go.Figure:
             mode="lines+markers",
             name="with compaction",
             line={"color": "#2BB673", "width": 2},
-            customdata=[usd(v) for v in with_],
+            customdata=[money(v) for v in with_],
             hovertemplate="after turn %{x}: %{customdata}<extra>with</extra>",
         )
     )
@@ -79,9 +72,16 @@ def cost_chart(cost: CostEstimate) -> go.Figure:
     elif turn > cost.further_turns:
         verdict = f"breaks even after turn {turn}"
     else:
-        verdict = f"saves {usd(cost.savings)}" if cost.savings >= 0 else "costs more"
+        verdict = f"saves {money(cost.savings)}" if cost.savings >= 0 else "costs more"
     model = f" · {cost.model}" if cost.model else ""
     fig.update_xaxes(title="further turns", dtick=1 if cost.further_turns <= 20 else None)
-    fig.update_yaxes(title="cumulative input cost (USD)", rangemode="tozero", tickprefix="$")
+    # Ticks to the cent, as every cost is written (finer only when the costs are that small).
+    cents = max([*without, *with_, 0.0]) >= 0.05
+    fig.update_yaxes(
+        title="cumulative input cost (USD)",
+        rangemode="tozero",
+        tickprefix="$",
+        tickformat=",.2f" if cents else None,
+    )
     title = f"Cost of the next {cost.further_turns} turns{model}: {verdict}"
     return _layout(fig, title, height=360)

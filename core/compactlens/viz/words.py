@@ -2,8 +2,9 @@
 
 The words and number formats live in :mod:`compactlens.engine.vocabulary` (one vocabulary
 for every surface); this module gives figures what they use of it: :func:`num`,
-:func:`group_digits`, :func:`share`, parameter words, and :data:`PLOTLY_INT`, the d3 format
-of plotly axes and hover labels. Tables and code keep parameter names, which are what a
+:func:`group_digits`, :func:`share`, :func:`money` (every cost, to the cent),
+:func:`price`, parameter words, and :data:`PLOTLY_INT`, the d3 format of plotly axes and
+hover labels. Tables and code keep parameter names, which are what a
 user types.
 """
 
@@ -13,8 +14,10 @@ from compactlens.engine.vocabulary import (
     PARAMETERS,
     STAGE_PARAMETERS,
     group_digits,
+    money,
     num,
     param_words,
+    price,
     share,
 )
 
@@ -41,8 +44,10 @@ __all__ = [
     "PLOTLY_INT",
     "STAGE_PARAM_WORDS",
     "group_digits",
+    "money",
     "num",
     "param_words",
     "part_words",
+    "price",
     "share",
 ]
