@@ -276,7 +276,7 @@ def test_every_page_shows_the_verdict(app, sample: str, name: str) -> None:
             assert metric_int(at, f"Groups {label}") == count, label
     assert metric_int(at, "Tokens after") == n.tokens_after
 
-    for page in ("timeline", "analysis", "cannot_fit"):
+    for page in ("timeline", "export", "analysis", "cannot_fit"):
         at = go(at, page)
         assert_bar(at, v, page)
     # The debugger's own numbers are the verdict's.
