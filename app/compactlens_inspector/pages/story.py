@@ -28,8 +28,6 @@ from compactlens_inspector.views.story import (
 
 QP_STEP = "step"
 PICK = "story_pick"
-#: The badge colour of each verdict level (as the verdict bar colours it).
-LEVEL_BADGE = {"safe": "green", "costs": "orange", "no-fit": "red"}
 
 
 def _go(n: int) -> None:
@@ -106,7 +104,7 @@ def _strategy_card(run: StrategyRun) -> None:
     v = run.verdict
     n = v.numbers
     with st.container(border=True, key=f"story_card_{run.key}"):
-        st.markdown(f"**{run.title}** {badges.badge(v.headline, LEVEL_BADGE[v.level])}")
+        st.markdown(f"**{run.title}** {badges.verdict(v.headline, v.level)}")
         st.caption(run.what)
         st.metric("Tokens after", num(n.tokens_after))
         groups = n.groups or {}

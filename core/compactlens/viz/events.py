@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from compactlens.analysis import group_counts
 from compactlens.engine import (
     CompactionResult,
     GroupDecision,
@@ -149,7 +150,8 @@ def _stages_first(events: Sequence[StageEvent]) -> list[int]:
 @dataclass(frozen=True, slots=True)
 class SweepPoint:
     """One value of a swept parameter and what the run gave (``recall``: the fact recall
-    of the run's analysis, 0 to 1, when it was measured)."""
+    of the run's analysis, 0 to 1, when it was measured; ``target_tokens``: the target
+    the run was judged against, which a swept stage trigger can move)."""
 
     value: int
     status: str
@@ -158,10 +160,13 @@ class SweepPoint:
     messages_after: int | None
     error: str | None = None
     recall: float | None = None
+    target_tokens: int | None = None
 
 
 def groups_kept(result: CompactionResult) -> int:
-    return sum(1 for d in result.decisions if d.action in ("kept", "collapsed", "inserted"))
+    """Groups kept as they were, as the verdict counts them (:func:`group_counts`):
+    collapsed groups and inserted summaries are not "kept"."""
+    return group_counts(result)["kept"]
 
 
 def decisions_by_group(result: CompactionResult | None) -> dict[int, GroupDecision]:
