@@ -206,11 +206,14 @@ def _fix(story: Story) -> None:
     cols = st.columns(2)
     cols[0].metric("History", f"{num(fix.tokens)} tokens", border=True)
     cols[1].metric("Target", f"{num(fix.target)} tokens", border=True)
-    st.markdown(f"The search tried **{num(fix.tried)}** variants. The best ones:")
-    for n, (what, after, recall) in enumerate(fix.fixes, start=1):
+    st.markdown(
+        f"The search re-ran **{num(fix.tried)}** changes. The first fixes the Cannot-fit "
+        "debugger lists, each judged as the run it gives once applied:"
+    )
+    for row in fix.fixes:
         st.markdown(
-            f"{n}. {md_escape(group_digits(what))}: **{num(after)}** tokens, "
-            f"facts kept {share(recall)}"
+            f"{row.rank}. {md_escape(group_digits(row.title))}: **{md_escape(row.headline)}**, "
+            f"{md_escape(row.summary)}"
         )
     if st.button(
         "Open it in the Cannot-fit debugger",
