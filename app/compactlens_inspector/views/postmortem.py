@@ -26,6 +26,7 @@ from compactlens.analysis import (
 )
 from compactlens.model import make_tokenizer
 from compactlens_inspector.lab.config import LabConfig, sized
+from compactlens_inspector.style.wording import source_words
 
 LAB_LABEL = "lab configuration"
 #: The replaced history's bars (grey) and the recall lines (agent first): no colour shared.
@@ -278,7 +279,7 @@ def side_views(c: CompactionPostmortem) -> list[SideView]:
         agent = c.agent
         out.append(
             SideView(
-                title=f"Agent ({c.recorded.source})",
+                title=f"Agent ({source_words(c.recorded.source)})",
                 recall=recall_text(agent),
                 tokens=agent.tokens_after,
                 status=agent.status,

@@ -8,11 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from compactlens import Transcript
+from compactlens.analysis import agent_kept
+from compactlens.model import Tokenizer, count_messages
+from compactlens_inspector.style.wording import source_words
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordedEntry:
-    """One recorded compaction as the timeline shows it."""
+    """One recorded compaction as the timeline shows it: what the agent recorded (the
+    tokens it logged, when it did) and what the counter measures, as the Post-mortem
+    measures them (the history it replaced, what it kept). ``source`` is in words."""
 
     seq: int
     index: int
@@ -26,41 +31,75 @@ class RecordedEntry:
     timestamp: str
     note: str
     summary: str | None
+    history_tokens: int | None = None  # the replaced history, counted (None: not recorded)
+    kept_tokens: int | None = None  # what the agent continued with, counted
 
     @property
     def label(self) -> str:
         tokens = ""
-        if self.tokens_before is not None and self.tokens_after is not None:
-            tokens = f": {self.tokens_before:,} → {self.tokens_after:,} tokens"
+        if self.history_tokens is not None and self.kept_tokens is not None:
+            tokens = f": {self.history_tokens:,} → {self.kept_tokens:,} tokens"
         return f"{self.seq + 1}. at message {self.index} ({self.kind}){tokens}"
 
-    def row(self) -> dict[str, Any]:
-        return {
+    def row(self, *, recorded_after: bool = True) -> dict[str, Any]:
+        """The table row: counted tokens beside the recorded ones ("not recorded" when the
+        agent did not log them, never an empty cell); ``recorded_after``: whether the
+        "tokens after (recorded)" column is shown (no agent of the table logged one)."""
+        row: dict[str, Any] = {
             "#": self.seq + 1,
             "at message": self.index,
             "kind": self.kind,
-            "trigger": self.trigger,
-            "tokens before": self.tokens_before,
-            "tokens after": self.tokens_after,
-            "messages before": self.messages_before,
-            "messages after": self.messages_after,
-            "when": self.timestamp,
             "source": self.source,
-            "note": self.note,
+            "trigger": self.trigger,
+            "history tokens": _counted(self.history_tokens),
+            "agent kept (tokens)": _counted(self.kept_tokens),
+            "tokens before (recorded)": _recorded(self.tokens_before),
         }
+        if recorded_after:
+            row["tokens after (recorded)"] = _recorded(self.tokens_after)
+        row["messages before"] = _counted(self.messages_before)
+        row["messages after"] = _counted(self.messages_after)
+        row["when"] = self.timestamp
+        return row
+
+
+def _recorded(tokens: int | None) -> str:
+    """A count the agent recorded, or "not recorded" (as the Post-mortem words it)."""
+    return f"{tokens:,}" if tokens is not None else "not recorded"
+
+
+def _counted(n: int | None) -> int | str:
+    """A counted number (a number, so the column sorts), or "—" when there is none."""
+    return n if n is not None else "—"
+
+
+def rows(entries: Sequence[RecordedEntry]) -> list[dict[str, Any]]:
+    """The table of ``entries``, without a "when" column when no entry has a time and
+    without "tokens after (recorded)" when no agent recorded one."""
+    after = any(e.tokens_after is not None for e in entries)
+    out = [e.row(recorded_after=after) for e in entries]
+    if not any(e.timestamp for e in entries):
+        for row in out:
+            row.pop("when")
+    return out
 
 
 def _count(messages: Sequence[Any] | None) -> int | None:
     return None if messages is None else len(messages)
 
 
-def recorded_entries(transcript: Transcript) -> list[RecordedEntry]:
-    """One entry per recorded compaction, in order."""
+def recorded_entries(transcript: Transcript, tokenizer: Tokenizer) -> list[RecordedEntry]:
+    """One entry per recorded compaction, in order, its history and what the agent kept
+    counted with ``tokenizer`` (the counter every page counts with)."""
+
+    def counted(messages: Sequence[Any]) -> int | None:
+        return sum(count_messages(messages, tokenizer)) if messages else None
+
     return [
         RecordedEntry(
             seq=i,
             index=c.index,
-            source=c.source,
+            source=source_words(c.source),
             kind=c.kind,
             trigger=c.trigger or "",
             tokens_before=c.tokens_before,
@@ -70,9 +109,11 @@ def recorded_entries(transcript: Transcript) -> list[RecordedEntry]:
             timestamp=c.timestamp or "",
             note=c.note,
             summary=c.summary,
+            history_tokens=counted(c.replaced or ()),
+            kept_tokens=counted(agent_kept(c)),
         )
         for i, c in enumerate(transcript.compactions)
     ]
 
 
-__all__ = ["RecordedEntry", "recorded_entries"]
+__all__ = ["RecordedEntry", "recorded_entries", "rows"]

@@ -14,6 +14,7 @@ from compactlens.engine import (
     GroupDecision,
     StageEvent,
     condition_words,
+    event_words,
     stage_words,
 )
 from compactlens.viz.words import group_digits, num
@@ -85,9 +86,9 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
                 len(out),
                 e.event,
                 e.strategy,
-                f"{stage_words(e.strategy)} total: {e.event}"
+                f"{stage_words(e.strategy)} total: {event_words(e.event)}"
                 if total
-                else f"{stage_words(e.strategy)}: {e.event}",
+                else f"{stage_words(e.strategy)}: {event_words(e.event)}",
                 e.tokens_before,
                 e.tokens_after,
                 condition_words(e.trigger),
