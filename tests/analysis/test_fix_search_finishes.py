@@ -98,7 +98,7 @@ def test_a_costly_best_fix_comes_first_with_the_target_its_parameters_reach() ->
     # The change a user would make (fewer groups kept) comes first, with what it costs...
     assert not first.changes_target and first.fits and first.keeps_conversation
     assert first.destructive and any("facts are kept" in w for w in first.warnings)
-    assert "newest groups never dropped to" in first.plain_summary
+    assert "“newest groups never dropped” to" in first.plain_summary
     assert "minimum_preserved" not in first.plain_summary
     # ...and raising the target to what the current parameters reach is one click away.
     raised = [f for f in found.fixes if f.changes_target]

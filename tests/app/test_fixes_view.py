@@ -10,7 +10,13 @@ from apptest_helpers import coding_agent
 from compactlens import MessageIndex, run_strategy, strategy_from_config
 from compactlens.analysis import analyze, judge_fixes, search_fixes, strategy_triggers, verdict
 from compactlens.formats import from_caller
-from compactlens_inspector.views.fixes import NOT_JUDGED, fix_rows, hidden_note, section
+from compactlens_inspector.views.fixes import (
+    NOT_JUDGED,
+    fix_rows,
+    hidden_note,
+    no_improvement,
+    section,
+)
 
 
 def _judged(budget: int, keep: int) -> tuple[object, object]:
@@ -64,3 +70,9 @@ def test_unjudged_fixes_are_listed_with_their_own_tokens_when_the_run_does_not_f
     rows = fix_rows(unjudged, current)
     assert rows and all(r.headline == NOT_JUDGED for r in rows)
     assert all(r.summary.startswith(f"{r.fix.tokens_after:,} tokens") for r in rows)
+
+
+def test_a_run_with_costs_and_no_better_change_points_to_the_verdicts_next_step() -> None:
+    current, _found = _judged(3000, 2)
+    text = no_improvement(current)
+    assert current.next_step in text and "nothing here would improve" not in text

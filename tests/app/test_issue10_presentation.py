@@ -26,7 +26,7 @@ from compactlens_inspector.lab.config import (
 )
 from compactlens_inspector.lab.runs import budget_parts, make_summarizer, run_config
 from compactlens_inspector.style.numbers import INT_FORMAT, group_digits, num, share
-from compactlens_inspector.style.wording import param_words
+from compactlens_inspector.style.wording import event_words, param_words
 from compactlens_inspector.views.analysis import AnalysisSettings, run_analysis
 from compactlens_inspector.views.run import sweep_point
 
@@ -85,7 +85,7 @@ def test_a_pipeline_total_comes_after_its_stages_so_tokens_read_in_order() -> No
         total = totals[0]
         stages = [e for e in events if e.depth == 1]
         assert stages and max(e.seq for e in stages) < total.seq  # stages first
-        assert total.label == f"Pipeline total: {total.kind}"
+        assert total.label == f"Pipeline total: {event_words(total.kind)}"
         # Each stage starts where the previous one ended; the total spans them all.
         for a, b in itertools.pairwise(stages):
             assert b.tokens_before == a.tokens_after

@@ -3,9 +3,19 @@ single changes found by re-running, which can be applied."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions, plain, texts
+from apptest_helpers import (
+    REPO_ROOT,
+    coding_agent,
+    go,
+    metric,
+    metric_int,
+    no_exceptions,
+    plain,
+    texts,
+)
 
 from compactlens import MessageIndex, run_strategy, strategy_from_config
 from compactlens.analysis import search_fixes
@@ -15,7 +25,9 @@ from compactlens_inspector.lab.config import (
     LabConfig,
     default_stage,
     encode_config,
+    preset,
 )
+from compactlens_inspector.views.fixes import stage_fell_short
 
 
 def _truncation(budget: int, keep: int) -> LabConfig:
@@ -43,10 +55,12 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     index = MessageIndex.build(from_caller(coding_agent()).messages)
     result = run_strategy(index, strategy, guards=config.guard_set("openai-chat"))
     found = search_fixes(index, strategy, guards=config.guard_set("openai-chat"))
-    first = next(plain(m.value) for m in at.markdown if m.value.startswith("**1.**"))
+    first = next(plain(m.value) for m in at.markdown if "**1.**" in m.value)
     top = next(f for f in found.fixes if first.endswith(f.plain_summary[1:]))
     assert top.summary not in plain(texts(at)) or top.summary == top.plain_summary
-    assert not top.destructive and top.request_kept and result.status == "cannot-fit"
+    assert top.request_kept and result.status == "cannot-fit"
+    # Its run keeps under half the facts (the verdict's recall): it is marked costly.
+    assert first.startswith(":orange-badge[costly] **1.**")
     promised = _fix_caption(at, 0)
     at.button(key="cf_apply_0").click().run()
     no_exceptions(at)
@@ -76,7 +90,7 @@ def test_a_costly_best_fix_comes_with_a_one_click_larger_target(app) -> None:
     body = plain(texts(at))
     assert "No fix" not in body and "only destructive changes fit" not in body
     # Fix 1 is the change a user would make, with its cost; fix 2 raises the target.
-    assert "**1.** Newest groups never dropped to" in body  # the vocabulary's label
+    assert "**1.** Set “newest groups never dropped” to" in body  # the vocabulary's label
     assert f"**2.** Raise the target to {whole:,} tokens" in body
     assert "Fact recall is" in body and "under the floor" in body  # the cost, named
     labels = [b.label for b in at.button if b.key and b.key.startswith("cf_apply_")]
@@ -172,3 +186,56 @@ def test_a_lowered_trigger_that_still_cannot_fit_says_so(app) -> None:
     no_exceptions(at)
     assert at.session_state["cl_lab"].stages[0]["trigger"]["n"] == 2000
     assert "cannot-fit" in plain(at.error[0].value)
+
+
+BUNDLED = REPO_ROOT / "sample_transcripts"
+
+
+def test_with_destructive_fixes_off_no_listed_fix_loses_most_facts(app, monkeypatch) -> None:
+    """The verdict of a fix's run decides whether it is destructive: with the toggle off
+    the page lists at most the best costly fix (its cost named) and the one-click larger
+    target the verdict's next step names, never a fix at 0% or under 1% recall."""
+    monkeypatch.setenv("COMPACTLENS_SAMPLES", str(BUNDLED))
+    config = preset("reference", 16_000)
+    at = go(app(sample="cannot_fit_16k", cfg=encode_config(config)).run(), "cannot_fit")
+    no_exceptions(at)
+    assert not at.toggle(key="cf_destructive").value
+    body = plain(texts(at))
+    rows = [
+        plain(m.value)
+        for m in at.markdown
+        if re.match(r"(:\w+-badge\[\w+\] )?\*\*\d+\.\*\*", m.value)
+    ]
+    recalls = [
+        int(x)
+        for x in re.findall(
+            r"(\d+)% fact recall",
+            " ".join(c.value for c in at.caption if c.value.startswith("**Fits")),
+        )
+    ]
+    assert rows and len(recalls) == len(rows), (rows, recalls)
+    costly = [r for r in rows if "badge[" in r]
+    assert len(costly) <= 1 and not [x for x in recalls if x < 50 and not costly], recalls
+    assert "under 1% fact recall" not in body and " 0% fact recall" not in body
+    # The larger target is one click away, as the verdict's next step says.
+    smallest = metric_int(at, "Smallest target that fits")
+    assert f"Raise the target to {smallest:,} tokens" in body
+    assert "destructive fixes are hidden" in body or "destructive fix is hidden" in body
+    at.button(key="cf_raise_target").click().run()
+    no_exceptions(at)
+    assert metric_int(at, "Target") == smallest and not at.error
+
+
+def test_stages_that_fell_short_are_named_in_a_sentence() -> None:
+    assert stage_fell_short([("Clamp", "target-missed")]) == "Clamp missed its own target"
+    assert (
+        stage_fell_short(
+            [
+                ("A", "target-missed"),
+                ("B", "target-missed"),
+                ("C", "target-missed"),
+                ("D", "failed"),
+            ]
+        )
+        == "A, B and C each missed their own target; D failed"
+    )

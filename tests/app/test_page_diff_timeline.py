@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from apptest_helpers import coding_agent, go, metric, metric_int, no_exceptions, plain, texts
+from streamlit.testing.v1 import AppTest
 
 from compactlens import CharEstimator, MessageIndex, run_strategy, strategy_from_config
+from compactlens.engine.vocabulary import EVENTS
 from compactlens.formats import from_caller
 from compactlens_inspector.lab.config import (
     CompactSettings,
@@ -146,3 +151,59 @@ def test_compact_mode_timeline_names_the_summarized_groups_and_the_insert(app) -
     at = go(at, "timeline")
     body = plain(texts(at))
     assert f"Affected groups ({summarized}) · 1 inserted" in body
+
+
+def _summary_log() -> str:
+    """An OpenAI-chat log holding a Claude Code summary message (no tokens recorded)."""
+    msgs: list[dict[str, str]] = [{"role": "system", "content": "You are helpful."}]
+    for i in range(6):
+        msgs.append({"role": "user", "content": f"Fix bug {i} in src/app_{i}.py " + "x" * 400})
+        msgs.append({"role": "assistant", "content": f"Fixed src/app_{i}.py " + "y" * 300})
+    summary = (
+        "This session is being continued from a previous conversation that ran out of "
+        "context. The conversation is summarized below:\n" + "A line about src/app_1.py.\n" * 200
+    )
+    msgs += [{"role": "user", "content": summary}, {"role": "user", "content": "Run the tests"}]
+    return json.dumps(msgs)
+
+
+def _frame_with(at: AppTest, column: str) -> Any:
+    (frame,) = [d.value for d in at.dataframe if column in d.value.columns]
+    return frame
+
+
+def test_recorded_compactions_read_as_the_post_mortem_reads_them(app) -> None:
+    at = go(app().run(), "load")
+    at.text_area(key="load_paste").set_value(_summary_log())
+    at.button(key="load_paste_button").click().run()
+    at = go(at, "timeline")
+    no_exceptions(at)
+    table = _frame_with(at, "history tokens")
+    cells = [str(v) for col in table.columns for v in table[col]]
+    assert "None" not in cells and "nan" not in cells, cells
+    assert list(table["source"]) == ["Claude Code summary"]  # words, not the code name
+    # The log records no token counts: no column of "not recorded" cells (the table fits).
+    assert "tokens before (recorded)" not in table.columns
+    # The long summary is folded, as on the Post-mortem.
+    assert any(e.label.startswith("Show all") for e in at.expander)
+    history, kept = table["history tokens"][0], table["agent kept (tokens)"][0]
+    assert metric_int(at, "History tokens") == history
+    body = plain(texts(at))
+    assert "claude_code.summary_message" not in body
+    at = go(at, "postmortem")
+    no_exceptions(at)
+    # The post-mortem table has one row per measure and one column per compaction.
+    (pm,) = [d.value.set_index("measure") for d in at.dataframe if "measure" in d.value.columns]
+    shown = [
+        str(pm.loc[m].iloc[0]).replace(",", "") for m in ("history tokens", "agent kept (tokens)")
+    ]
+    assert shown == [str(history), str(kept)]
+    assert "Agent (Claude Code summary)" in plain(texts(at))
+
+
+def test_timeline_events_are_in_words(app) -> None:
+    at = go(app(cfg=encode_config(preset("reference", 1500))).run(), "timeline")
+    no_exceptions(at)
+    events = set(_frame_with(at, "event")["event"])
+    assert events <= set(EVENTS.values()), events
+    assert "-" not in metric(at, "Event")

@@ -9,6 +9,7 @@ from apptest_helpers import REPO_ROOT, go, metric, no_exceptions, plain, texts
 
 from compactlens import load_transcript
 from compactlens.analysis import postmortem, reference_pipeline
+from compactlens_inspector.style.wording import source_words
 from compactlens_inspector.views.message import prose
 from compactlens_inspector.views.postmortem import recall_share
 
@@ -109,6 +110,7 @@ def test_codex_rollout_and_inspect_log_show_their_compactions(app) -> None:
         expected = postmortem(load_transcript(path), [("ref", reference_pipeline)])
         rows = _table_with(at, "agent recall")
         assert list(rows.index) == [f"#{c.number}" for c in expected.compactions], name
-        assert f"Agent ({expected.compactions[0].recorded.source})" in plain(texts(at)), name
+        source = source_words(expected.compactions[0].recorded.source)
+        assert f"Agent ({source})" in plain(texts(at)), name
         agent = [recall_share(c.agent) for c in expected.compactions]
         assert list(rows["agent recall"]) == agent, name

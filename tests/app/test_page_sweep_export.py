@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
-from apptest_helpers import go, no_exceptions, plain, texts
+from apptest_helpers import go, metric_int, no_exceptions, plain, texts
+from streamlit.testing.v1 import AppTest
 
 from compactlens_inspector.lab.config import LabConfig, encode_config, preset
+
+
+def bar_headline(at: AppTest) -> str:
+    """The headline of the page's verdict bar."""
+    (text,) = [
+        str(e.value)
+        for kind in ("success", "warning", "error")
+        for e in getattr(at, kind)
+        if "**Next step:**" in str(e.value)
+    ]
+    return text.split("**")[1]
 
 
 def test_sweep_runs_one_configuration_per_value(app) -> None:
@@ -18,7 +31,7 @@ def test_sweep_runs_one_configuration_per_value(app) -> None:
     at.number_input(key="sweep_steps").set_value(4).run()
     no_exceptions(at)
     table = at.dataframe[0].value
-    assert list(table["value"]) == [500, 2000, 3500, 5000]
+    assert list(table["value"]) == [500, 2000, 4000, 5000]
     after = list(table["tokens after"])
     status = list(table["status"])
     # A larger budget never keeps fewer tokens, and every compacted run fits its budget.
@@ -34,8 +47,8 @@ def test_compare_runs_configurations_side_by_side(app) -> None:
     at.multiselect(key="compare_configs").set_value(["current", "tool_collapse"])
     at.number_input(key="compare_budget").set_value(2000).run()
     no_exceptions(at)
-    statuses = [m.value for m in at.metric if m.label == "Status"]
-    assert len(statuses) == 2
+    headlines = [m.value for m in at.markdown if m.value.startswith(":") and "-badge[" in m.value]
+    assert len(headlines) == 2, headlines
     afters = [int(m.value.replace(",", "")) for m in at.metric if m.label == "Tokens after"]
     assert afters[0] <= 2000  # truncation always fits this budget
     assert afters[0] != afters[1]
@@ -89,3 +102,52 @@ def test_export_of_a_configuration_error_offers_nothing(app) -> None:
     no_exceptions(at)
     assert "Configuration error" in plain(texts(at))
     assert not list(at.get("download_button"))
+
+
+def test_sweep_values_are_round_numbers(app) -> None:
+    at = go(app(cfg=encode_config(preset("truncation", 2000))).run(), "sweep")
+    at.number_input(key="sweep_from").set_value(1250)
+    at.number_input(key="sweep_to").set_value(10000)
+    at.number_input(key="sweep_steps").set_value(12).run()
+    no_exceptions(at)
+    values = list(at.dataframe[0].value["value"])
+    assert values[0] == 1250 and values[-1] == 10000 and len(values) <= 12
+    # Between the ends, one round step (1, 2, 2.5 or 5 times a power of ten).
+    inner = values[1:-1]
+    step = inner[1] - inner[0]
+    assert all(b - a == step for a, b in itertools.pairwise(inner))
+    assert all(v % step == 0 for v in inner)
+    assert str(step).rstrip("0") in {"1", "2", "25", "5"}
+
+
+def test_a_sweep_run_that_does_not_fit_missed_its_own_target(app) -> None:
+    """Sweeping a stage's trigger moves that stage's target: the table (and the chart's
+    target line) show each run's own target, and a "cannot-fit" run is over it."""
+    at = go(app(cfg=encode_config(preset("tool_collapse", 3000))).run(), "sweep")
+    at.selectbox(key="sweep_param").set_value("stages.0.trigger.n").run()
+    at.number_input(key="sweep_from").set_value(1000)
+    at.number_input(key="sweep_to").set_value(8000)
+    at.number_input(key="sweep_steps").set_value(8).run()
+    no_exceptions(at)
+    table = at.dataframe[0].value
+    rows = list(zip(table["status"], table["tokens after"], table["target"], strict=True))
+    assert any(s == "cannot-fit" for s, _, _ in rows), rows
+    for status, after, target in rows:
+        if status == "cannot-fit":
+            assert after > target, rows
+        elif status == "compacted":
+            assert after <= target, rows
+
+
+def test_compare_counts_groups_and_shows_the_verdict_as_the_lab_does(app) -> None:
+    at = go(app(cfg=encode_config(preset("tool_collapse", 2000))).run(), "diff")
+    kept = metric_int(at, "Groups kept")
+    assert metric_int(at, "Groups collapsed") > 0  # so "kept" and "kept or collapsed" differ
+    headline = bar_headline(at)
+    at = go(at, "sweep")
+    at.segmented_control(key="sweep_mode").set_value("Compare configurations").run()
+    at.multiselect(key="compare_configs").set_value(["current"]).run()
+    no_exceptions(at)
+    assert [m.value for m in at.metric if m.label == "Groups kept"] == [f"{kept:,}"]
+    assert not [m for m in at.metric if m.label == "Status"]
+    assert any(headline in m.value for m in at.markdown), headline

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from apptest_helpers import REPO_ROOT, go, no_exceptions, texts
+from apptest_helpers import REPO_ROOT, go, no_exceptions, plain, texts
 
 from compactlens.analysis.facts import Fact, minor_kind
 from compactlens_inspector.lab.runs import build_index
@@ -95,7 +97,12 @@ def test_story_numbers_keep_their_promises() -> None:
             assert minor_kind(Fact("identifier", value, 0, "tool", "text")) is None, value
             assert minor_kind(Fact("date", value, 0, "tool", "text")) is None, value
     assert story.fix is not None and story.fix.tokens > story.fix.target
-    assert story.fix.fixes and all(after <= story.fix.target for _, after, _ in story.fix.fixes)
+    assert story.fix.fixes
+    for row in story.fix.fixes:  # each listed fix fits, by the verdict of its run
+        v = row.fix.verdict
+        assert v is not None and v.level != "no-fit", row
+        assert v.numbers.target_tokens is not None
+        assert v.numbers.tokens_after <= v.numbers.target_tokens
 
 
 def test_the_strategies_and_lost_facts_steps_show_each_strategy(app) -> None:
@@ -113,11 +120,21 @@ def test_the_last_step_finds_a_fix_and_links_to_the_debugger(app) -> None:
     at = _story(app, str(len(STEPS)))
     no_exceptions(at)
     assert at.error[0].value.startswith("**Does not fit**")  # the run's verdict
-    fixes = [m.value for m in at.markdown if m.value[:2] in ("1.", "2.", "3.")]
+    fixes = [plain(m.value) for m in at.markdown if m.value[:2] in ("1.", "2.", "3.")]
     assert fixes, "no fix is listed"
+    tried = re.search(r"re-ran \*\*([\d,]+)\*\* changes", texts(at))
+    assert tried, "the story says how many changes the search re-ran"
     at.button(key="story_open_debugger").click().run()
     no_exceptions(at)
     assert at.title[0].value == "Cannot-fit debugger"
+    # The same search, the same fixes in the same order, with the same verdicts.
+    assert f"{tried.group(1)} changes re-run" in texts(at)
+    shown = plain(texts(at))
+    for n, line in enumerate(fixes, start=1):
+        title, rest = line[3:].split(": **", 1)
+        headline, summary = rest.split("**, ", 1)
+        assert f"**{n}.** {title}" in shown, (line, shown)
+        assert f"**{headline}**: {summary}" in shown, (line, shown)
     active = at.session_state["cl_active"]
     assert at.session_state["cl_sources"][active].sample == "cannot_fit_16k"
     config = at.session_state["cl_lab"]

@@ -322,7 +322,7 @@ def test_every_page_shows_the_verdict(app, sample: str, name: str, budget: int |
             assert metric_int(at, f"Groups {label}") == count, label
     assert metric_int(at, "Tokens after") == n.tokens_after
 
-    for page in ("timeline", "analysis", "cannot_fit"):
+    for page in ("timeline", "export", "analysis", "cannot_fit"):
         at = go(at, page)
         assert_bar(at, v, page)
     # The debugger's own numbers are the verdict's.
@@ -372,8 +372,10 @@ def test_the_postmortem_shows_each_sides_verdict(app) -> None:
     expected = postmortem(load_transcript(sample), [("reference", reference_pipeline)])
     at = go(app(sample=sample.stem).run(), "postmortem")
     no_exceptions(at)
-    rows = next(d.value for d in at.dataframe if "agent verdict" in d.value.columns)
-    for c, shown in zip(expected.compactions, rows["agent verdict"], strict=True):
+    # The table shows one column per compaction and one row per measure.
+    table = next(d.value for d in at.dataframe if "measure" in d.value.columns)
+    shown_verdicts = list(table.set_index("measure").loc["agent verdict"])
+    for c, shown in zip(expected.compactions, shown_verdicts, strict=True):
         assert c.agent is not None and c.agent.verdict is not None
         assert shown == c.agent.verdict.headline
     for pick, c in enumerate(expected.compactions):

@@ -26,6 +26,8 @@ STATUS_BADGE = {
     "cannot-fit": "red",
     "error": "red",
 }
+#: The badge colour of each verdict level (as the verdict bar colours it).
+LEVEL_BADGE = {"safe": "green", "costs": "orange", "no-fit": "red"}
 FLAG_BADGE = {
     "orphan": "red",
     "unresolved": "red",
@@ -59,6 +61,11 @@ def decision(action: str) -> str:
 
 def status(value: str) -> str:
     return badge(value, STATUS_BADGE.get(value, "gray"))
+
+
+def verdict(headline: str, level: str) -> str:
+    """A verdict's headline in its level's colour."""
+    return badge(headline, LEVEL_BADGE.get(level, "gray"))
 
 
 def tokens(n: int, label: str = "tokens") -> str:

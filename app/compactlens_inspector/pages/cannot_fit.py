@@ -107,19 +107,26 @@ def _not_triggered(r: CompactionResult, target: int) -> None:
     )
 
 
-def _stage_missed_note(r: CompactionResult, missed: list[StageEvent]) -> None:
-    """A neutral note for a run that fits although a stage missed its own target: a
-    pipeline's stage may stop short and leave the rest to the next one."""
-    what = []
-    for event, words in (("target-missed", "missed its own target"), ("failed", "failed")):
-        names = dict.fromkeys(stage_words(e.strategy) for e in missed if e.event == event)
-        if names:
-            what.append(", ".join(md_escape(n) for n in names) + f" {words}")
-    st.info(
+def _stage_missed_note(r: CompactionResult, missed: list[StageEvent], v: Verdict | None) -> None:
+    """A note for a run that met the target although a stage missed its own: a pipeline's
+    stage may stop short and leave the rest to the next one. Whether anything needs
+    fixing is the verdict's to say (its costs are in the bar above)."""
+    short = fixes_view.stage_fell_short([(stage_words(e.strategy), e.event) for e in missed])
+    head = (
         f"**The target was met** (compacted: {num(r.tokens_before)} → {num(r.tokens_after)} "
-        f"tokens). A stage fell short ({'; '.join(what)}) and a later stage reached the "
-        "overall target: nothing needs fixing. The waterfall below shows what the "
-        "compacted history is made of.",
+        f"tokens). A stage fell short ({md_escape(short)}) and a later stage reached the "
+        "overall target"
+    )
+    if v is not None and v.level == "safe":
+        st.info(
+            f"{head}: nothing needs fixing. The waterfall below shows what the compacted "
+            "history is made of.",
+            icon=":material/info:",
+        )
+        return
+    st.info(
+        f"{head}. The run still has the costs the verdict above names; see *Optional "
+        "improvements* below.",
         icon=":material/info:",
     )
 
@@ -217,7 +224,7 @@ def render() -> None:
     elif r.status != "cannot-fit" and not missed:
         _fits_note(r, state.run_verdict(outcome))
     elif r.status == "compacted":
-        _stage_missed_note(r, missed)
+        _stage_missed_note(r, missed, state.run_verdict(outcome))
     else:  # the verdict bar above says it does not fit; this is the engine's reason
         st.caption(
             f"**Why the run stopped:** {md_escape(group_digits(r.reason or r.explanation.summary))}"
@@ -355,14 +362,13 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
         f"{num(round(found.duration_ms))} ms; no model was called (summaries are replayed). "
         "Each fix shows the verdict of the run it gives once applied."
     )
-    rows = fixes_view.fix_rows(found.fixes, current)
-    if not rows:
-        empty = (
-            fixes_view.no_improvement()
-            if current.level == "costs"
-            else group_digits(found.none_reason or "No fix found.")
-        )
-        st.info(md_escape(empty), icon=":material/info:")
+    rows = fixes_view.fix_rows(found.fixes, current, include_destructive=bool(show))
+    _, hidden = fixes_view.shown_fixes(found.fixes, current, include_destructive=bool(show))
+    if not rows and current.level == "costs":
+        st.info(md_escape(fixes_view.no_improvement(current)), icon=":material/info:")
+    elif not rows:
+        empty = group_digits(found.none_reason or "no single change fits")
+        st.info(md_escape(empty[:1].upper() + empty[1:] + "."), icon=":material/info:")
     for row in rows:
         with st.container(border=True, key=f"cf_fix_{row.rank - 1}"):
             c = st.columns([6, 1], vertical_alignment="center")
@@ -380,9 +386,36 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
                 type="primary" if row.primary else "secondary",
                 width="stretch",
             )
-    note = fixes_view.hidden_note(found.hidden_destructive)
+    if current.level == "no-fit" and not any(row.raises_target for row in rows):
+        _raise_target(config, current, primary=not any(row.primary for row in rows))
+    note = fixes_view.hidden_note(found.hidden_destructive + hidden)
     if note:
         st.caption(note)
+
+
+def _raise_target(config: LabConfig, current: Verdict, *, primary: bool) -> None:
+    """The one-click "raise the target to N" the verdict's next step names: N is the
+    smallest target the current parameters fit."""
+    n = current.numbers
+    smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
+    raised = apply_suggestion(config, "target_tokens", smallest)
+    if raised is None:
+        return
+    with st.container(border=True, key="cf_raise"):
+        c = st.columns([6, 1], vertical_alignment="center")
+        c[0].markdown(f"**Raise the target to {num(smallest)} tokens**")
+        c[0].caption(
+            f"What the current parameters reach: the history fits a target of {num(smallest)} "
+            "tokens without changing anything else."
+        )
+        c[1].button(
+            "Raise the target",
+            key="cf_raise_target",
+            on_click=_apply_config,
+            args=(raised,),
+            type="primary" if primary else "secondary",
+            width="stretch",
+        )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import streamlit as st
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
+from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.exports import files
 from compactlens_inspector.exports.snippet import FRAMEWORKS, framework_snippet
 from compactlens_inspector.lab.config import config_title
@@ -44,16 +45,18 @@ def render() -> None:
     ix = state.index()
     if outcome is None or ix is None:
         return
-    budget_bar.status_line(outcome)
     if outcome.result is None:
+        budget_bar.status_line(outcome)  # the configuration error
         return
+    # The verdict every page shows (not a status of its own), first in the report too.
+    judged = page_verdict(outcome, page="export")
     r = outcome.result
     settings = state.summarizer_settings()
     tok = state.tokenizer()
     stem = files.stem(current.name)
     st.markdown(
         f"**{md_escape(current.name)}** · {md_escape(config_title(config))} · "
-        f"{num(r.tokens_before)} → {num(r.tokens_after)} tokens ({r.status})"
+        f"{num(r.tokens_before)} → {num(r.tokens_after)} tokens"
     )
     transcript = files.compacted_transcript(current, outcome)
     events = files.events_jsonl(outcome)
@@ -67,7 +70,6 @@ def render() -> None:
         snippet = framework_snippet(config, framework, tokenizer=tok, summarizer=settings)
     analysis_settings = state.analysis_settings()
     analysis = state.analysis(outcome, analysis_settings)
-    judged = state.run_verdict(outcome)  # the verdict every page shows, first in the report
     analysis_doc = (
         files.analysis_json(analysis, analysis_settings) if analysis is not None else None
     )

@@ -28,8 +28,6 @@ from compactlens_inspector.views.story import (
 
 QP_STEP = "step"
 PICK = "story_pick"
-#: The badge colour of each verdict level (as the verdict bar colours it).
-LEVEL_BADGE = {"safe": "green", "costs": "orange", "no-fit": "red"}
 
 
 def _go(n: int) -> None:
@@ -106,7 +104,7 @@ def _strategy_card(run: StrategyRun) -> None:
     v = run.verdict
     n = v.numbers
     with st.container(border=True, key=f"story_card_{run.key}"):
-        st.markdown(f"**{run.title}** {badges.badge(v.headline, LEVEL_BADGE[v.level])}")
+        st.markdown(f"**{run.title}** {badges.verdict(v.headline, v.level)}")
         st.caption(run.what)
         st.metric("Tokens after", num(n.tokens_after))
         groups = n.groups or {}
@@ -208,11 +206,14 @@ def _fix(story: Story) -> None:
     cols = st.columns(2)
     cols[0].metric("History", f"{num(fix.tokens)} tokens", border=True)
     cols[1].metric("Target", f"{num(fix.target)} tokens", border=True)
-    st.markdown(f"The search tried **{num(fix.tried)}** variants. The best ones:")
-    for n, (what, after, recall) in enumerate(fix.fixes, start=1):
+    st.markdown(
+        f"The search re-ran **{num(fix.tried)}** changes. The first fixes the Cannot-fit "
+        "debugger lists, each judged as the run it gives once applied:"
+    )
+    for row in fix.fixes:
         st.markdown(
-            f"{n}. {md_escape(group_digits(what))}: **{num(after)}** tokens, "
-            f"facts kept {share(recall)}"
+            f"{row.rank}. {md_escape(group_digits(row.title))}: **{md_escape(row.headline)}**, "
+            f"{md_escape(row.summary)}"
         )
     if st.button(
         "Open it in the Cannot-fit debugger",

@@ -6,8 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 import compactlens.viz as figures
-from compactlens.viz import groups_kept
+from compactlens.analysis import Verdict, group_counts
 from compactlens_inspector import state
+from compactlens_inspector.components import badges
 from compactlens_inspector.components.analysis_summary import LIVE_ANALYSIS_MAX_MESSAGES
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
@@ -45,12 +46,9 @@ def _measure_recall() -> bool:
     )
 
 
-def _recall(outcome: RunOutcome, measure: bool) -> float | None:
-    """The fact recall of a run's analysis (0 to 1), when measured and the run has one."""
-    if not measure or outcome.result is None:
-        return None
-    report = state.analysis(outcome)
-    return report.facts.recall if report is not None else None
+def _verdict(outcome: RunOutcome, measure: bool) -> Verdict | None:
+    """A run's verdict, as every page judges it (with its analysis when measured)."""
+    return state.run_verdict(outcome, measured=measure)
 
 
 def _sweep() -> None:
@@ -83,6 +81,7 @@ def _sweep() -> None:
         return
     measure = _measure_recall()
     points = []
+    verdicts: dict[int, Verdict | None] = {}
     errors = 0
     with st.spinner(f"Running {num(len(values))} configurations…"):
         for v in values:
@@ -94,13 +93,20 @@ def _sweep() -> None:
                 continue
             outcome = state.run(variant)
             if outcome is not None:
-                points.append(sweep_point(v, outcome, _recall(outcome, measure)))
+                verdicts[v] = _verdict(outcome, measure)
+                points.append(sweep_point(v, outcome, verdict=verdicts[v]))
     label = labels.get(str(path), str(path))
     st.plotly_chart(
         figures.sweep_chart(points, plot_text(label), target_tokens=config.target_tokens),
         key="sweep_chart",
         config={"displaylogo": False},
     )
+    if len({p.target_tokens for p in points if p.target_tokens is not None}) > 1:
+        st.caption(
+            f"{md_escape(label)} moves the target each run is judged against (a stage's "
+            "trigger is also its target): the dotted line is each run's own target, and "
+            "a run that does not fit missed that target."
+        )
     table(
         [
             {
@@ -108,6 +114,8 @@ def _sweep() -> None:
                 "status": p.status,
                 "tokens after": p.tokens_after,
                 "fact recall": None if p.recall is None else round(p.recall * 100),
+                "target": p.target_tokens,
+                "verdict": _headline(verdicts.get(p.value)),
                 "groups kept": p.groups_kept,
                 "messages after": p.messages_after,
                 "error": p.error or "",
@@ -119,6 +127,10 @@ def _sweep() -> None:
         key="sweep_table",
         column_config={"fact recall": st.column_config.NumberColumn(format="%d%%")},
     )
+
+
+def _headline(v: Verdict | None) -> str:
+    return v.headline if v is not None else "—"
 
 
 def _compare() -> None:
@@ -144,14 +156,18 @@ def _compare() -> None:
         return
     measure = _measure_recall()
     outcomes: dict[str, RunOutcome] = {}
-    recalls: dict[str, float | None] = {}
+    verdicts: dict[str, Verdict | None] = {}
     for name in picked:
         config = state.lab() if name == CURRENT else preset(name, int(budget))
         outcome = state.run(config)
         if outcome is not None:
             title = names[name].split(":")[0]
             outcomes[title] = outcome
-            recalls[title] = _recall(outcome, measure)
+            verdicts[title] = _verdict(outcome, measure)
+    recalls = {
+        title: v.numbers.fact_recall if v is not None and v.numbers.measured else None
+        for title, v in verdicts.items()
+    }
     st.plotly_chart(
         figures.compare_chart(outcomes, recalls),
         key="compare_chart",
@@ -162,21 +178,29 @@ def _compare() -> None:
         with col.container(border=True):
             st.markdown(f"**{md_escape(name)}**")
             st.caption(md_escape(config_title(outcome.config)))
-            r = outcome.result
-            if r is None:
+            v = verdicts.get(name)
+            if outcome.result is None or v is None:
                 st.error(md_escape(outcome.error or "configuration error"))
                 continue
-            st.metric("Status", r.status)
-            st.metric("Tokens after", num(r.tokens_after))
-            recall = recalls.get(name)
+            # The run's verdict, as its bar reads on every page: headline, summary, costs.
+            st.markdown(badges.verdict(v.headline, v.level))
+            st.caption(md_escape(v.summary))
+            n = v.numbers
+            st.metric("Tokens after", num(n.tokens_after), help=f"{num(n.tokens_before)} before")
+            recall = n.fact_recall if n.measured else None
             st.metric(
                 "Fact recall",
                 "—" if recall is None else share(recall),
-                help="Facts (ids, paths, numbers, dates...) of the compacted messages that "
-                "still appear verbatim (the Analysis page has the details).",
+                help=f"{md_escape(n.recall_text)}; {md_escape(n.facts_counted)}",
             )
-            st.metric("Groups kept", num(groups_kept(r)))
-            st.metric("Messages after", num(r.messages_after))
+            groups = n.groups or group_counts(outcome.result)
+            rest = [f"{num(k)} {label}" for label, k in groups.items() if label != "kept" and k]
+            st.metric(
+                "Groups kept",
+                num(groups["kept"]),
+                help="Kept as they were; " + (", ".join(rest) or "nothing else") + ".",
+            )
+            st.metric("Messages after", num(n.messages_after))
 
 
 def render() -> None:

@@ -14,6 +14,7 @@ from compactlens.viz import decisions_by_group, timeline_events
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
+from compactlens_inspector.components.messages import show_text
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.components.verdict_bar import page_verdict, verdict_bar
@@ -21,8 +22,9 @@ from compactlens_inspector.lab.replay import ReplayStep, replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_code, md_escape
-from compactlens_inspector.style.wording import stage_words
+from compactlens_inspector.style.wording import event_words, stage_words
 from compactlens_inspector.views.recorded import RecordedEntry, recorded_entries
+from compactlens_inspector.views.recorded import rows as recorded_rows
 
 MAX_AFFECTED = 20
 LAST_CLICK = "timeline_last_click"
@@ -146,10 +148,11 @@ def _recorded(entries: list[RecordedEntry]) -> None:
     st.subheader(f"Recorded compactions ({num(len(entries))})", anchor=False)
     st.caption(
         "Compactions the agent already did, as its log or a compactlens recording says: "
-        "one entry each, in order. The run below is the lab configuration on the whole "
-        "conversation."
+        "one entry each, in order. History tokens and what the agent kept are counted "
+        "(as the Post-mortem counts them); the recorded columns are what the agent logged. "
+        "The run below is the lab configuration on the whole conversation."
     )
-    table([e.row() for e in entries], key="timeline_recorded_table")
+    table(recorded_rows(entries), key="timeline_recorded_table")
     labels = {e.seq: e.label for e in entries}
     state.widget("timeline_recorded", entries[0].seq)
     seq = st.selectbox(
@@ -160,14 +163,24 @@ def _recorded(entries: list[RecordedEntry]) -> None:
     )
     entry = entries[seq]
     cols = st.columns(4)
-    cols[0].metric("Recorded tokens before", _maybe(entry.tokens_before), border=True)
-    cols[1].metric("Recorded tokens after", _maybe(entry.tokens_after), border=True)
+    cols[0].metric("History tokens", _maybe(entry.history_tokens), border=True)
+    cols[1].metric("Agent kept (tokens)", _maybe(entry.kept_tokens), border=True)
     cols[2].metric("Messages before", _maybe(entry.messages_before), border=True)
     cols[3].metric("Messages after", _maybe(entry.messages_after), border=True)
+    facts = [f"**Source:** {md_escape(entry.source)}"]
+    if entry.tokens_before is not None or entry.tokens_after is not None:
+        facts.append(
+            f"**Recorded by the agent:** {_maybe(entry.tokens_before)} → "
+            f"{_maybe(entry.tokens_after)} tokens"
+        )
     if entry.trigger:
-        st.markdown(f"**Trigger:** {md_code(entry.trigger)}")
+        facts.append(f"**Trigger:** {md_code(entry.trigger)}")
+    if entry.note:
+        facts.append(f"**Note:** {md_escape(entry.note)}")
+    st.markdown("  \n".join(facts))
     if entry.summary:
-        st.text(entry.summary)
+        st.markdown("**The agent's summary**")
+        show_text(entry.summary)
     st.divider()
 
 
@@ -177,7 +190,8 @@ def render() -> None:
     if current is None:
         need_transcript()
         return
-    entries = recorded_entries(current.transcript)
+    ix = state.index()
+    entries = recorded_entries(current.transcript, ix.tokenizer) if ix is not None else []
     if entries:
         _recorded(entries)
     state.widget("timeline_session", False)
@@ -220,7 +234,7 @@ def render() -> None:
     event = next(e for e in events if e.seq == seq)
     with st.container(border=True):
         cols = st.columns([1.5, 1, 1, 1])
-        cols[0].metric("Event", md_escape(event.kind), border=True)
+        cols[0].metric("Event", md_escape(event_words(event.kind)), border=True)
         cols[1].metric("Tokens before", num(event.tokens_before), border=True)
         cols[2].metric("Tokens after", num(event.tokens_after), border=True)
         rng = event.message_range
@@ -270,7 +284,7 @@ def render() -> None:
         [
             {
                 "#": e.seq,
-                "event": e.kind,
+                "event": event_words(e.kind),
                 "stage": "  " * e.depth + stage_words(e.strategy) + (" (total)" if e.total else ""),
                 "tokens before": e.tokens_before,
                 "tokens after": e.tokens_after,

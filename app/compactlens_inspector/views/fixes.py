@@ -42,10 +42,61 @@ class FixRow:
     @property
     def badge(self) -> str:
         """``costly`` for a fix that keeps the conversation but most of its facts go,
-        ``destructive`` for one that loses more, empty for the others."""
-        if not self.fix.destructive:
+        ``destructive`` for one that loses more, empty for the others (by the fix's
+        verdict when it was judged: :func:`destructive`)."""
+        if not destructive(self.fix):
             return ""
-        return "costly" if self.fix.keeps_conversation else "destructive"
+        return "costly" if keeps_conversation(self.fix) else "destructive"
+
+
+#: The verdict's checks a fix must pass not to be destructive: it keeps the latest user
+#: request and at least the verdict's floor of the facts.
+_DESTRUCTIVE_CHECKS = ("latest-request", "fact-recall")
+
+
+def destructive(fix: Fix) -> bool:
+    """Whether ``fix`` drops the latest request or most of the conversation's facts: by
+    the search's own measure, or by the verdict of the run it gives (which counts every
+    fact the page shows; the search counts only those the conversation states)."""
+    v = fix.verdict
+    if v is None:
+        return fix.destructive
+    failed = any(r.code in _DESTRUCTIVE_CHECKS and r.level != "safe" for r in v.reasons)
+    return fix.destructive or failed
+
+
+def keeps_conversation(fix: Fix) -> bool:
+    """Whether ``fix`` keeps the system prompt and the latest request (and breaks no
+    provider rule): it costs facts at most."""
+    v = fix.verdict
+    request = v is None or all(r.level == "safe" for r in v.reasons if r.code == "latest-request")
+    return fix.keeps_conversation and request
+
+
+def shown_fixes(
+    fixes: Sequence[Fix], current: Verdict, *, include_destructive: bool = False
+) -> tuple[tuple[Fix, ...], int]:
+    """The fixes the debugger lists for ``current`` and how many destructive ones it hides.
+
+    Without ``include_destructive``: the fixes that are not :func:`destructive`, and, when
+    none of them keeps the target, the best one that keeps the conversation although it
+    costs most facts (its cost named) before the larger target."""
+    listed = listed_fixes(fixes, current)
+    if include_destructive:
+        return listed, 0
+    ok = [f for f in listed if not destructive(f)]
+    if not any(not f.changes_target for f in ok):
+        costly = next(
+            (
+                f
+                for f in listed
+                if destructive(f) and keeps_conversation(f) and not f.changes_target
+            ),
+            None,
+        )
+        if costly is not None:
+            ok.insert(0, costly)
+    return tuple(ok), len(listed) - len(ok)
 
 
 #: The headline of a fix that was not judged (with a model summarizer, judging would call it).
@@ -64,16 +115,19 @@ def section(current: Verdict) -> Section:
     return "improvements" if current.level == "costs" else "fixes"
 
 
-def fix_rows(fixes: Sequence[Fix], current: Verdict) -> list[FixRow]:
-    """The fixes to list for ``current`` (:func:`compactlens.analysis.listed_fixes` of
-    judged fixes: none when it is safe, only improvements when it fits, every fix that
-    fits otherwise). The first listed fix that is not destructive is the primary one."""
-    shown = listed_fixes(fixes, current)
+def fix_rows(
+    fixes: Sequence[Fix], current: Verdict, *, include_destructive: bool = False
+) -> list[FixRow]:
+    """The fixes to list for ``current`` (:func:`shown_fixes` of judged fixes: none when
+    it is safe, only improvements when it fits, every fix that fits otherwise; without
+    ``include_destructive``, not the destructive ones). The first listed fix that is not
+    destructive is the primary one."""
+    shown, _hidden = shown_fixes(fixes, current, include_destructive=include_destructive)
     rows: list[FixRow] = []
     primary_given = False
     for n, fix in enumerate(shown):
         v = fix.verdict
-        primary = not fix.destructive and not primary_given
+        primary = not destructive(fix) and not primary_given
         primary_given = primary_given or primary
         rows.append(
             FixRow(
@@ -95,12 +149,29 @@ def nothing_to_fix(current: Verdict) -> str:
     return f"Nothing to fix: the run fits and every check passed ({current.summary})."
 
 
-def no_improvement() -> str:
-    """The sentence for a run that fits with costs when no change fails fewer checks."""
+def no_improvement(current: Verdict) -> str:
+    """The sentence for a run that fits with costs when no single change the search
+    re-ran fails fewer checks: the verdict's own next step is what is left to try."""
     return (
-        "The run fits. No single change found removes one of its costs without adding "
-        "another: nothing here would improve on it."
+        "No single change the search re-ran removes one of the costs above without adding "
+        f"another. The verdict's next step: {current.next_step}"
     )
+
+
+def stage_fell_short(missed: Sequence[tuple[str, str]]) -> str:
+    """Which stages fell short, in a sentence: ``missed`` holds (stage label, event) with
+    event ``target-missed`` or ``failed``; "Tool-result collapse and Summarization each
+    missed their own target; Clamp failed"."""
+    parts = []
+    for event, one, many in (
+        ("target-missed", "missed its own target", "each missed their own target"),
+        ("failed", "failed", "failed"),
+    ):
+        names = list(dict.fromkeys(name for name, e in missed if e == event))
+        if names:
+            listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+            parts.append(f"{listed} {one if len(names) == 1 else many}")
+    return "; ".join(parts)
 
 
 def hidden_note(count: int) -> str:
@@ -123,9 +194,13 @@ __all__ = [
     "NOT_JUDGED",
     "FixRow",
     "Section",
+    "destructive",
     "fix_rows",
     "hidden_note",
+    "keeps_conversation",
     "no_improvement",
     "nothing_to_fix",
     "section",
+    "shown_fixes",
+    "stage_fell_short",
 ]

@@ -27,6 +27,7 @@ from compactlens.analysis import (
 )
 from compactlens.model import make_tokenizer
 from compactlens_inspector.lab.config import LabConfig, sized
+from compactlens_inspector.style.wording import source_words
 from compactlens_inspector.views.message import call_label
 
 LAB_LABEL = "lab configuration"
@@ -295,7 +296,7 @@ def side_views(c: CompactionPostmortem) -> list[SideView]:
         agent = c.agent
         out.append(
             SideView(
-                title=f"Agent ({c.recorded.source})",
+                title=f"Agent ({source_words(c.recorded.source)})",
                 recall=recall_text(agent),
                 tokens=agent.tokens_after,
                 status=agent.status,

@@ -8,11 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from compactlens import Transcript
+from compactlens.analysis import agent_kept
+from compactlens.model import Tokenizer, count_messages
+from compactlens_inspector.style.wording import source_words
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordedEntry:
-    """One recorded compaction as the timeline shows it."""
+    """One recorded compaction as the timeline shows it: what the agent recorded (the
+    tokens it logged, when it did) and what the counter measures, as the Post-mortem
+    measures them (the history it replaced, what it kept). ``source`` is in words."""
 
     seq: int
     index: int
@@ -26,33 +31,51 @@ class RecordedEntry:
     timestamp: str
     note: str
     summary: str | None
+    history_tokens: int | None = None  # the replaced history, counted (None: not recorded)
+    kept_tokens: int | None = None  # what the agent continued with, counted
 
     @property
     def label(self) -> str:
         tokens = ""
-        if self.tokens_before is not None and self.tokens_after is not None:
-            tokens = f": {self.tokens_before:,} → {self.tokens_after:,} tokens"
+        if self.history_tokens is not None and self.kept_tokens is not None:
+            tokens = f": {self.history_tokens:,} → {self.kept_tokens:,} tokens"
         return f"{self.seq + 1}. at message {self.index} ({self.kind}){tokens}"
 
-    def row(self) -> dict[str, Any]:
-        """The table row: before and after share a cell (``167,402 → —`` when the log does
-        not say), the time is UTC to the minute, and the marker is in words (the table fits
-        a 1280-pixel window)."""
-        return {
+    def row(self, *, recorded_before: bool = True, recorded_after: bool = True) -> dict[str, Any]:
+        """The table row: counted tokens beside the recorded ones ("not recorded" when the
+        agent did not log them, never an empty cell); ``recorded_after``: whether the
+        "tokens after (recorded)" column is shown (no agent of the table logged one)."""
+        row: dict[str, Any] = {
             "#": self.seq + 1,
             "at message": self.index,
             "kind": self.kind,
+            "source": self.source,
             "trigger": self.trigger,
-            "tokens": f"{_count_text(self.tokens_before)} → {_count_text(self.tokens_after)}",
-            "messages": f"{_count_text(self.messages_before)} → {_count_text(self.messages_after)}",
-            "when (UTC)": _minute(self.timestamp),
-            "read from": marker_words(self.source),
-            "note": self.note,
+            "history tokens": _counted(self.history_tokens),
+            "agent kept (tokens)": _counted(self.kept_tokens),
         }
+        if recorded_before:
+            row["tokens before (recorded)"] = _recorded(self.tokens_before)
+        if recorded_after:
+            row["tokens after (recorded)"] = _recorded(self.tokens_after)
+        before, after = _counted(self.messages_before), _counted(self.messages_after)
+        row["messages"] = (
+            f"{before:,} → {after:,}"
+            if isinstance(before, int) and isinstance(after, int)
+            else f"{before} → {after}"
+        )
+        row["when (UTC)"] = _minute(self.timestamp)
+        return row
 
 
-def _count_text(n: int | None) -> str:
-    return "—" if n is None else f"{n:,}"
+def _recorded(tokens: int | None) -> str:
+    """A count the agent recorded, or "not recorded" (as the Post-mortem words it)."""
+    return f"{tokens:,}" if tokens is not None else "not recorded"
+
+
+def _counted(n: int | None) -> int | str:
+    """A counted number (a number, so the column sorts), or "—" when there is none."""
+    return n if n is not None else "—"
 
 
 def _minute(timestamp: str) -> str:
@@ -62,24 +85,39 @@ def _minute(timestamp: str) -> str:
     return timestamp
 
 
-def marker_words(source: str) -> str:
-    """The marker a compaction was read from, in words, without the agent's name (the
-    whole log is that agent's): ``claude_code.compact_boundary`` as ``compact boundary``."""
-    marker = source.partition(".")[2] or source
-    return marker.replace("_", " ")
+def rows(entries: Sequence[RecordedEntry]) -> list[dict[str, Any]]:
+    """The table of ``entries``, so that it fits a 1280-pixel window: without a "when"
+    or "trigger" column when no entry has one, and without "tokens before (recorded)" or
+    "tokens after (recorded)" when no agent recorded one."""
+    before = any(e.tokens_before is not None for e in entries)
+    after = any(e.tokens_after is not None for e in entries)
+    out = [e.row(recorded_before=before, recorded_after=after) for e in entries]
+    for column, present in (
+        ("when (UTC)", any(e.timestamp for e in entries)),
+        ("trigger", any(e.trigger for e in entries)),
+    ):
+        if not present:
+            for row in out:
+                row.pop(column)
+    return out
 
 
 def _count(messages: Sequence[Any] | None) -> int | None:
     return None if messages is None else len(messages)
 
 
-def recorded_entries(transcript: Transcript) -> list[RecordedEntry]:
-    """One entry per recorded compaction, in order."""
+def recorded_entries(transcript: Transcript, tokenizer: Tokenizer) -> list[RecordedEntry]:
+    """One entry per recorded compaction, in order, its history and what the agent kept
+    counted with ``tokenizer`` (the counter every page counts with)."""
+
+    def counted(messages: Sequence[Any]) -> int | None:
+        return sum(count_messages(messages, tokenizer)) if messages else None
+
     return [
         RecordedEntry(
             seq=i,
             index=c.index,
-            source=c.source,
+            source=source_words(c.source),
             kind=c.kind,
             trigger=c.trigger or "",
             tokens_before=c.tokens_before,
@@ -89,9 +127,11 @@ def recorded_entries(transcript: Transcript) -> list[RecordedEntry]:
             timestamp=c.timestamp or "",
             note=c.note,
             summary=c.summary,
+            history_tokens=counted(c.replaced or ()),
+            kept_tokens=counted(agent_kept(c)),
         )
         for i, c in enumerate(transcript.compactions)
     ]
 
 
-__all__ = ["RecordedEntry", "recorded_entries"]
+__all__ = ["RecordedEntry", "recorded_entries", "rows"]

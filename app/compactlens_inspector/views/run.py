@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, Message, MessageIndex
+from compactlens.analysis import Verdict, group_counts
 from compactlens.engine import GroupDecision
 from compactlens.model import SUMMARY_PREFIX, message_text
-from compactlens.viz import SweepPoint, groups_kept
+from compactlens.viz import SweepPoint, groups_kept, nice_step
 from compactlens_inspector.lab.runs import RunOutcome
 
 #: Bars of a decision map the app draws, at most (neighbouring groups are stacked above
@@ -166,22 +167,44 @@ def render_message(message: Message, index: int | None = None) -> str:
 
 
 def sweep_values(start: int, stop: int, steps: int) -> list[int]:
-    """Up to ``steps`` distinct integers from ``start`` to ``stop`` (inclusive), evenly spread."""
+    """Up to ``steps`` distinct integers from ``start`` to ``stop`` (inclusive): both ends
+    and the round numbers between them (a step of 1, 2, 2.5 or 5 times a power of ten),
+    so a sweep reads 12,500, 20,000, 30,000 rather than 12,500, 20,455, 28,409."""
     steps = max(2, min(int(steps), 60))
     if stop < start:
         start, stop = stop, start
     if stop == start:
         return [start]
-    values = sorted({round(start + (stop - start) * i / (steps - 1)) for i in range(steps)})
-    return [int(v) for v in values]
+    step = nice_step(stop - start, steps - 1)
+    inner = range((start // step + 1) * step, stop, step)
+    return [start, *inner, stop]
 
 
-def sweep_point(value: int, outcome: RunOutcome, recall: float | None = None) -> SweepPoint:
+def sweep_point(
+    value: int,
+    outcome: RunOutcome,
+    recall: float | None = None,
+    *,
+    verdict: Verdict | None = None,
+) -> SweepPoint:
+    """A swept run as the chart and table show it: with its verdict, the groups kept, the
+    fact recall and the target are the verdict's (the numbers every page shows)."""
     r = outcome.result
     if r is None:
         return SweepPoint(value, "error", None, None, None, outcome.error)
+    if verdict is None:
+        return SweepPoint(
+            value, r.status, r.tokens_after, groups_kept(r), r.messages_after, recall=recall
+        )
+    n = verdict.numbers
     return SweepPoint(
-        value, r.status, r.tokens_after, groups_kept(r), r.messages_after, recall=recall
+        value,
+        r.status,
+        n.tokens_after,
+        (n.groups or group_counts(r))["kept"],
+        n.messages_after,
+        recall=n.fact_recall if recall is None else recall,
+        target_tokens=n.target_tokens,
     )
 
 

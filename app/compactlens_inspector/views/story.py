@@ -11,14 +11,21 @@ cached; the page only draws the values.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compactlens import CompactionResult, MessageIndex, Verdict
 from compactlens.analysis import FACT_KIND_LABELS, Fact
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, default_stage
 from compactlens_inspector.lab.presets import nice_budget, preset
-from compactlens_inspector.lab.runs import find_fixes, make_summarizer, run_config
+from compactlens_inspector.lab.runs import (
+    RunOutcome,
+    find_fixes,
+    fix_config,
+    make_summarizer,
+    run_config,
+)
 from compactlens_inspector.views.analysis import AnalysisSettings, judge, run_analysis
+from compactlens_inspector.views.fixes import FixRow, fix_rows
 
 #: The transcripts the story walks through (bundled samples, by file stem).
 STORY_SAMPLE = "coding_agent"
@@ -115,15 +122,17 @@ class StrategyRun:
 
 @dataclass(frozen=True, slots=True)
 class FixStory:
-    """The cannot-fit sample: the configuration, why it fails, and the best fixes."""
+    """The cannot-fit sample: the configuration, why it fails, and the best fixes, found
+    and judged as the Cannot-fit debugger finds and judges them (the same search, each fix
+    read as the verdict of the run it gives once applied, in the debugger's order)."""
 
     config: LabConfig
     tokens: int
     target: int
     reason: str
-    tried: int
-    fixes: tuple[tuple[str, int, float], ...]  # (what changes, tokens after, recall)
-    verdict: Verdict  # the cannot-fit run's verdict (its next step: the best fix)
+    tried: int  # the changes the search re-ran
+    fixes: tuple[FixRow, ...]  # the first fixes the debugger lists
+    verdict: Verdict  # the cannot-fit run's verdict, as the debugger's bar shows it
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,25 +213,33 @@ def cannot_fit_config(trigger: int = CANNOT_FIT_TRIGGER) -> LabConfig:
 
 
 def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
-    """The cannot-fit configuration over ``index`` and the three best fixes found."""
+    """The cannot-fit configuration over ``index`` and the first three fixes the Cannot-fit
+    debugger lists for it: the run and every fix judged as the debugger judges them (each
+    fix by the verdict of the run it gives once applied), in the debugger's order."""
     config = cannot_fit_config()
-    outcome = run_config(
-        index, config, make_summarizer(SummarizerSettings()), format_name=format_name
-    )
+    summarizer = make_summarizer(SummarizerSettings())
+
+    def judged(cfg: LabConfig) -> tuple[RunOutcome, Verdict | None]:
+        outcome = run_config(index, cfg, summarizer, explain=False, format_name=format_name)
+        return outcome, judge(outcome, run_analysis(index, outcome, AnalysisSettings()))
+
+    outcome, current = judged(config)
     r = outcome.result
-    search = find_fixes(index, outcome) if r is not None else None
-    judged = judge(outcome, None, search)
-    if r is None or judged is None:
+    if r is None or current is None:
         return None
-    fixes = search.fixes[:3] if search is not None else ()
+    search = find_fixes(index, outcome)
+    fixes = []
+    for fix in search.fixes if search is not None else ():
+        v = judged(fix_config(fix, config))[1]
+        fixes.append(replace(fix, verdict=v) if v is not None else fix)
     return FixStory(
         config=config,
         tokens=r.tokens_before,
         target=config.target_tokens or CANNOT_FIT_TRIGGER,
         reason=r.reason or r.explanation.summary,
         tried=search.tried if search is not None else 0,
-        fixes=tuple((f.plain_summary, f.tokens_after, f.recall) for f in fixes),
-        verdict=judged,
+        fixes=tuple(fix_rows(fixes, current)[:3]),
+        verdict=current,
     )
 
 

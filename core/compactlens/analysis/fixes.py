@@ -59,7 +59,7 @@ from compactlens.engine.strategies.registry import strategy_info
 from compactlens.engine.strategies.summarization import NOT_RERUN
 from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
 from compactlens.engine.triggers import Trigger
-from compactlens.engine.vocabulary import plural
+from compactlens.engine.vocabulary import change_words
 from compactlens.model.messages import Message, TextPart, message_text
 from compactlens.summarizers.base import SummaryResponse
 
@@ -225,9 +225,11 @@ def _stage_type(strategy: Strategy, name: str) -> str | None:
 
 
 def plain_change(change: Change, strategy: Strategy) -> str:
-    """One change in plain words: its parameter's label from the strategy registry and the
-    new value ("Truncation: minimum preserved groups to 14"); a change that adds a stage or
-    moves the target is already worded plainly."""
+    """One change in plain words, as the vocabulary words a change
+    (:func:`~compactlens.engine.vocabulary.change_words`): the parameter's label and the
+    new value in words ("Truncation: set “newest groups never dropped” to 14",
+    "Tool-result collapse: set “collapsed line” to tool names only"); a change that adds a
+    stage or moves the target is already worded plainly."""
     if change.parameter == "target_tokens":
         return f"raise the target to {change.value:,} tokens"
     if change.parameter.startswith("stage:"):
@@ -235,15 +237,7 @@ def plain_change(change: Change, strategy: Strategy) -> str:
     stage, _, name = change.parameter.rpartition(".")
     kind = _stage_type(strategy, stage) if stage else strategy.to_dict().get("type")
     info = strategy_info(kind) if isinstance(kind, str) else None
-    param = next((p for p in info.params if p.name == name), None) if info else None
-    label = (param.label if param is not None else name.replace("_", " ")).lower()
-    value = change.value
-    if isinstance(value, bool):
-        words = f"turn on {label}" if value else f"turn off {label}"
-    elif isinstance(value, int):
-        words = f"{label} to {value:,}"
-    else:
-        words = f"{label}: {value}"
+    words = change_words(name, change.value, kind if isinstance(kind, str) else "")
     return f"{info.label}: {words}" if stage and info is not None else words
 
 
@@ -522,7 +516,8 @@ def _stage_candidates(target: Trigger | None, limit: int | None) -> list[_Candid
         stage = ToolResultCompactionStrategy(
             trigger=trigger, target=target, keep_last_tool_call_groups=keep, minimum_preserved=0
         )
-        words = f"add tool-result collapse first (newest {plural(keep, 'tool call')} kept verbatim)"
+        kept = "the newest tool call kept verbatim" if keep else "no tool call kept verbatim"
+        words = f"add tool-result collapse first ({kept})"
         out.append(_Candidate((Change(words, "stage:tool_result_collapse", keep),), _front(stage)))
     base = limit if limit is not None else 8000
     for share in (8, 20):

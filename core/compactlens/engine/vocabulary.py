@@ -314,6 +314,68 @@ def protection_words(kind: str) -> str:
     return kind.replace("_", " ")
 
 
+#: What a run's lifecycle and stage events are, in words (the engine's ``event`` names).
+EVENTS: dict[str, str] = {
+    "started": "started",
+    "skipped": "skipped",
+    "applied": "applied",
+    "target-missed": "missed its target",
+    "failed": "failed",
+    "completed": "completed",
+}
+
+
+def event_words(kind: str) -> str:
+    """An event in words: ``missed its target`` for ``target-missed``."""
+    return EVENTS.get(kind, kind.replace("-", " ").replace("_", " "))
+
+
+#: The agents and formats that record compactions, in words (a recorded source's prefix).
+RECORDERS: dict[str, str] = {
+    "claude_code": "Claude Code",
+    "codex": "Codex",
+    "openhands": "OpenHands",
+    "inspect": "Inspect",
+    "compactlens": "compactlens",
+    "gemini_cli": "Gemini CLI",
+    "atif": "ATIF",
+    "langchain": "LangChain",
+    "anthropic": "Anthropic",
+    "openai": "OpenAI",
+    "otel": "OpenTelemetry",
+}
+
+#: Where a recorded compaction was read from, in words (``RecordedCompaction.source``).
+RECORDED_SOURCES: dict[str, str] = {
+    "claude_code.compact_boundary": "Claude Code compaction marker",
+    "claude_code.summary": "Claude Code summary",
+    "claude_code.summary_message": "Claude Code summary",
+    "claude_code.compaction_subagent": "Claude Code compaction sub-agent",
+    "codex.compacted": "Codex compaction",
+    "openhands.condensation": "OpenHands condensation",
+    "inspect.compaction": "Inspect compaction",
+    "compactlens.recording": "compactlens recording",
+    "gemini_cli.set_messages": "Gemini CLI history reset",
+    "atif.summarization_step": "ATIF summarization step",
+    "anthropic.compaction": "Anthropic compaction block",
+    "openai.compaction": "OpenAI compaction item",
+    "otel.compaction": "OpenTelemetry compaction event",
+}
+
+
+def source_words(source: str) -> str:
+    """Where a recorded compaction was read from, in words: ``Claude Code summary`` for
+    ``claude_code.summary_message``; an unknown ``<form>.summary_message`` reads as the
+    form's summary, any other source with spaces for its separators."""
+    if source in RECORDED_SOURCES:
+        return RECORDED_SOURCES[source]
+    form, _, what = source.partition(".")
+    who = RECORDERS.get(form, form.replace("_", " "))
+    if what == "summary_message":
+        return f"{who} summary"
+    return f"{who} {what.replace('_', ' ')}".strip()
+
+
 # -- conditions --------------------------------------------------------------------------------
 
 _COMPARISON = re.compile(
@@ -358,9 +420,12 @@ def condition_words(text: str) -> str:
 
 __all__ = [
     "DECISIONS",
+    "EVENTS",
     "PARAMETERS",
     "PROTECTIONS",
     "REASONS",
+    "RECORDED_SOURCES",
+    "RECORDERS",
     "STAGES",
     "STAGE_PARAMETERS",
     "VALUES",
@@ -370,6 +435,7 @@ __all__ = [
     "condition_words",
     "decision_term",
     "decision_words",
+    "event_words",
     "group_digits",
     "money",
     "num",
@@ -379,6 +445,7 @@ __all__ = [
     "protection_words",
     "reason_words",
     "share",
+    "source_words",
     "stage_change_words",
     "stage_term",
     "stage_words",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from html import escape
 
@@ -11,14 +10,19 @@ from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from compactlens.viz._style import STATUS_COLORS, TARGET_COLOR, _layout, _line
 from compactlens.viz.events import RunLike, SweepPoint, groups_kept
-from compactlens.viz.words import num, param_words, share
+from compactlens.viz.words import nice_step, num, param_words, share
 
 
 def sweep_chart(
     points: Sequence[SweepPoint], parameter: str, *, target_tokens: int | None = None
 ) -> go.Figure:
     """Tokens after, fact recall (when measured) and groups kept against the swept
-    parameter, status as the marker colour."""
+    parameter, status as the marker colour.
+
+    The target line is the target each run was judged against (``SweepPoint.target_tokens``,
+    else ``target_tokens``): one line when every run has the same target, a dotted line
+    through each run's target when the swept parameter moves it (a stage's trigger sets
+    that stage's target), so a "cannot-fit" point always sits above its own target."""
     ok = [p for p in points if p.tokens_after is not None]
     measured = [p for p in ok if p.recall is not None]
     titles = ["tokens after", *(["fact recall"] if measured else []), "groups kept"]
@@ -55,7 +59,8 @@ def sweep_chart(
                     name=status,
                     marker={"color": color, "size": 10},
                     customdata=[_recall_words(p.recall) for p in sel],
-                    hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} tokens<br>{status}"
+                    text=[_target_words(p, target_tokens) for p in sel],
+                    hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} tokens<br>{status}%{{text}}"
                     + ("<br>fact recall %{customdata}" if measured else "")
                     + "<extra></extra>",
                 ),
@@ -91,13 +96,35 @@ def sweep_chart(
     )
     # Groups are counted: whole-number ticks only.
     most = max([1, *(p.groups_kept or 0 for p in ok)])
-    fig.update_yaxes(rangemode="tozero", dtick=max(1, math.ceil(most / 4)), row=rows, col=1)
-    if target_tokens is not None:
-        text = f"target {num(target_tokens)}"
-        _line(fig, y=target_tokens, text=text, color=TARGET_COLOR, dash="dot", position="top right")
+    fig.update_yaxes(rangemode="tozero", dtick=nice_step(most, 4), row=rows, col=1)
+    targets = [(p.value, p.target_tokens) for p in ok if p.target_tokens is not None]
+    if len({t for _, t in targets}) > 1:
+        fig.add_trace(
+            go.Scatter(
+                x=[x for x, _ in targets],
+                y=[t for _, t in targets],
+                mode="lines",
+                line={"color": TARGET_COLOR, "dash": "dot", "width": 2},
+                name="each run's target",
+                hovertemplate=f"{name}: %{{x:,}}<br>target %{{y:,}} tokens<extra></extra>",
+            ),
+            1,
+            1,
+        )
+    else:
+        target = targets[0][1] if targets else target_tokens
+        if target is not None:
+            text = f"target {num(target)}"
+            _line(fig, y=target, text=text, color=TARGET_COLOR, dash="dot", position="top right")
     words = param_words(parameter)
     fig.update_xaxes(title=words, row=rows, col=1)
     return _layout(fig, f"Sweep of {words}", height=560 if measured else 460)
+
+
+def _target_words(point: SweepPoint, default: int | None) -> str:
+    """The hover line of a run's target (empty when unknown)."""
+    target = point.target_tokens if point.target_tokens is not None else default
+    return "" if target is None else f"<br>target {num(target)} tokens"
 
 
 def _recall_words(recall: float | None) -> str:

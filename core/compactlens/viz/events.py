@@ -8,11 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from compactlens.analysis import group_counts
 from compactlens.engine import (
     CompactionResult,
     GroupDecision,
     StageEvent,
     condition_words,
+    event_words,
     stage_words,
 )
 from compactlens.viz.words import group_digits, num
@@ -84,9 +86,9 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
                 len(out),
                 e.event,
                 e.strategy,
-                f"{stage_words(e.strategy)} total: {e.event}"
+                f"{stage_words(e.strategy)} total: {event_words(e.event)}"
                 if total
-                else f"{stage_words(e.strategy)}: {e.event}",
+                else f"{stage_words(e.strategy)}: {event_words(e.event)}",
                 e.tokens_before,
                 e.tokens_after,
                 condition_words(e.trigger),
@@ -149,7 +151,8 @@ def _stages_first(events: Sequence[StageEvent]) -> list[int]:
 @dataclass(frozen=True, slots=True)
 class SweepPoint:
     """One value of a swept parameter and what the run gave (``recall``: the fact recall
-    of the run's analysis, 0 to 1, when it was measured)."""
+    of the run's analysis, 0 to 1, when it was measured; ``target_tokens``: the target
+    the run was judged against, which a swept stage trigger can move)."""
 
     value: int
     status: str
@@ -158,10 +161,13 @@ class SweepPoint:
     messages_after: int | None
     error: str | None = None
     recall: float | None = None
+    target_tokens: int | None = None
 
 
 def groups_kept(result: CompactionResult) -> int:
-    return sum(1 for d in result.decisions if d.action in ("kept", "collapsed", "inserted"))
+    """Groups kept as they were, as the verdict counts them (:func:`group_counts`):
+    collapsed groups and inserted summaries are not "kept"."""
+    return group_counts(result)["kept"]
 
 
 def decisions_by_group(result: CompactionResult | None) -> dict[int, GroupDecision]:

@@ -33,6 +33,19 @@ STAGE_PARAM_WORDS: dict[tuple[str, str], str] = {
 }
 
 
+def nice_step(span: float, parts: int) -> int:
+    """A round whole-number step (1, 2, 2.5 or 5 times a power of ten, at least 1) that
+    cuts ``span`` into at most ``parts`` pieces: for axis ticks and swept values, so a
+    reader sees 0, 50, 100, 150 rather than 0, 56, 112, 168."""
+    raw = max(span, 1) / max(parts, 1)
+    power = 10 ** max(0, len(str(int(raw))) - 1)
+    for factor in (1.0, 2.0, 2.5, 5.0):
+        step = factor * power
+        if step >= raw and step.is_integer():
+            return int(step)
+    return int(10 * power)
+
+
 def part_words(label: str) -> str:
     """A budget part's label for a chart: a parameter name becomes words, other labels
     (already words, such as ``system messages``) stay."""
@@ -45,6 +58,7 @@ __all__ = [
     "STAGE_PARAM_WORDS",
     "group_digits",
     "money",
+    "nice_step",
     "num",
     "param_words",
     "part_words",
