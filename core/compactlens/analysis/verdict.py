@@ -117,7 +117,8 @@ _FIXES = {
         "so the next turn fits without compacting again."
     ),
     "fact-recall": (
-        "Keep more of the history: collapse or summarize instead of dropping, or raise the target."
+        "Keep more of the history word for word: raise the target, or collapse old tool "
+        "results before summarizing or dropping whole turns."
     ),
     "not-measured": "Analyze the run and judge it with that report to measure the other checks.",
 }
