@@ -50,14 +50,16 @@ def decision_views(result: CompactionResult) -> list[DecisionView]:
     return out
 
 
-#: Decisions that leave nothing in the compacted history: a run of them reads as one row.
-FOLDED_ACTIONS = ("summarized", "excluded")
+#: Decisions a run of which reads as one Diff row (every decision of a group that was not
+#: inserted: consecutive groups kept, collapsed, summarized or dropped alike are one row).
+FOLDED_ACTIONS = ("kept", "collapsed", "summarized", "excluded")
 
 
 @dataclass(frozen=True, slots=True)
 class DiffRow:
     """One row of the Diff: a single decision, or a run of identical ones (consecutive
-    groups summarized or dropped by the same stage for the same reason) folded together."""
+    groups kept, collapsed, summarized or dropped by the same stage for the same reason)
+    folded together."""
 
     views: tuple[DecisionView, ...]
 
@@ -72,6 +74,10 @@ class DiffRow:
     @property
     def tokens_before(self) -> int:
         return sum(v.decision.tokens_before for v in self.views)
+
+    @property
+    def tokens_after(self) -> int:
+        return sum(v.decision.tokens_after for v in self.views)
 
     @property
     def message_span(self) -> tuple[int, int] | None:
@@ -89,8 +95,9 @@ def _same_run(a: GroupDecision, b: GroupDecision) -> bool:
 
 
 def diff_rows(views: list[DecisionView]) -> list[DiffRow]:
-    """``views`` as Diff rows: each run of identical summarized or dropped decisions is one
-    row ("47 groups folded into the summary above"), every other decision its own."""
+    """``views`` as Diff rows: each run of identical decisions (same action, stage and
+    reason) is one row ("205 groups collapsed", "47 groups folded into the summary
+    above"); an inserted summary is its own row."""
     rows: list[list[DecisionView]] = []
     for view in views:
         if rows and _same_run(rows[-1][-1].decision, view.decision):
