@@ -314,6 +314,20 @@ def protection_words(kind: str) -> str:
     return kind.replace("_", " ")
 
 
+#: Tool-call pairing problems in words, keyed by ``PairingProblem.kind``.
+PAIRING_PROBLEMS: dict[str, str] = {
+    "orphan_result": "result without its call",
+    "unresolved_call": "call without a result",
+    "duplicate_id": "call id used twice",
+    "split_pair": "result apart from its call",
+}
+
+
+def pairing_words(kind: str) -> str:
+    """A pairing problem's kind in words: ``call without a result`` for ``unresolved_call``."""
+    return PAIRING_PROBLEMS.get(kind, kind.replace("_", " "))
+
+
 #: What a run's lifecycle and stage events are, in words (the engine's ``event`` names).
 EVENTS: dict[str, str] = {
     "started": "started",
@@ -422,6 +436,7 @@ __all__ = [
     "COLLAPSE_NOTE_CHARS",
     "DECISIONS",
     "EVENTS",
+    "PAIRING_PROBLEMS",
     "PARAMETERS",
     "PROTECTIONS",
     "REASONS",
@@ -440,6 +455,7 @@ __all__ = [
     "group_digits",
     "money",
     "num",
+    "pairing_words",
     "param_words",
     "parameter_term",
     "plural",

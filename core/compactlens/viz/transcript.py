@@ -20,7 +20,7 @@ from compactlens.viz._style import (
     _layout,
     _trigger_target,
 )
-from compactlens.viz.words import num
+from compactlens.viz.words import num, share
 
 
 def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
@@ -145,6 +145,8 @@ def composition(index: MessageIndex) -> go.Figure:
         go.Pie(
             labels=roles,
             values=[by_role[r] for r in roles],
+            text=_shares([by_role[r] for r in roles]),
+            texttemplate="%{text}",
             marker={"colors": [ROLE_COLORS[r] for r in roles]},
             hole=0.5,
             sort=False,
@@ -159,6 +161,8 @@ def composition(index: MessageIndex) -> go.Figure:
         go.Pie(
             labels=[KIND_LABELS[k] for k in kinds],
             values=[by_kind[k] for k in kinds],
+            text=_shares([by_kind[k] for k in kinds]),
+            texttemplate="%{text}",
             marker={"colors": [KIND_COLORS[k] for k in kinds]},
             hole=0.5,
             sort=False,
@@ -169,6 +173,13 @@ def composition(index: MessageIndex) -> go.Figure:
         2,
     )
     return _layout(fig, "Composition of the tokens", height=340)
+
+
+def _shares(values: list[int]) -> list[str]:
+    """Each value's share of the total in whole percents (:func:`share`: "8%", "<1%"),
+    so a donut never shows "8.37%" next to "32%"."""
+    total = sum(values)
+    return [share(v / total) if total else "0%" for v in values]
 
 
 def estimate_vs_exact(estimate: MessageIndex, exact: MessageIndex) -> go.Figure:
