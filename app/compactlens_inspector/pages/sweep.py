@@ -67,8 +67,9 @@ def _sweep() -> None:
     path = cols[0].selectbox("Parameter", paths, format_func=lambda k: labels[k], key="sweep_param")
     value = get_path(config, str(path))
     base = int(value) if isinstance(value, int) else 1
-    state.widget("sweep_from", max(1, base // 4) if base > 8 else 0)
-    state.widget("sweep_to", max(base * 2, 8))
+    # Round ends (two significant digits): 1,100 to 8,600, not 1,075 to 8,600.
+    state.widget("sweep_from", _round(max(1, base // 4)) if base > 8 else 0)
+    state.widget("sweep_to", _round(max(base * 2, 8)))
     state.widget("sweep_steps", 12)
     lo = cols[1].number_input("From", min_value=0, key="sweep_from")
     hi = cols[2].number_input("To", min_value=0, key="sweep_to")
@@ -127,6 +128,11 @@ def _sweep() -> None:
         key="sweep_table",
         column_config={"fact recall": st.column_config.NumberColumn(format="%d%%")},
     )
+
+
+def _round(n: int) -> int:
+    """``n`` to two significant digits (1,075 is 1,100; 8,600 stays)."""
+    return int(float(f"{n:.2g}"))
 
 
 def _headline(v: Verdict | None) -> str:

@@ -147,6 +147,8 @@ def composition(index: MessageIndex) -> go.Figure:
             values=[by_role[r] for r in roles],
             text=_shares([by_role[r] for r in roles]),
             texttemplate="%{text}",
+            textposition="inside",
+            insidetextorientation="horizontal",
             marker={"colors": [ROLE_COLORS[r] for r in roles]},
             hole=0.5,
             sort=False,
@@ -163,6 +165,8 @@ def composition(index: MessageIndex) -> go.Figure:
             values=[by_kind[k] for k in kinds],
             text=_shares([by_kind[k] for k in kinds]),
             texttemplate="%{text}",
+            textposition="inside",
+            insidetextorientation="horizontal",
             marker={"colors": [KIND_COLORS[k] for k in kinds]},
             hole=0.5,
             sort=False,
@@ -175,11 +179,16 @@ def composition(index: MessageIndex) -> go.Figure:
     return _layout(fig, "Composition of the tokens", height=340)
 
 
+#: A slice under this share of its donut is labelled on hover only (its label would not
+#: fit: it ran into the donut's title).
+_LABELLED_SHARE = 0.04
+
+
 def _shares(values: list[int]) -> list[str]:
-    """Each value's share of the total in whole percents (:func:`share`: "8%", "<1%"),
-    so a donut never shows "8.37%" next to "32%"."""
+    """Each slice's label: its share of the total in whole percents (:func:`share`: "8%"),
+    so a donut never shows "8.37%" next to "32%"; empty for a slice too thin to hold it."""
     total = sum(values)
-    return [share(v / total) if total else "0%" for v in values]
+    return [share(v / total) if total and v / total >= _LABELLED_SHARE else "" for v in values]
 
 
 def estimate_vs_exact(estimate: MessageIndex, exact: MessageIndex) -> go.Figure:
