@@ -5,6 +5,7 @@ No Streamlit here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, Message, MessageIndex
@@ -204,6 +205,7 @@ def sweep_point(
             value, r.status, r.tokens_after, groups_kept(r), r.messages_after, recall=recall
         )
     n = verdict.numbers
+    missed = missed_target(r) if r.status == "cannot-fit" else None
     return SweepPoint(
         value,
         r.status,
@@ -211,8 +213,23 @@ def sweep_point(
         (n.groups or group_counts(r))["kept"],
         n.messages_after,
         recall=n.fact_recall if recall is None else recall,
-        target_tokens=n.target_tokens,
+        target_tokens=missed if missed is not None else n.target_tokens,
     )
+
+
+_TOKEN_TARGET = re.compile(r"^tokens\s*<=\s*(\d+)$")
+
+
+def missed_target(result: CompactionResult) -> int | None:
+    """The token target a run that does not fit missed: the first stage that missed its
+    own token target (a stage's trigger sets it, so it can be under the pipeline's), or
+    None when no stage reports one."""
+    for e in result.events:
+        if e.event in ("target-missed", "failed"):
+            found = _TOKEN_TARGET.match(e.target.strip())
+            if found:
+                return int(found.group(1))
+    return None
 
 
 # -- filters for the transcript page -----------------------------------------------------------
