@@ -3,6 +3,7 @@ and the Transcript and Diff pages drawing chat messages with inert text."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from apptest_helpers import XSS_TEXT, go, no_exceptions
@@ -11,7 +12,7 @@ from hypothesis import strategies as hs
 
 from compactlens.formats import from_caller
 from compactlens_inspector.style.theme import ROLE_ICONS, ROLES
-from compactlens_inspector.views.message import message_card, prose
+from compactlens_inspector.views.message import call_label, message_card, prose
 
 _UNESCAPE = re.compile(r"\\(.)")
 #: A character Markdown would act on, not preceded by a backslash.
@@ -143,3 +144,16 @@ def test_hostile_text_is_inert_on_transcript_and_diff(app) -> None:
         assert not _ACTIVE.search(value.replace(":gray-badge[", "").replace(":blue-badge[", ""))
     assert all(not getattr(m.proto, "allow_html", False) for m in at.markdown)
     assert XSS_TEXT not in "\n".join(m.value for m in at.markdown)
+
+
+def test_an_editor_tool_call_shows_the_file_it_works_on() -> None:
+    """OpenHands' str_replace_editor: the sub-command alone ("create") does not say what
+    the call did; the path does."""
+    args = json.dumps({"command": "create", "path": "/workspace/app/models.py", "file_text": "x"})
+    assert call_label("str_replace_editor", args) == (
+        "str_replace_editor: create /workspace/app/models.py"
+    )
+    # A shell command is what matters by itself.
+    assert call_label("execute_bash", json.dumps({"command": "ls -R /workspace"})) == (
+        "execute_bash: ls -R /workspace"
+    )

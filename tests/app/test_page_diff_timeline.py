@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -18,6 +19,7 @@ from compactlens_inspector.lab.config import (
     encode_config,
     preset,
 )
+from compactlens_inspector.views.run import decision_views, diff_rows
 
 
 def _summarize(budget: int) -> LabConfig:
@@ -207,3 +209,21 @@ def test_timeline_events_are_in_words(app) -> None:
     events = set(_frame_with(at, "event")["event"])
     assert events <= set(EVENTS.values()), events
     assert "-" not in metric(at, "Event")
+
+
+def test_a_run_of_collapsed_groups_is_one_diff_row(app) -> None:
+    config = preset("tool_collapse", 2000)
+    index = MessageIndex.build(from_caller(coding_agent()).messages)
+    result = run_strategy(index, strategy_from_config(config.strategy_config()))
+    rows = diff_rows([v for v in decision_views(result) if v.decision.action != "kept"])
+    keys = [(r.decision.action, r.decision.strategy, r.decision.reason) for r in rows]
+    assert all(a != b for a, b in itertools.pairwise(keys)), keys  # runs are folded
+    collapsed = sum(1 for d in result.decisions if d.action == "collapsed")
+    assert collapsed > 1
+    at = go(app(cfg=encode_config(config)).run(), "diff")
+    no_exceptions(at)
+    assert metric_int(at, "Groups collapsed") == collapsed
+    assert f"{len(rows)} row" in texts(at) and f"for {collapsed} groups" in texts(at)
+    assert len(rows) < collapsed
+    body = plain(texts(at))
+    assert "one line" not in body and "4,096 characters" in body  # what a collapse keeps

@@ -46,7 +46,7 @@ def test_pick_a_sample(app, sample_doc) -> None:
     assert "1 pairing problem" in texts(at)
     problems = at.dataframe[0].value
     assert list(problems["call id"]) == ["call_deploy"]
-    assert list(problems["kind"]) == ["unresolved_call"]
+    assert list(problems["kind"]) == ["call without a result"]  # words, not unresolved_call
 
 
 def test_paste_valid_json_becomes_the_active_transcript(app) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -318,3 +319,16 @@ def test_plain_words_in_sweep_titles(index: MessageIndex) -> None:
     fig = _figures(index)["sweep"]
     assert "minimum_preserved" not in fig.layout.title.text
     assert "newest groups never touched" in fig.layout.title.text
+
+
+def test_the_composition_gives_each_category_its_own_colour_and_whole_percents(
+    index: MessageIndex,
+) -> None:
+    fig = figures.composition(index)
+    colours: dict[str, str] = {}
+    for pie in fig.data:
+        for label, colour in zip(pie.labels, pie.marker.colors, strict=True):
+            assert colours.setdefault(label, colour) == colour  # one label, one colour
+        assert pie.texttemplate == "%{text}"
+        assert all(re.fullmatch(r"(\d{1,3}%)?", t) for t in pie.text), pie.text
+    assert len(set(colours.values())) == len(colours), colours  # no colour for two labels

@@ -27,8 +27,9 @@ _RIGHT = {
 FOLD_LIST = 60
 
 
-def _folded_row(index: MessageIndex, row: DiffRow) -> None:
-    """A run of identical summarized or dropped decisions as one row."""
+def _folded_row(index: MessageIndex, result: CompactionResult, row: DiffRow) -> None:
+    """A run of identical decisions as one row: the groups' originals in a fold on the
+    left, what they became (kept verbatim, each collapsed note, or nothing) on the right."""
     d = row.decision
     n = len(row.views)
     span = row.message_span
@@ -61,13 +62,30 @@ def _folded_row(index: MessageIndex, row: DiffRow) -> None:
             + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
         )
     with right:
-        st.caption(f"{plural(n, 'group')} {_RIGHT.get(d.action, decision_words(d.action))}")
+        if d.action == "kept":
+            st.caption(f"{plural(n, 'group')} kept verbatim")
+        elif d.action in _RIGHT:
+            st.caption(f"{plural(n, 'group')} {_RIGHT[d.action]}")
+        else:
+            st.markdown(
+                f"{badges.tokens(row.tokens_after)} **{plural(n, 'group')} "
+                f"{md_escape(decision_words(d.action))}**"
+            )
+            with st.expander(f"Show what the {plural(n, 'group')} became"):
+                names = call_names(index)
+                for v in row.views[:FOLD_LIST]:
+                    for k in v.projection:
+                        show_message(
+                            result.projection[k], None, None, call_names=names, limit=PREVIEW
+                        )
+                if n > FOLD_LIST:
+                    st.caption(f"…and {plural(n - FOLD_LIST, 'more group')}.")
 
 
 def side_by_side(index: MessageIndex, result: CompactionResult, rows: Sequence[DiffRow]) -> None:
     """One row per decision: the original group on the left, what it became on the right,
     both as conversation messages (the same rendering as the Transcript page). A run of
-    identical summarized or dropped decisions is one folded row."""
+    identical decisions is one folded row."""
     names = call_names(index)
     head = st.columns([5, 2, 5])
     head[0].markdown("**Original**")
@@ -76,7 +94,7 @@ def side_by_side(index: MessageIndex, result: CompactionResult, rows: Sequence[D
     for row in rows:
         if row.folded:
             with st.container(border=True):
-                _folded_row(index, row)
+                _folded_row(index, result, row)
             continue
         view = row.views[0]
         d = view.decision

@@ -17,7 +17,7 @@ from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import num
-from compactlens_inspector.style.wording import plural
+from compactlens_inspector.style.wording import decision_term, plural
 from compactlens_inspector.views.run import decision_views, diff_rows, summary_ranges
 
 PAGE_SIZE = 30
@@ -25,8 +25,10 @@ PAGE_SIZE = 30
 GROUP_CARD_WIDTH = 155
 GROUPS_NOTE = (
     "Groups by decision, counted as the verdict counts them: kept means kept as it was; "
-    "dropped means removed; collapsed means shortened in place (a tool result replaced by a "
-    "short note); summarized means replaced by a summary; inserted counts the summaries the "
+    "dropped means removed; collapsed means "
+    + decision_term("collapsed").explanation[:1].lower()
+    + decision_term("collapsed").explanation[1:-1]
+    + "; summarized means replaced by a summary; inserted counts the summaries the "
     "compaction added."
 )
 

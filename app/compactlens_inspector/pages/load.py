@@ -15,6 +15,7 @@ from compactlens_inspector.pages._common import header, page
 from compactlens_inspector.serving.loader import max_upload_bytes
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_code, md_escape
+from compactlens_inspector.style.wording import pairing_words
 from compactlens_inspector.views.counters import counter_note
 
 UPLOADED = "cl_uploaded_ids"
@@ -146,7 +147,7 @@ def _summary() -> None:
         table(
             [
                 {
-                    "kind": p.kind,
+                    "kind": pairing_words(p.kind),
                     "message": p.message_index,
                     "call id": p.call_id,
                     "detail": p.detail,

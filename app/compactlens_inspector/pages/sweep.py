@@ -22,7 +22,7 @@ from compactlens_inspector.lab.config import (
 )
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.style.numbers import num, share
+from compactlens_inspector.style.numbers import group_digits, num, share
 from compactlens_inspector.style.safety import md_escape, plot_text
 from compactlens_inspector.views.run import sweep_point, sweep_values
 
@@ -67,8 +67,9 @@ def _sweep() -> None:
     path = cols[0].selectbox("Parameter", paths, format_func=lambda k: labels[k], key="sweep_param")
     value = get_path(config, str(path))
     base = int(value) if isinstance(value, int) else 1
-    state.widget("sweep_from", max(1, base // 4) if base > 8 else 0)
-    state.widget("sweep_to", max(base * 2, 8))
+    # Round ends (two significant digits): 1,100 to 8,600, not 1,075 to 8,600.
+    state.widget("sweep_from", _round(max(1, base // 4)) if base > 8 else 0)
+    state.widget("sweep_to", _round(max(base * 2, 8)))
     state.widget("sweep_steps", 12)
     lo = cols[1].number_input("From", min_value=0, key="sweep_from")
     hi = cols[2].number_input("To", min_value=0, key="sweep_to")
@@ -82,6 +83,7 @@ def _sweep() -> None:
     measure = _measure_recall()
     points = []
     verdicts: dict[int, Verdict | None] = {}
+    whys: dict[int, str] = {}
     errors = 0
     with st.spinner(f"Running {num(len(values))} configurations…"):
         for v in values:
@@ -95,6 +97,9 @@ def _sweep() -> None:
             if outcome is not None:
                 verdicts[v] = _verdict(outcome, measure)
                 points.append(sweep_point(v, outcome, verdict=verdicts[v]))
+                r = outcome.result
+                if r is not None and r.status == "cannot-fit" and r.reason:
+                    whys[v] = group_digits(r.reason)
     label = labels.get(str(path), str(path))
     st.plotly_chart(
         figures.sweep_chart(points, plot_text(label), target_tokens=config.target_tokens),
@@ -103,9 +108,9 @@ def _sweep() -> None:
     )
     if len({p.target_tokens for p in points if p.target_tokens is not None}) > 1:
         st.caption(
-            f"{md_escape(label)} moves the target each run is judged against (a stage's "
-            "trigger is also its target): the dotted line is each run's own target, and "
-            "a run that does not fit missed that target."
+            "The dotted line is the target each run had to reach: a run that does not fit "
+            "missed the target of one of its stages (a stage's trigger is also its target, "
+            f"so sweeping {md_escape(label)} moves it), not the pipeline's; *why* names it."
         )
     table(
         [
@@ -116,6 +121,7 @@ def _sweep() -> None:
                 "fact recall": None if p.recall is None else round(p.recall * 100),
                 "target": p.target_tokens,
                 "verdict": _headline(verdicts.get(p.value)),
+                "why": whys.get(p.value, ""),
                 "groups kept": p.groups_kept,
                 "messages after": p.messages_after,
                 "error": p.error or "",
@@ -127,6 +133,11 @@ def _sweep() -> None:
         key="sweep_table",
         column_config={"fact recall": st.column_config.NumberColumn(format="%d%%")},
     )
+
+
+def _round(n: int) -> int:
+    """``n`` to two significant digits (1,075 is 1,100; 8,600 stays)."""
+    return int(float(f"{n:.2g}"))
 
 
 def _headline(v: Verdict | None) -> str:

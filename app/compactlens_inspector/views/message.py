@@ -127,6 +127,8 @@ KEY_ARGUMENTS = (
 )
 #: Characters of a key argument shown in a title.
 KEY_CHARS = 80
+#: Argument names of the file a tool call works on.
+PATH_ARGUMENTS = ("path", "file_path", "filepath", "filename", "file")
 
 
 def key_argument(raw: str) -> str:
@@ -138,7 +140,13 @@ def key_argument(raw: str) -> str:
         return ""
     if not isinstance(data, dict):
         return ""
-    value: object = next((data[k] for k in KEY_ARGUMENTS if data.get(k)), None)
+    key = next((k for k in KEY_ARGUMENTS if data.get(k)), None)
+    value: object = data[key] if key is not None else None
+    path = next((data[k] for k in PATH_ARGUMENTS if isinstance(data.get(k), str) and data[k]), None)
+    if key in ("command", "cmd") and path and isinstance(value, str) and len(value.split()) == 1:
+        # An editor's sub-command (str_replace_editor: create, view, str_replace): the
+        # file it works on is what matters, after the sub-command.
+        value = f"{value} {path}"
     if value is None:
         texts = [v for v in data.values() if isinstance(v, str) and v.strip()]
         value = texts[0] if len(texts) == 1 else None

@@ -5,6 +5,7 @@ No Streamlit here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, Message, MessageIndex
@@ -50,14 +51,16 @@ def decision_views(result: CompactionResult) -> list[DecisionView]:
     return out
 
 
-#: Decisions that leave nothing in the compacted history: a run of them reads as one row.
-FOLDED_ACTIONS = ("summarized", "excluded")
+#: Decisions a run of which reads as one Diff row (every decision of a group that was not
+#: inserted: consecutive groups kept, collapsed, summarized or dropped alike are one row).
+FOLDED_ACTIONS = ("kept", "collapsed", "summarized", "excluded")
 
 
 @dataclass(frozen=True, slots=True)
 class DiffRow:
     """One row of the Diff: a single decision, or a run of identical ones (consecutive
-    groups summarized or dropped by the same stage for the same reason) folded together."""
+    groups kept, collapsed, summarized or dropped by the same stage for the same reason)
+    folded together."""
 
     views: tuple[DecisionView, ...]
 
@@ -72,6 +75,10 @@ class DiffRow:
     @property
     def tokens_before(self) -> int:
         return sum(v.decision.tokens_before for v in self.views)
+
+    @property
+    def tokens_after(self) -> int:
+        return sum(v.decision.tokens_after for v in self.views)
 
     @property
     def message_span(self) -> tuple[int, int] | None:
@@ -89,8 +96,9 @@ def _same_run(a: GroupDecision, b: GroupDecision) -> bool:
 
 
 def diff_rows(views: list[DecisionView]) -> list[DiffRow]:
-    """``views`` as Diff rows: each run of identical summarized or dropped decisions is one
-    row ("47 groups folded into the summary above"), every other decision its own."""
+    """``views`` as Diff rows: each run of identical decisions (same action, stage and
+    reason) is one row ("205 groups collapsed", "47 groups folded into the summary
+    above"); an inserted summary is its own row."""
     rows: list[list[DecisionView]] = []
     for view in views:
         if rows and _same_run(rows[-1][-1].decision, view.decision):
@@ -197,6 +205,7 @@ def sweep_point(
             value, r.status, r.tokens_after, groups_kept(r), r.messages_after, recall=recall
         )
     n = verdict.numbers
+    missed = missed_target(r) if r.status == "cannot-fit" else None
     return SweepPoint(
         value,
         r.status,
@@ -204,8 +213,23 @@ def sweep_point(
         (n.groups or group_counts(r))["kept"],
         n.messages_after,
         recall=n.fact_recall if recall is None else recall,
-        target_tokens=n.target_tokens,
+        target_tokens=missed if missed is not None else n.target_tokens,
     )
+
+
+_TOKEN_TARGET = re.compile(r"^tokens\s*<=\s*(\d+)$")
+
+
+def missed_target(result: CompactionResult) -> int | None:
+    """The token target a run that does not fit missed: the first stage that missed its
+    own token target (a stage's trigger sets it, so it can be under the pipeline's), or
+    None when no stage reports one."""
+    for e in result.events:
+        if e.event in ("target-missed", "failed"):
+            found = _TOKEN_TARGET.match(e.target.strip())
+            if found:
+                return int(found.group(1))
+    return None
 
 
 # -- filters for the transcript page -----------------------------------------------------------

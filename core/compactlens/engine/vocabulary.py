@@ -101,10 +101,19 @@ def verb(n: int, singular: str) -> str:
 
 # -- decisions -------------------------------------------------------------------------------
 
+#: The longest note tool-result collapse writes for one tool call, in characters (the
+#: strategy's cap, named here so every surface that explains a collapse says the same).
+COLLAPSE_NOTE_CHARS = 4096
+_COLLAPSE_NOTE = f"one note of at most {COLLAPSE_NOTE_CHARS:,} characters"
+
 #: What happened to a group, keyed by the engine's action name.
 DECISIONS: dict[str, Term] = {
     "kept": Term("kept", "Sent to the model as it was."),
-    "collapsed": Term("collapsed", "A tool call and its results replaced by one short line."),
+    "collapsed": Term(
+        "collapsed",
+        f"A tool call and its results replaced by {_COLLAPSE_NOTE} (the start of each "
+        "result's text, or the tool names only).",
+    ),
     "summarized": Term("summarized", "Folded into one summary message."),
     "excluded": Term("dropped", "Left out of the history sent to the model."),
     "inserted": Term("inserted", "Added by compaction, such as a summary message."),
@@ -131,7 +140,7 @@ def decision_words(action: str) -> str:
 REASONS: dict[str, str] = {
     "summarized": "folded into the summary above",
     "oldest first": "dropped oldest first to meet the target",
-    "older tool-call group": "an older tool call, shortened to one line",
+    "older tool-call group": f"an older tool call, replaced by {_COLLAPSE_NOTE}",
     "protected or not needed": "protected, or the target was met without it",
 }
 
@@ -155,7 +164,7 @@ STAGES: dict[str, Term] = {
     "sliding_window": Term("Sliding window", "Drop whole user turns, oldest first."),
     "tool_result_collapse": Term(
         "Tool-result collapse",
-        "Replace older tool calls and their results by one short line each.",
+        f"Replace each older tool call and its results by {_COLLAPSE_NOTE}.",
     ),
     "selective_tool_calls": Term(
         "Selective tool-call removal",
@@ -206,7 +215,9 @@ PARAMETERS: dict[str, Term] = {
         "Longer content keeps its head and tail, with a marker of what was cut.",
     ),
     "formatter": Term(
-        "collapsed line", "What the one line keeps: a short text of each result, or tool names."
+        "collapsed line",
+        f"What the note ({_COLLAPSE_NOTE}) keeps: the start of each result's text, or the "
+        "tool names only.",
     ),
     "preserve_system": Term("system messages kept", "System messages are never dropped."),
     "preserve_first_user_group": Term(
@@ -314,6 +325,20 @@ def protection_words(kind: str) -> str:
     return kind.replace("_", " ")
 
 
+#: Tool-call pairing problems in words, keyed by ``PairingProblem.kind``.
+PAIRING_PROBLEMS: dict[str, str] = {
+    "orphan_result": "result without its call",
+    "unresolved_call": "call without a result",
+    "duplicate_id": "call id used twice",
+    "split_pair": "result apart from its call",
+}
+
+
+def pairing_words(kind: str) -> str:
+    """A pairing problem's kind in words: ``call without a result`` for ``unresolved_call``."""
+    return PAIRING_PROBLEMS.get(kind, kind.replace("_", " "))
+
+
 #: What a run's lifecycle and stage events are, in words (the engine's ``event`` names).
 EVENTS: dict[str, str] = {
     "started": "started",
@@ -419,8 +444,10 @@ def condition_words(text: str) -> str:
 
 
 __all__ = [
+    "COLLAPSE_NOTE_CHARS",
     "DECISIONS",
     "EVENTS",
+    "PAIRING_PROBLEMS",
     "PARAMETERS",
     "PROTECTIONS",
     "REASONS",
@@ -439,6 +466,7 @@ __all__ = [
     "group_digits",
     "money",
     "num",
+    "pairing_words",
     "param_words",
     "parameter_term",
     "plural",

@@ -43,12 +43,16 @@ ROLE_COLORS: dict[str, str] = {
     "assistant": "#2BB673",
     "tool": "#F2A541",
 }
-#: Group kinds in the colours of their roles; a summary in the "summarized" accent.
+#: Group kinds in the colours of their roles where the kind is the role (system, user);
+#: a darker shade of the role's colour where it is not (an assistant-text group, a tool-call
+#: group holding the assistant's call and the tool's results), so a figure that shows roles
+#: and kinds together (the composition) never gives two categories one colour; a summary in
+#: the "summarized" accent.
 KIND_COLORS: dict[str, str] = {
     "system": ROLE_COLORS["system"],
     "user": ROLE_COLORS["user"],
-    "assistant_text": ROLE_COLORS["assistant"],
-    "tool_call": ROLE_COLORS["tool"],
+    "assistant_text": "#1B8A55",
+    "tool_call": "#B86E0B",
     "summary": DECISION_COLORS["summarized"],
 }
 KIND_LABELS: dict[str, str] = {

@@ -20,7 +20,7 @@ from compactlens.viz._style import (
     _layout,
     _trigger_target,
 )
-from compactlens.viz.words import num
+from compactlens.viz.words import num, share
 
 
 def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
@@ -145,6 +145,10 @@ def composition(index: MessageIndex) -> go.Figure:
         go.Pie(
             labels=roles,
             values=[by_role[r] for r in roles],
+            text=_shares([by_role[r] for r in roles]),
+            texttemplate="%{text}",
+            textposition="inside",
+            insidetextorientation="horizontal",
             marker={"colors": [ROLE_COLORS[r] for r in roles]},
             hole=0.5,
             sort=False,
@@ -159,6 +163,10 @@ def composition(index: MessageIndex) -> go.Figure:
         go.Pie(
             labels=[KIND_LABELS[k] for k in kinds],
             values=[by_kind[k] for k in kinds],
+            text=_shares([by_kind[k] for k in kinds]),
+            texttemplate="%{text}",
+            textposition="inside",
+            insidetextorientation="horizontal",
             marker={"colors": [KIND_COLORS[k] for k in kinds]},
             hole=0.5,
             sort=False,
@@ -169,6 +177,18 @@ def composition(index: MessageIndex) -> go.Figure:
         2,
     )
     return _layout(fig, "Composition of the tokens", height=340)
+
+
+#: A slice under this share of its donut is labelled on hover only (its label would not
+#: fit: it ran into the donut's title).
+_LABELLED_SHARE = 0.04
+
+
+def _shares(values: list[int]) -> list[str]:
+    """Each slice's label: its share of the total in whole percents (:func:`share`: "8%"),
+    so a donut never shows "8.37%" next to "32%"; empty for a slice too thin to hold it."""
+    total = sum(values)
+    return [share(v / total) if total and v / total >= _LABELLED_SHARE else "" for v in values]
 
 
 def estimate_vs_exact(estimate: MessageIndex, exact: MessageIndex) -> go.Figure:

@@ -28,7 +28,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
-from compactlens.engine.vocabulary import change_words, plural
+from compactlens.engine.vocabulary import COLLAPSE_NOTE_CHARS, change_words, plural
 from compactlens.engine.wire_index import wire_tool_results
 from compactlens.formats._common import parts_and_blocks
 from compactlens.model.errors import ConfigError, InputTypeError
@@ -43,7 +43,7 @@ from compactlens.model.messages import (
     is_hosted_tool_result,
 )
 
-MAX_SUMMARY_CHARS = 4096
+MAX_SUMMARY_CHARS = COLLAPSE_NOTE_CHARS
 TRUNCATION_MARKER = "... [truncated]"
 
 ToolGroupFormatter = Callable[[Sequence[Message]], str]
