@@ -47,11 +47,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import math
 import random
 import statistics
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,6 +244,11 @@ class Driver:
     def close(self) -> None:
         """Release what the driver holds."""
 
+    def drop_hook(self) -> None:
+        """Drop the integration, keeping the framework's history (what the framework keeps
+        between calls), so that what the integration held can be measured."""
+        raise NotImplementedError
+
 
 class LangChainDriver(Driver):
     def __init__(self, middleware: Any, prefix: list[dict[str, Any]]) -> None:
@@ -265,6 +272,9 @@ class LangChainDriver(Driver):
             self.messages = list(update["messages"][1:])  # after RemoveMessage(ALL)
         return update
 
+    def drop_hook(self) -> None:
+        self.middleware = None
+
 
 class PydanticAIDriver(Driver):
     def __init__(self, mode: str, prefix: list[dict[str, Any]]) -> None:
@@ -280,6 +290,9 @@ class PydanticAIDriver(Driver):
 
     def call(self) -> Any:
         return self.process(self.messages)
+
+    def drop_hook(self) -> None:
+        self.process = None
 
 
 class AgentsSDKDriver(Driver):
@@ -301,6 +314,9 @@ class AgentsSDKDriver(Driver):
     def call(self) -> Any:
         return self.loop.run_until_complete(self.session.get_items())
 
+    def drop_hook(self) -> None:
+        self.session = None
+
     def close(self) -> None:
         self.stored.close()
         self.loop.close()
@@ -321,6 +337,9 @@ class AgentFrameworkDriver(Driver):
 
     def call(self) -> Any:
         return self.loop.run_until_complete(self.strategy(self.messages))
+
+    def drop_hook(self) -> None:
+        self.strategy = None
 
     def close(self) -> None:
         self.loop.close()
@@ -434,6 +453,81 @@ def measure_all(
             gc.collect()
 
 
+#: Our integrations, with the wire format they keep the history in.
+MEMORY_IMPLS = {
+    LC_OURS: "langchain",
+    PAI: "pydantic-ai",
+    SDK_OURS: "openai-responses",
+    MAF_OURS: "agent-framework",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    shape: str
+    size: int
+    impl: str
+    parsed: int  # bytes of the history's wire dicts, parsed from JSON
+    kept: int  # bytes the integration holds between calls
+
+
+def _traced_now() -> int:
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0]
+
+
+def parsed_size(dicts: list[dict[str, Any]], format: str) -> int:
+    """Bytes of ``dicts`` in ``format``'s wire form as ``json.loads`` builds them."""
+    text = json.dumps(wire(dicts, format))
+    tracemalloc.start()
+    try:
+        before = _traced_now()
+        parsed = json.loads(text)
+        size = _traced_now() - before
+        del parsed
+    finally:
+        tracemalloc.stop()
+    return size
+
+
+def measure_memory(loop: Loop, impl: str) -> MemoryRow:
+    """What ``impl`` (idle) holds after the loop's calls: the memory traced with the
+    integration minus after dropping it (the framework's history and store stay)."""
+    history = loop.prefix + [m for step in loop.steps for m in step]
+    parsed = parsed_size(history, MEMORY_IMPLS[impl])
+    _WIRE.clear()
+    tracemalloc.start()
+    try:
+        d = driver(impl, "idle", loop.prefix)
+        try:
+            d.call()
+            for step in loop.steps:
+                d.append(step)
+                d.call()
+            holding = _traced_now()
+            d.drop_hook()
+            kept = holding - _traced_now()
+        finally:
+            d.close()
+    finally:
+        tracemalloc.stop()
+    return MemoryRow(loop.shape, loop.size, impl, parsed, kept)
+
+
+def measure_memory_all(
+    size: int, shapes: Sequence[str], calls: int, impls: Sequence[str] | None = None
+) -> Iterator[MemoryRow]:
+    chosen = [name for name in MEMORY_IMPLS if impls is None or name in impls]
+    for shape in shapes:
+        loop = make_loop(shape, size, calls)
+        for impl in chosen:
+            row = measure_memory(loop, impl)
+            print(row, flush=True)
+            yield row
+        _WIRE.clear()
+        gc.collect()
+
+
 def _import_frameworks() -> None:
     """Import every framework first and move what the imports made out of the
     collector's way (``gc.freeze``), as a long-running agent's process has it: a full
@@ -457,7 +551,37 @@ def _ratio(a: float | None, b: float | None) -> str:
     return "-" if a is None or not b else f"{a / b:.2f}x" if a / b < 10 else f"{a / b:,.0f}x"
 
 
-def section(rows: Sequence[Row], sizes: Sequence[int], calls: int) -> str:
+def memory_lines(rows: Sequence[MemoryRow], calls: int) -> list[str]:
+    """The memory table (empty without rows)."""
+    if not rows:
+        return []
+    size = max(r.size for r in rows)
+    lines = [
+        "",
+        f"Memory an integration keeps between calls (idle, {size:,} turns, after the first "
+        f"call and {calls} more): the memory traced (`tracemalloc`) with the integration "
+        "minus after dropping it (the framework's own history, or the Agents SDK's "
+        "`SQLiteSession`, stays), beside the history's wire dicts as `json.loads` builds "
+        "them (*parsed*).",
+        "",
+        "| shape | implementation | parsed MB | kept MB | kept / parsed |",
+        "| --- | --- | --: | --: | --: |",
+    ]
+    for r in rows:
+        mb = 1024 * 1024
+        lines.append(
+            f"| {r.shape} | {r.impl} | {r.parsed / mb:,.1f} | {r.kept / mb:,.1f} "
+            f"| {r.kept / r.parsed:.2f}x |"
+        )
+    return lines
+
+
+def section(
+    rows: Sequence[Row],
+    sizes: Sequence[int],
+    calls: int,
+    memory: Sequence[MemoryRow] = (),
+) -> str:
     small, large = min(sizes), max(sizes)
     by = {(r.shape, r.size, r.impl, r.mode): r for r in rows}
     shapes = [s for s in SHAPES if any(r.shape == s for r in rows)]
@@ -523,7 +647,9 @@ def section(rows: Sequence[Row], sizes: Sequence[int], calls: int) -> str:
         "",
         "Goals (issue 26): idle per-call overhead at 10,000 turns at most 0.1x LangChain's "
         "own middleware for every integration; compacting every call at 10,000 turns at "
-        "most 2x its cost at 1,000 turns; the first call no slower than before.",
+        "most 2x its cost at 1,000 turns; the first call no slower than before; memory "
+        "kept between calls at most 1x the history's parsed size.",
+        *memory_lines(memory, calls),
         END,
     ]
     return "\n".join(lines)
@@ -543,6 +669,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="only these implementations (a partial run prints, never writes the table)",
     )
+    parser.add_argument(
+        "--no-memory", action="store_true", help="skip the memory table (tracemalloc)"
+    )
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
     args = parser.parse_args(argv)
@@ -551,7 +680,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     impls = None if args.impls is None else [SHORT[name] for name in args.impls]
     started = time.perf_counter()
     rows = list(measure_all(sizes, args.shapes, calls, impls, args.modes))
-    text = section(rows, sizes, calls)
+    memory = (
+        [] if args.no_memory else list(measure_memory_all(max(sizes), args.shapes, calls, impls))
+    )
+    text = section(rows, sizes, calls, memory)
     print(text)
     print(f"({time.perf_counter() - started:,.0f} s)")
     partial = args.impls is not None or len(args.modes) < len(MODES)

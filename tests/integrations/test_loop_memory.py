@@ -567,3 +567,32 @@ def test_a_loop_that_only_grows_over_budget_reads_only_the_window(
             remembered = compactor.run(history, "openai-chat", memory=memory)
             _same(remembered, compactor.run(history, "openai-chat"))
     assert followed.count == len(rounds)
+
+
+@settings(max_examples=10, deadline=None)
+@given(shape=st.sampled_from(SHAPES), sizes=st.lists(st.integers(4, 12), min_size=10, max_size=14))
+def test_a_call_over_budget_after_an_idle_stretch_equals_a_fresh_run(
+    shape: Shape, sizes: list[int]
+) -> None:
+    """An idle loop keeps no messages between calls; the first call that runs the engine
+    after the idle calls reads the history again and answers as a fresh run."""
+    compactor = Compactor.from_config(
+        {
+            "type": "truncation",
+            "trigger": {"op": "exceed", "metric": "tokens", "n": 200},
+            "minimum_preserved": 2,
+        }
+    )
+    memory = LoopMemory()
+    history: list[dict[str, Any]] = []
+    quiet = engine = 0
+    with patch("compactlens.integrations.compactor.listening", return_value=False):
+        for n, size in enumerate(sizes):
+            history = [*history, *shape.user(f"q{n}"), *shape.tools(n, size)]
+            run = compactor.run(history, shape.format, memory=memory)
+            _same(run, compactor.run(history, shape.format))
+            if run.result is None:
+                quiet += 1
+            elif quiet >= 2:
+                engine += 1
+    assert quiet >= 2 and engine >= 1, "no call over budget after two idle ones"

@@ -9,8 +9,11 @@ reads and counts only from the last user turn of that prefix on. When the strate
 first trigger cannot fire on the running totals the call answers "unchanged" without
 indexing or planning; when it can, the engine runs on the remembered messages (only the
 grouping pass and the plan see the whole history) and a range already summarised is not
-summarised again. A rewind past every known turn, an edit, a restore, another format or
-tokenizer is a from-scratch run, which re-seeds the memory; every answer is the one a
+summarised again. The messages are kept only while calls need them: after a call answered
+from the running totals (an idle loop) the memory keeps the items, totals and turns, not
+the messages, and the next call that runs the engine reads the whole history again once.
+A rewind past every known turn, an edit, a restore, another format or tokenizer is a
+from-scratch run, which re-seeds the memory; every answer is the one a
 from-scratch run gives. :class:`Conversions` converts framework objects to wire items once
 and converts back only the items a compaction made; :class:`Loops` keeps both for each
 conversation an integration serves.
@@ -144,6 +147,10 @@ class LoopMemory:
         self._messages: list[Message] = []
         self._counts: list[int] = []
         self._sizes: list[int] = []
+        # Whether the messages above are kept: a call answered from the totals drops
+        # them (an idle loop would otherwise hold a second copy of its history).
+        self._kept = True
+        self._wanted = True  # the last call read them (or seeded them)
         self._key: tuple[str, Tokenizer | None] | None = None
         self._starts: list[int] = []
         self._tokens_before: list[int] = []
@@ -184,15 +191,23 @@ class LoopMemory:
             self._clear()
             return None
         self._items = list(items)
-        self._messages[count:] = messages
-        self._counts[count:] = counts
-        del self._sizes[count:]
+        if not self._wanted:  # the last call did not read them: drop them until needed
+            self._kept = False
+            self._messages, self._counts, self._sizes = [], [], []
+            self.window = None  # the window rests on the messages
+        self._wanted = False
+        if self._kept:
+            self._messages[count:] = messages
+            self._counts[count:] = counts
+            del self._sizes[count:]
         self.reread_from = count
         return tokens + sum(counts), count + len(messages)
 
     @property
     def messages(self) -> list[Message]:
-        """The messages read from the last call's items (do not change them)."""
+        """The messages read from the last call's items (do not change them); asking for
+        them keeps them for the next call."""
+        self._wanted = True
         return self._messages
 
     @property
@@ -204,7 +219,15 @@ class LoopMemory:
         self, items: Sequence[Any], format: str, counter: Tokenizer | None, grouping: Grouping
     ) -> tuple[CallerMessages, MessageIndex]:
         """``items`` read and indexed from what :meth:`totals` just kept for them (each
-        message read and counted once in the loop; only the grouping pass sees them all)."""
+        message read and counted once in the loop; only the grouping pass sees them all;
+        after an idle stretch, the whole history is read again once)."""
+        self._wanted = True
+        if not self._kept:
+            read = get_format(format).to_messages(items, "<history>")
+            self._messages = list(read)
+            self._counts = count_messages(read, counter or CharEstimator())
+            self._sizes = []
+            self._kept = True
         messages = self._messages
         if len(self._sizes) < len(messages):
             self._sizes.extend(message_sizes(m)[1] for m in messages[len(self._sizes) :])
@@ -229,6 +252,7 @@ class LoopMemory:
             self._key = (format, counter)
             self._messages = list(messages)
             self._counts = list(counts)
+            self._kept = self._wanted = True
         else:
             self._clear()
 

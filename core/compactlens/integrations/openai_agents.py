@@ -10,7 +10,8 @@ No SDK import is needed: the session protocol is structural.
 **What it remembers.** A wrapped session hands out new dicts on every read (SQLite
 decodes every row), so reading and comparing the whole history on every call costs more
 than the compaction. The session therefore keeps its own copy of the stored items (the
-dicts the store handed out, shared with the loop memory, not a second copy) and, on a
+dicts the store handed out, with their keys and short strings interned, shared with the
+loop memory, not a second copy) and, on a
 ``get_items()`` without a limit, reads only the newest ``tail + n`` items
 (``get_items(limit=...)``, which the protocol defines as the latest items in order),
 where ``n`` is the number of items added through this wrapper since the last read.
@@ -36,6 +37,7 @@ with ``session_settings.limit`` reads the store every time and leaves the copy a
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 from compactlens.integrations.compactor import Compactor
@@ -148,12 +150,25 @@ class CompactingSession:
                 and (len(known) == old if whole else len(known) >= old)
                 and newest[:old] == known[len(known) - old :]
             ):
-                history = known + newest[old:]
+                history = known + [_shared(item) for item in newest[old:]]
         if history is None:
-            history = list(await self.session.get_items())
+            history = [_shared(item) for item in await self.session.get_items()]
         if writes == self._writes and not self._writing:
             self._known, self._added = history, 0
         return history
+
+
+def _shared(value: Any) -> Any:
+    """``value`` (decoded JSON) with its keys and short strings interned: a store decodes
+    each item on its own, so every item would otherwise hold its own copies of
+    ``"type"``, ``"role"``, ``"function_call"``... (a third of a short item's memory)."""
+    if isinstance(value, dict):
+        return {(sys.intern(k) if isinstance(k, str) else k): _shared(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shared(v) for v in value]
+    if isinstance(value, str) and len(value) <= 24:
+        return sys.intern(value)
+    return value
 
 
 __all__ = ["CompactingSession"]
