@@ -146,7 +146,10 @@ def _recorded(entries: list[RecordedEntry]) -> None:
     if entry.trigger:
         st.markdown(f"**Trigger:** {md_code(entry.trigger)}")
     if entry.summary:
-        st.text(entry.summary)
+        # A real agent's summary runs to pages: it scrolls in its own box.
+        st.caption("The agent's summary")
+        with st.container(height=320, border=True, key="timeline_recorded_summary"):
+            st.text(entry.summary)
     st.divider()
 
 
