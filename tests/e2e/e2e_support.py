@@ -308,6 +308,9 @@ class StreamlitApp:
     external_requests: list[str] = field(default_factory=list, repr=False)
     page_errors: list[str] = field(default_factory=list, repr=False)
     visits: list[tuple[str, bytes]] = field(default_factory=list, repr=False)
+    #: Keep a screenshot of each page visited (for a failure's report); a test that visits
+    #: many pages and says which one failed turns it off (each costs a full-page capture).
+    keep_visits: bool = True
 
     def __post_init__(self) -> None:
         self.page.add_init_script(_COUNT_FINISHED)
@@ -416,6 +419,8 @@ class StreamlitApp:
 
     def record_visit(self, name: str) -> None:
         """Keep a screenshot of the page just visited (written only if the test fails)."""
+        if not self.keep_visits:
+            return
         # A screenshot is a debugging aid, never a failure.
         with contextlib.suppress(Exception):
             self.visits.append((name, self.page.screenshot(full_page=True, timeout=10_000)))

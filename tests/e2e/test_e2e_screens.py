@@ -29,7 +29,8 @@ How the scan reads a page (``_SCAN``):
   area and of every grid) is unchanged over several animation frames. No fixed sleep.
 
 Runtime: one browser context per transcript; each page is drawn once and scanned at both
-sizes (the window is resized, the page is not reloaded).
+sizes (the window is resized, the page is not reloaded); no screenshot per page (a
+problem names its page and size; a failure still saves the last page).
 """
 
 from __future__ import annotations
@@ -282,6 +283,7 @@ def scan_sizes(app: StreamlitApp, where: str, content: str = "") -> list[str]:
 
 
 def scan_every_page(app: StreamlitApp, transcript: Path) -> None:
+    app.keep_visits = False  # each problem names its page and size
     content = transcript_text(transcript)
     problems: list[str] = []
     for title, heading in PAGES:
@@ -317,6 +319,7 @@ def test_every_story_step_and_the_runs_page_read(app: StreamlitApp) -> None:
     """Story mode tells its own bundled transcript (whatever is loaded), so each of its
     steps is scanned once; the Runs page reads the bundled sample runs."""
     problems: list[str] = []
+    app.keep_visits = False  # each problem names its page and size
     app.page.set_viewport_size(VIEWPORTS[0])
     app.open("story?step=1")
     for step in range(1, STORY_STEPS + 1):

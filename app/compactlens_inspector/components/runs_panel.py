@@ -169,8 +169,6 @@ def run_timeline(run: RunSummary) -> RecordedCall | None:
     opened = runs_state.run_points(run)
     points = opened.points
     st.subheader(f"{md_escape(run.name)}", anchor=False)
-    if run.config_name:
-        st.caption(f"Configuration: {md_escape(run.config_name)}")
     if opened.error:
         st.warning(f"Reading stopped: {md_escape(opened.error)}", icon=":material/warning:")
     if not points:

@@ -292,8 +292,8 @@ def render() -> None:
                 [
                     {
                         "protection": protection_label(p.why),
-                        "groups": len(p.group_ids),
                         "tokens": p.tokens,
+                        "groups": len(p.group_ids),
                         "detail": p.detail,
                     }
                     for p in unique_protections(expl.protected)

@@ -64,7 +64,8 @@ def _details(pm: Postmortem) -> None:
         table(message_rows(c.history), key="pm_history")
     st.markdown("##### The agent's summary")
     if r.summary:
-        with st.container(border=True):
+        # A real agent's summary runs to pages: it scrolls in its own box.
+        with st.container(border=True, height=420):
             show_text(r.summary)
     else:
         st.caption("No readable summary: encrypted or not recorded.")

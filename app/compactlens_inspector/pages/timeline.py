@@ -14,7 +14,6 @@ from compactlens.viz import decisions_by_group, timeline_events
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
-from compactlens_inspector.components.messages import show_text
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.components.verdict_bar import page_verdict, verdict_bar
@@ -179,8 +178,10 @@ def _recorded(entries: list[RecordedEntry]) -> None:
         facts.append(f"**Note:** {md_escape(entry.note)}")
     st.markdown("  \n".join(facts))
     if entry.summary:
-        st.markdown("**The agent's summary**")
-        show_text(entry.summary)
+        # A real agent's summary runs to pages: it scrolls in its own box.
+        st.caption("The agent's summary")
+        with st.container(height=320, border=True, key="timeline_recorded_summary"):
+            st.text(entry.summary)
     st.divider()
 
 

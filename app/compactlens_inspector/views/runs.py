@@ -88,7 +88,7 @@ def filter_runs(
 def run_rows(runs: Sequence[RunSummary]) -> list[dict[str, Any]]:
     """One table row per run. A recording named ``<framework>-<time>-<id>`` shows its id
     (the framework and the time have their own columns); the configuration shows with
-    the opened run (ten columns do not fit a 1280-pixel window)."""
+    each call of the opened run (ten columns do not fit a 1280-pixel window)."""
     return [
         {
             "run": run_id(r),

@@ -33,8 +33,11 @@ def sweep_chart(
         shared_xaxes=True,
         row_heights=[0.5, 0.25, 0.25] if measured else [0.65, 0.35],
         vertical_spacing=0.08,
-        subplot_titles=titles,
     )
+    # Each panel names its measure on its axis: a title above a panel sat on the data of
+    # the one above it (the tokens-after points, the target line).
+    for row, title in enumerate(titles, start=1):
+        fig.update_yaxes(title_text=title, row=row, col=1)
     fig.add_trace(
         go.Scatter(
             x=[p.value for p in ok],
@@ -98,6 +101,9 @@ def sweep_chart(
     most = max([1, *(p.groups_kept or 0 for p in ok)])
     fig.update_yaxes(rangemode="tozero", dtick=nice_step(most, 4), row=rows, col=1)
     targets = [(p.value, p.target_tokens) for p in ok if p.target_tokens is not None]
+    # Room above the highest point and the target, so neither touches the panel above.
+    top = max([1, *(p.tokens_after or 0 for p in ok), target_tokens or 0, *(t for _, t in targets)])
+    fig.update_yaxes(range=[0, top * 1.12], row=1, col=1)
     if len({t for _, t in targets}) > 1:
         fig.add_trace(
             go.Scatter(
