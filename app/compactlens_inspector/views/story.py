@@ -211,7 +211,9 @@ def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
     )
     r = outcome.result
     search = find_fixes(index, outcome) if r is not None else None
-    judged = judge(outcome, None, search)
+    # Judged with its analysis, as every page judges a run: every check is measured.
+    report = run_analysis(index, outcome, AnalysisSettings()) if r is not None else None
+    judged = judge(outcome, report, search)
     if r is None or judged is None:
         return None
     fixes = search.fixes[:3] if search is not None else ()
