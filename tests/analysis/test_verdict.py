@@ -267,6 +267,9 @@ def test_without_a_report_the_checks_are_not_measured_and_never_safe() -> None:
     v = verdict(result)
     assert v.level == "costs"
     assert [r.code for r in v.reasons] == ["target", "not-measured"]
+    # In plain words, not the library's ("no analysis report was given").
+    assert v.reasons[1].text.startswith("Not checked yet:")
+    assert "report" not in v.reasons[1].text and "not measured" not in v.reasons[1].text
     assert v.numbers.measured is False and v.numbers.facts_total is None
     assert json.loads(json.dumps(v.to_dict())) == v.to_dict()
 

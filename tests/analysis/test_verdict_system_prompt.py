@@ -41,7 +41,9 @@ def _judge(config: dict[str, Any]) -> Any:
     report = analyze(
         transcript, result, triggers=strategy_triggers(strategy), tokenizer=CharEstimator()
     )
-    return result, report, verdict(result, report)
+    # The floor is lowered so that recall (68% here) is not a cost: this test is about the
+    # system prompt, the only check that may fail.
+    return result, report, verdict(result, report, recall_floor=0.5)
 
 
 def test_a_run_that_drops_the_system_prompt_fits_but_not_safely() -> None:

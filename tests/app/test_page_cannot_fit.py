@@ -120,6 +120,8 @@ def test_a_fitting_configuration_says_so(app) -> None:
     # It fits with costs: only changes that fail fewer checks are offered, never a no-op.
     assert "Optional improvements" in body and "Fixes, ranked" not in body
     assert metric_int(at, "Room under the target") == 3000 - metric_int(at, "Tokens after")
+    # A run that fits has no "smallest target that fits" to show (it read "—").
+    assert "Smallest target that fits" not in [m.label for m in at.metric]
 
 
 def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:

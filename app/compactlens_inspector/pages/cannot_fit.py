@@ -251,12 +251,13 @@ def render() -> None:
         num(abs(over)) if over is not None else "—",
         border=True,
     )
-    cols[3].metric(
-        "Smallest target that fits",
-        num(expl.smallest_target) if expl.smallest_target is not None else "—",
-        border=True,
-        help="The token count of the best the current parameters can do.",
-    )
+    if expl.smallest_target is not None:  # only a run that does not fit has one to show
+        cols[3].metric(
+            "Smallest target that fits",
+            num(expl.smallest_target),
+            border=True,
+            help="The token count of the best the current parameters can do.",
+        )
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
     elif config.mode == "compact":

@@ -120,7 +120,7 @@ _FIXES = {
         "Keep more of the history word for word: raise the target, or collapse old tool "
         "results before summarizing or dropping whole turns."
     ),
-    "not-measured": "Analyze the run and judge it with that report to measure the other checks.",
+    "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
 }
 
 
@@ -644,8 +644,9 @@ def _reasons(
             code="not-measured",
             level="costs",
             text=(
-                "Provider problems, the latest request, the next compaction and fact recall "
-                "were not measured (no analysis report was given)."
+                "Not checked yet: whether a provider would reject or change the request, "
+                "whether the latest request and the system prompt survive, when compaction "
+                "fires again and how many facts are kept (the run was not analyzed)."
             ),
         )
         return (target, missing)
