@@ -211,9 +211,10 @@ def _fix(story: Story) -> None:
         "debugger lists, each judged as the run it gives once applied:"
     )
     for row in fix.fixes:
+        mark = badges.badge(row.badge, "orange" if row.badge == "costly" else "red")
         st.markdown(
             f"{row.rank}. {md_escape(group_digits(row.title))}: **{md_escape(row.headline)}**, "
-            f"{md_escape(row.summary)}"
+            f"{md_escape(row.summary)}" + (f" {mark}" if row.badge else "")
         )
     if st.button(
         "Open it in the Cannot-fit debugger",

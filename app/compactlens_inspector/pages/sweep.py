@@ -121,17 +121,20 @@ def _sweep() -> None:
                 "fact recall": None if p.recall is None else round(p.recall * 100),
                 "target": p.target_tokens,
                 "verdict": _headline(verdicts.get(p.value)),
-                "why": whys.get(p.value, ""),
                 "groups kept": p.groups_kept,
                 "messages after": p.messages_after,
                 "error": p.error or "",
+                "why": whys.get(p.value, ""),
             }
             for p in points
         ],
         hide_index=True,
         width="stretch",
         key="sweep_table",
-        column_config={"fact recall": st.column_config.NumberColumn(format="%d%%")},
+        column_config={
+            "fact recall": st.column_config.NumberColumn(format="%d%%"),
+            "why": st.column_config.TextColumn(width="large"),
+        },
     )
 
 

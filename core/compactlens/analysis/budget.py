@@ -111,7 +111,7 @@ def budget_breakdown(result: CompactionResult, index: MessageIndex) -> list[Budg
             BudgetPart(
                 "collapsed lines",
                 collapsed_tokens,
-                "one-line replacements of collapsed tool-call groups",
+                "the notes that replaced collapsed tool-call groups",
                 tuple(collapsed_ids),
             )
         )
