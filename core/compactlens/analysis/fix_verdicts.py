@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from compactlens.analysis.facts import Fact
 from compactlens.analysis.fixes import Fix, FixSearch
 from compactlens.analysis.protocol import DEFAULT_PROVIDERS
 from compactlens.analysis.report import analyze
@@ -36,10 +37,12 @@ def judge_run(
     tokenizer_given: bool = True,
     providers: Iterable[str] | None = None,
     fixes: FixSearch | None = None,
+    fact_cache: dict[int, list[Fact]] | None = None,
 ) -> Verdict:
     """The verdict of ``result``, the run of ``strategy`` under ``guards`` over ``index``:
     analyzed with the strategy's triggers, the index's tokenizer and the guards' provider
-    (or ``providers``; default the guards' provider, else the default ones)."""
+    (or ``providers``; default the guards' provider, else the default ones). ``fact_cache``:
+    one dict for every run over ``index`` (the conversation's facts are extracted once)."""
     wanted = guards.provider if guards is not None else None
     provider = wanted if wanted not in (None, "any") else None
     checked = tuple(providers) if providers is not None else None
@@ -51,6 +54,7 @@ def judge_run(
         triggers=strategy_triggers(strategy, tokenizer_given=tokenizer_given),
         tokenizer=index.tokenizer,
         providers=checked,
+        fact_cache=fact_cache,
     )
     chosen = provider if provider in report.providers else None
     return verdict(result, report, provider=chosen, fixes=fixes)
@@ -62,6 +66,7 @@ def judge_fix(
     *,
     tokenizer_given: bool = True,
     providers: Iterable[str] | None = None,
+    fact_cache: dict[int, list[Fact]] | None = None,
 ) -> Fix:
     """``fix`` with its :attr:`~Fix.verdict`: the verdict of re-running its strategy and
     guards over ``index`` (:func:`judge_run`)."""
@@ -73,6 +78,7 @@ def judge_fix(
         fix.guards,
         tokenizer_given=tokenizer_given,
         providers=providers,
+        fact_cache=fact_cache,
     )
     return replace(fix, verdict=judged)
 
@@ -86,8 +92,10 @@ def judge_fixes(
 ) -> FixSearch:
     """``search`` with every fix judged (:func:`judge_fix`)."""
     chosen = tuple(providers) if providers is not None else None
+    facts: dict[int, list[Fact]] = {}  # one extraction of the conversation for every fix
     judged = tuple(
-        judge_fix(index, f, tokenizer_given=tokenizer_given, providers=chosen) for f in search.fixes
+        judge_fix(index, f, tokenizer_given=tokenizer_given, providers=chosen, fact_cache=facts)
+        for f in search.fixes
     )
     return replace(search, fixes=judged)
 

@@ -24,8 +24,7 @@ from compactlens.analysis.facts import (
     Fact,
     FactReport,
     check_facts,
-    extract_facts,
-    latest_user_request,
+    conversation_facts,
 )
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.run import run_strategy
@@ -221,7 +220,7 @@ def _measure(
             agent=None,
         )
     # The facts of the history are extracted once and checked against every side.
-    facts = extract_facts(history, latest_request=latest_user_request(history))
+    facts = conversation_facts(history)
     readable = bool(recorded.summary) or any(m.text.strip() for m in kept)
     agent = _outcome("agent", "recorded" if readable else "unreadable", facts, kept, budget)
     index = MessageIndex.build(list(history), tokenizer)

@@ -478,10 +478,10 @@ def _recall_reason(n: VerdictNumbers, floor: float) -> Reason:
         return Reason(
             code="fact-recall",
             level="safe",
-            text="No fact was in the messages the compaction changed.",
+            text="The conversation holds no fact to check.",
         )
     share = percent(kept, total)
-    counted = f"{kept:,} of {total:,} facts from the changed messages kept"
+    counted = f"{kept:,} of the conversation's {total:,} facts kept"
     if kept / total < floor:
         text = f"Fact recall is {share}, under the floor of {floor:.0%}: {counted}."
         return Reason(code="fact-recall", level="costs", text=text)
