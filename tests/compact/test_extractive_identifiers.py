@@ -79,3 +79,12 @@ def test_collapsed_results_that_quote_nothing_are_not_statements() -> None:
     summary = _summary(messages)
     assert "[Tool results: execute_bash:]" not in summary
     assert "[Tool results: execute_bash: options.c options.h]" in summary
+
+
+def test_a_long_collapsed_result_with_many_colons_is_quoted() -> None:
+    # (The empty-results check once backtracked without end on a line like this one.)
+    line = "[Tool results: execute_bash: ls: cannot access: " + "a: b: c; " * 400 + "]"
+    summary = ExtractiveSummarizer().compose(
+        (_said("user", "List it."), _said("assistant", line)), 4_000
+    )
+    assert "[Tool results: execute_bash: ls: cannot access:" in summary

@@ -67,7 +67,8 @@ _IDENT_PATTERNS = (
 )
 _TIMESTAMP_PIECE = re.compile(r"^\d+T\d+$")
 #: A collapsed tool-result line that quotes no output: ``[Tool results: execute_bash:]``.
-_EMPTY_RESULTS = re.compile(r"^\[Tool results:(?:\s*[^:;\[\]]+:\s*;?)*\s*(?:no results)?\]$")
+#: (Names hold no space, ``:`` or ``;``, so each repeat takes one whole ``name:``: linear.)
+_EMPTY_RESULTS = re.compile(r"^\[Tool results: (?:[^\s:;\[\]]+:(?:; )?)*(?:no results)?\]$")
 _ARG_KEYS = ("path", "file", "filename", "url", "id", "name", "query", "command", "branch")
 
 
