@@ -100,7 +100,7 @@ def test_text_output_ends_with_the_verdict(capsys: pytest.CaptureFixture[str]) -
     lines = out.splitlines()
     head = lines.index(
         "verdict: safe - Fits and safe: 8,667 to 7,459 tokens (target 8,000); "
-        "50 groups kept, 2 collapsed; 99% fact recall (70 of 71)"
+        "50 groups kept, 2 collapsed; 98% fact recall (63 of 64)"
     )
     reasons = lines[head + 1 : -1]
     # target, errors, warnings, latest request, system prompt, next compaction, recall,

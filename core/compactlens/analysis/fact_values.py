@@ -2,11 +2,14 @@
 :class:`Fact`), whether it survived (:class:`FactCheck`) and the report of one compaction
 (:class:`FactReport`, with its recall by kind).
 
-Not every extracted value is a fact a reader would miss: timestamps (``16:42:11``,
-``Apr 9``, ``2024-04-11T02:00:01.874Z``), hashes (``8e41c07``, a git commit) and
-redaction placeholders (``[REDACTED]``, ``****``) are *minor* (:func:`minor_kind`). A
-report counts them apart (``minor``) and keeps them out of recall, so the headline is
-driven by identifiers, paths, numbers with units, names and decisions.
+Not every extracted value is a fact a reader would miss: dates and times as tools print
+them (``16:42:11``, ``Apr 9``, ``2026-02-12``), hashes and machine code (``8e41c07``,
+``4883c480``), memory addresses (``DAT_0040074c``), percentages in tool output (a test
+runner's ``3%``), tool names, paths of a long machine listing (``ls -R``), placeholders
+(``../path/to/your.db``) and redactions or secrets (``[REDACTED]``) are *minor*
+(:func:`minor_kind`). A report counts them apart (``minor``) and keeps them out of
+recall, so the headline is driven by identifiers, paths, numbers with units, error
+codes, names and decisions.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.judge import JudgeScore
+from compactlens.model.noise import noise_kind
 
 FactKind: TypeAlias = Literal[
     "url",
@@ -62,39 +66,71 @@ FACT_KIND_LABELS: Mapping[FactKind, str] = MappingProxyType(
     }
 )
 
-#: The minor kinds: values counted apart from the facts that matter.
-MinorKind: TypeAlias = Literal["timestamp", "hash", "redaction"]
-#: Each minor kind in plain words.
+#: The minor kinds: values counted apart from the facts that matter (the value kinds of
+#: :mod:`compactlens.model.noise`, tool names, and paths of a long machine listing).
+MinorKind: TypeAlias = Literal[
+    "timestamp",
+    "hash",
+    "address",
+    "percentage",
+    "tool_name",
+    "listing",
+    "placeholder",
+    "redaction",
+]
+#: Each minor kind in plain words, in reporting order.
 MINOR_KIND_LABELS: Mapping[MinorKind, str] = MappingProxyType(
-    {"timestamp": "timestamp", "hash": "hash", "redaction": "redaction placeholder"}
+    {
+        "timestamp": "date or time",
+        "hash": "hash",
+        "address": "memory address or machine code",
+        "percentage": "percentage in tool output",
+        "tool_name": "tool name",
+        "listing": "path in a long file listing",
+        "placeholder": "placeholder or example value",
+        "redaction": "redaction or secret",
+    }
 )
 
-# A clock time anywhere in the value (16:42, 02:00:01.874Z), or an abbreviated month and
-# day with no year (Apr 9), as logs print them ("April 22", written out, is a date a
-# person wrote and matters).
+#: Where a person wrote the text (a date written there may matter).
+_PROSE_SOURCES = frozenset({"text", "reasoning", "approval"})
+# An abbreviated month and day with no year, anywhere in the value (Apr 9), and a clock
+# time anywhere in it (16:42, 02:00:01.874Z).
 _CLOCK = re.compile(r"\d\d?:\d\d")
 _MONTH_DAY = re.compile(r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.? \d\d?$")
-# Hex digest text: a git commit (8e41c07), a content hash, with an optional algorithm.
-_HASH = re.compile(r"^(?:(?:sha1|sha256|sha512|md5):)?[0-9a-f]{7,128}$")
-_REDACTION = re.compile(
-    r"redact|^\W*(?:\*{3,}|x{4,}|█+)\W*$|^<(?:secret|hidden|removed)>$", re.IGNORECASE
-)
 
 
 def minor_kind(fact: Fact) -> MinorKind | None:
-    """The minor kind of ``fact`` (see the module docstring), None for a fact that
-    matters. The latest request and tool names always matter."""
-    if fact.kind in ("latest_request", "tool_name"):
+    """The minor kind of ``fact``, None for a fact that matters.
+
+    The latest request always matters; a kind the fact's context gave
+    (:attr:`Fact.minor`) wins; a tool name is not a fact about the task. Otherwise the
+    value decides (:func:`~compactlens.model.noise.noise_kind`), within its kind: hex text
+    is noise as an identifier or quoted (an address also as a quantity), a percentage only
+    in tool output, and a date in tool output always; in prose, a time or a month and day
+    with no year (``Apr 9``) is a timestamp, a calendar date a person wrote
+    (``2024-03-28``, ``April 22``) matters.
+    """
+    if fact.kind == "latest_request":
         return None
+    if fact.minor is not None:
+        return fact.minor
+    if fact.kind == "tool_name":
+        return "tool_name"
     value = fact.value
-    if _REDACTION.search(value):
-        return "redaction"
-    if fact.kind == "date" and (_CLOCK.search(value) or _MONTH_DAY.match(value)):
-        return "timestamp"
-    if fact.kind == "identifier" and _HASH.match(value):
-        digest = value.rpartition(":")[2]
-        if any(c.isdigit() for c in digest) and any(c.isalpha() for c in digest):
-            return "hash"
+    noise = noise_kind(value)
+    if noise in ("redaction", "placeholder"):
+        return noise
+    if fact.kind == "date":
+        if fact.source not in _PROSE_SOURCES or _CLOCK.search(value) or _MONTH_DAY.match(value):
+            return "timestamp"
+        return None
+    if noise in ("hash", "address", "timestamp") and fact.kind in ("identifier", "quoted"):
+        return noise
+    if noise == "address" and fact.kind == "quantity":
+        return noise
+    if noise == "percentage" and fact.kind == "quantity" and fact.source == "tool_result":
+        return noise
     return None
 
 
@@ -117,6 +153,10 @@ class Fact:
     message_index: int
     role: str
     source: FactSource
+    #: The minor kind the fact's context gives, None when its value alone decides (see
+    #: :func:`minor_kind`): a path found only in a long machine listing, a short hex
+    #: number in a disassembly.
+    minor: MinorKind | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,15 +1,18 @@
-"""Fact survival: which facts of the removed messages are still in the compacted request.
+"""Fact survival: which facts of the original conversation are still in the compacted request.
 
 A *fact* is a short verbatim string a continuation is likely to need: an identifier
 (order numbers, ids, hashes, UUIDs, ``#1234`` references), a file path, a URL, an
 e-mail address, a number with a unit, a money amount, a date or time, a quoted
 string, a tool name, or the text of the latest user request.
 
-Facts are extracted only from the messages that compaction removed, collapsed or
-summarized (the *affected* messages). A fact *survives* when its text appears
+Facts are extracted from every message of the original conversation
+(:func:`conversation_facts`): one fixed set per transcript, so every compaction of it is
+measured against the same denominator. A fact *survives* when its text appears
 verbatim (after collapsing runs of whitespace, which tool-result collapse does) in
 the text of the compacted messages, wherever it appears there. Recall is
-``survived / extracted``; it is 1.0 when nothing was extracted.
+``survived / extracted``; it is 1.0 when nothing was extracted. Minor values (dates and
+times, hashes, addresses, tool names, listings, placeholders; see
+:func:`~compactlens.analysis.fact_values.minor_kind`) are counted apart, outside recall.
 
 Extraction is deterministic and model-free. To keep false positives down a bare
 number is never a fact (``3``, ``2024``); it needs a unit, a currency, a date shape
@@ -25,6 +28,7 @@ from typing import TypeAlias
 
 from ahocorasick_rs import BytesAhoCorasick
 
+from compactlens.analysis.fact_context import with_context
 from compactlens.analysis.fact_patterns import _ANSI, COMMON_QUOTED, COMMON_TECH_TOKENS
 from compactlens.analysis.fact_rules import _quoted, _structured
 from compactlens.analysis.fact_values import (
@@ -282,6 +286,21 @@ def check_facts(facts: Sequence[Fact], compacted: Sequence[Message]) -> tuple[Fa
     return tuple(FactCheck(f, f.value in present) for f in facts)
 
 
+def conversation_facts(
+    messages: Sequence[Message], *, cache: dict[int, list[Fact]] | None = None
+) -> tuple[Fact, ...]:
+    """The facts of a whole conversation: every message's (:func:`extract_facts`, the
+    latest request included), with the minor kinds their context gives and a path that
+    starts another path folded into it (:mod:`compactlens.analysis.fact_context`).
+
+    One fixed set per conversation: the denominator of every recall measured on it, so
+    runs, fixes and presets of one transcript are compared on the same facts.
+    """
+    own = {} if cache is None else cache
+    facts = extract_facts(messages, latest_request=latest_user_request(messages), cache=own)
+    return with_context(facts, own)
+
+
 def fact_survival(
     original: Sequence[Message],
     compacted: Sequence[Message],
@@ -290,17 +309,19 @@ def fact_survival(
     judge: JudgeScore | None = None,
     cache: dict[int, list[Fact]] | None = None,
 ) -> FactReport:
-    """Extract facts from the ``affected`` original messages and check them in ``compacted``.
+    """Check the facts of the whole ``original`` conversation (:func:`conversation_facts`)
+    in ``compacted``.
 
-    The latest user request counts as a fact when its message is affected. ``cache``
-    keeps each original message's facts by index (see :func:`extract_facts`): pass the
-    same dict for every compaction of the same original to extract each message once.
+    Every message's facts count, not only those of the ``affected`` (removed, collapsed
+    or summarized) messages, so the denominator is the same for every compaction of
+    ``original``: a run that keeps more facts never shows a lower recall for having
+    touched more messages. A kept message's facts survive with it. ``affected`` is
+    reported with the result. ``cache`` keeps each original message's facts by index
+    (see :func:`extract_facts`): pass the same dict for every compaction of the same
+    original to extract each message once.
     """
-    chosen = tuple(sorted(set(affected)))
-    facts = extract_facts(
-        original, chosen, latest_request=latest_user_request(original), cache=cache
-    )
-    return FactReport.of(check_facts(facts, compacted), chosen, judge)
+    facts = conversation_facts(original, cache=cache)
+    return FactReport.of(check_facts(facts, compacted), tuple(sorted(set(affected))), judge)
 
 
 __all__ = [
@@ -317,6 +338,7 @@ __all__ = [
     "KindRecall",
     "MinorKind",
     "check_facts",
+    "conversation_facts",
     "extract_facts",
     "fact_survival",
     "latest_user_request",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from compactlens.analysis.facts import Fact
 from compactlens.analysis.fixes import Fix, FixSearch
 from compactlens.analysis.protocol import (
     DEFAULT_PROVIDERS,
@@ -40,11 +41,14 @@ def judge_run(
     tokenizer_given: bool = True,
     providers: Iterable[str] | None = None,
     fixes: FixSearch | None = None,
+    fact_cache: dict[int, list[Fact]] | None = None,
 ) -> Verdict:
     """The verdict of ``result``, the run of ``strategy`` under ``guards`` over ``index``:
     analyzed with the strategy's triggers, the index's tokenizer and the provider the
     verdict counts for (:func:`~compactlens.analysis.protocol.verdict_provider`: the
-    transcript's own API, else the guards'; or ``providers``; default the default ones)."""
+    transcript's own API, else the guards'; or ``providers``; default the default ones).
+    ``fact_cache``: one dict for every run over ``index`` (the conversation's facts are
+    extracted once)."""
     wanted = guards.provider if guards is not None else None
     provider = verdict_provider(transcript_provider(index.messages), wanted)
     checked = tuple(providers) if providers is not None else None
@@ -56,6 +60,7 @@ def judge_run(
         triggers=strategy_triggers(strategy, tokenizer_given=tokenizer_given),
         tokenizer=index.tokenizer,
         providers=checked,
+        fact_cache=fact_cache,
     )
     chosen = provider if provider in report.providers else None
     return verdict(result, report, provider=chosen, fixes=fixes)
@@ -67,6 +72,7 @@ def judge_fix(
     *,
     tokenizer_given: bool = True,
     providers: Iterable[str] | None = None,
+    fact_cache: dict[int, list[Fact]] | None = None,
 ) -> Fix:
     """``fix`` with its :attr:`~Fix.verdict`: the verdict of re-running its strategy and
     guards over ``index`` (:func:`judge_run`)."""
@@ -78,6 +84,7 @@ def judge_fix(
         fix.guards,
         tokenizer_given=tokenizer_given,
         providers=providers,
+        fact_cache=fact_cache,
     )
     return replace(fix, verdict=judged)
 
@@ -91,8 +98,10 @@ def judge_fixes(
 ) -> FixSearch:
     """``search`` with every fix judged (:func:`judge_fix`)."""
     chosen = tuple(providers) if providers is not None else None
+    facts: dict[int, list[Fact]] = {}  # one extraction of the conversation for every fix
     judged = tuple(
-        judge_fix(index, f, tokenizer_given=tokenizer_given, providers=chosen) for f in search.fixes
+        judge_fix(index, f, tokenizer_given=tokenizer_given, providers=chosen, fact_cache=facts)
+        for f in search.fixes
     )
     return replace(search, fixes=judged)
 

@@ -29,8 +29,7 @@ from compactlens.analysis.facts import (
     Fact,
     FactReport,
     check_facts,
-    extract_facts,
-    latest_user_request,
+    conversation_facts,
 )
 from compactlens.analysis.report import CompactionReport, analyze_overview
 from compactlens.analysis.verdict import RecordedRun, Verdict, verdict
@@ -303,7 +302,7 @@ def _measure(
             agent=None,
         )
     # The facts of the history are extracted once and checked against every side.
-    facts = extract_facts(history, latest_request=latest_user_request(history))
+    facts = conversation_facts(history)
     readable = bool(recorded.summary) or any(m.text.strip() for m in kept)
     # Every side is judged at the agent's size, with the trigger the agent compacted at.
     j = _Judging(

@@ -209,7 +209,7 @@ def fact_warnings(facts: FactReport) -> tuple[str, ...]:
     lost = len(facts.lost)
     if lost:
         out.append(
-            f"{lost} of {facts.extracted} facts from affected messages were lost "
+            f"{lost} of the conversation's {facts.extracted} facts were lost "
             f"(recall {facts.recall:.0%})"
         )
     return tuple(out)

@@ -625,10 +625,10 @@ def _recall_reason(n: VerdictNumbers, floor: float, scope: str) -> Reason:
         return Reason(
             code="fact-recall",
             level="safe",
-            text="No fact was in the messages the compaction changed.",
+            text="The conversation holds no fact to check.",
         )
     share = percent(kept, total)
-    counted = f"{kept:,} of {total:,} facts from {scope} kept"
+    counted = f"{kept:,} of {scope}'s {total:,} facts kept"
     if kept / total < floor:
         text = f"Fact recall is {share}, under the floor of {floor:.0%}: {counted}."
         return Reason(code="fact-recall", level="costs", text=text)
@@ -734,7 +734,7 @@ def verdict(
     recall_floor: float = DEFAULT_RECALL_FLOOR,
     fixes: FixSearch | None = None,
     facts_counted: str = FACT_DEFINITION,
-    facts_from: str = "the changed messages",
+    facts_from: str = "the conversation",
 ) -> Verdict:
     """The verdict of one run (see the module docstring for the levels).
 

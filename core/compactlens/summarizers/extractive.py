@@ -25,6 +25,7 @@ from compactlens.model.messages import (
     ApprovalResponsePart,
     Message,
 )
+from compactlens.model.noise import noise_kind
 from compactlens.summarizers.base import FINISH_STOP, SummaryRequest, SummaryResponse
 
 HEADER = "[Extractive summary: quoted from the conversation offline, no model was used]"
@@ -65,6 +66,9 @@ _IDENT_PATTERNS = (
     re.compile(r"\b[a-z]+[A-Z][A-Za-z0-9]*\b"),
 )
 _TIMESTAMP_PIECE = re.compile(r"^\d+T\d+$")
+#: A collapsed tool-result line that quotes no output: ``[Tool results: execute_bash:]``.
+#: (Names hold no space, ``:`` or ``;``, so each repeat takes one whole ``name:``: linear.)
+_EMPTY_RESULTS = re.compile(r"^\[Tool results: (?:[^\s:;\[\]]+:(?:; )?)*(?:no results)?\]$")
 _ARG_KEYS = ("path", "file", "filename", "url", "id", "name", "query", "command", "branch")
 
 
@@ -122,6 +126,8 @@ def _identifiers(texts: Iterable[str], limit: int) -> list[str]:
                 value = value.strip().rstrip(".,;:")
                 if not 2 <= len(value) <= 120 or _TIMESTAMP_PIECE.match(value):
                     continue
+                if noise_kind(value) is not None:
+                    continue  # an address, a hash, a date, a progress percentage...
                 if any(value in known for known in seen):
                     continue
                 seen[value] = None
@@ -208,7 +214,7 @@ class ExtractiveSummarizer:
                 line = f"- {label}{_clip(text, self.user_chars)}"
                 items.append(_Item(1, 1 if latest else 3, -i, i, line))
                 ident_texts.append(text)
-            elif m.role == "assistant" and text:
+            elif m.role == "assistant" and text and not _EMPTY_RESULTS.match(text):
                 last_assistant = i
                 chosen = [s for s in _sentences(text) if _DECISION.search(s)][:2]
                 if not chosen:
