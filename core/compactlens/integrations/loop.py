@@ -21,6 +21,7 @@ conversation an integration serves.
 
 from __future__ import annotations
 
+import sys
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
@@ -302,6 +303,19 @@ class LoopMemory:
         return True
 
 
+def shared(value: Any) -> Any:
+    """``value`` (decoded JSON) with its keys and short strings interned. A store or a
+    converter builds each item on its own, so every item would otherwise hold its own
+    copies of ``"type"``, ``"role"``, ``"part_kind"``... (most of a short item's memory)."""
+    if isinstance(value, dict):
+        return {(sys.intern(k) if isinstance(k, str) else k): shared(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shared(v) for v in value]
+    if isinstance(value, str) and len(value) <= 24:
+        return sys.intern(value)
+    return value
+
+
 class Conversions:
     """Framework objects to wire items, each converted once; back only for new items.
 
@@ -406,4 +420,13 @@ class Loops:
                 self._loops.popitem(last=False)
 
 
-__all__ = ["Conversions", "Loop", "LoopMemory", "Loops", "Totals", "common_prefix", "quiet"]
+__all__ = [
+    "Conversions",
+    "Loop",
+    "LoopMemory",
+    "Loops",
+    "Totals",
+    "common_prefix",
+    "quiet",
+    "shared",
+]

@@ -37,11 +37,10 @@ with ``session_settings.limit`` reads the store every time and leaves the copy a
 from __future__ import annotations
 
 import asyncio
-import sys
 from typing import Any
 
 from compactlens.integrations.compactor import Compactor
-from compactlens.integrations.loop import LoopMemory
+from compactlens.integrations.loop import LoopMemory, shared
 
 FORMAT = "openai-responses"
 
@@ -150,25 +149,12 @@ class CompactingSession:
                 and (len(known) == old if whole else len(known) >= old)
                 and newest[:old] == known[len(known) - old :]
             ):
-                history = known + [_shared(item) for item in newest[old:]]
+                history = known + [shared(item) for item in newest[old:]]
         if history is None:
-            history = [_shared(item) for item in await self.session.get_items()]
+            history = [shared(item) for item in await self.session.get_items()]
         if writes == self._writes and not self._writing:
             self._known, self._added = history, 0
         return history
-
-
-def _shared(value: Any) -> Any:
-    """``value`` (decoded JSON) with its keys and short strings interned: a store decodes
-    each item on its own, so every item would otherwise hold its own copies of
-    ``"type"``, ``"role"``, ``"function_call"``... (a third of a short item's memory)."""
-    if isinstance(value, dict):
-        return {(sys.intern(k) if isinstance(k, str) else k): _shared(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_shared(v) for v in value]
-    if isinstance(value, str) and len(value) <= 24:
-        return sys.intern(value)
-    return value
 
 
 __all__ = ["CompactingSession"]
