@@ -192,7 +192,8 @@ def test_the_recall_floor_is_four_facts_in_five_and_a_larger_loss_is_a_named_cos
     v = verdict(result, report, provider="openai-chat")
     assert v.level == "costs" and [r.code for r in v.costs] == ["fact-recall"]
     lost = report.facts.extracted - report.facts.survived
-    assert f"{report.facts.survived} of {report.facts.extracted} facts" in v.costs[0].text
+    counted = f"{report.facts.survived} of the conversation's {report.facts.extracted} facts"
+    assert counted in v.costs[0].text
     assert lost > report.facts.extracted / 5  # more than one fact in five is gone
     # Both sides of the rule: at a floor equal to the run's recall it is safe, just above
     # it the recall is the one cost.

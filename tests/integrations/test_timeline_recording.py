@@ -40,11 +40,15 @@ def test_the_timeline_lists_each_recorded_compaction(tmp_path: Path) -> None:
     assert tables, "no recorded-compactions table"
     rows = tables[0]
     assert list(rows["at message"]) == [c.index for c in expected]
-    assert list(rows["tokens after"]) == [c.tokens_after for c in expected]
+    recorded = [
+        f"{c.tokens_after:,}" if c.tokens_after is not None else "not recorded" for c in expected
+    ]
+    assert list(rows["tokens after (recorded)"]) == recorded
     at.selectbox(key="timeline_recorded").set_value(1).run()
     second = expected[1]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Recorded tokens after"] == f"{second.tokens_after:,}"
+    said = " ".join(str(m.value) for m in at.markdown)
+    assert f"→ {second.tokens_after:,} tokens" in said  # "Recorded by the agent: a → b tokens"
     assert metrics["Messages after"] == f"{len(second.after or ())}"
 
 

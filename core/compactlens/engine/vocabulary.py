@@ -48,7 +48,7 @@ def money(amount: float) -> str:
     not zero but would round to it (a cost is never shown as ``$0.0042`` or ``$0.4``)."""
     if amount != 0 and abs(amount) < 0.005:
         return "under $0.01"
-    cents = round(amount, 2)
+    cents = round(amount, 2) + 0.0  # -0.0 is shown as $0.00
     return f"-${-cents:,.2f}" if cents < 0 else f"${cents:,.2f}"
 
 

@@ -32,6 +32,7 @@ from compactlens.formats._common import (
     unknown,
 )
 from compactlens.formats.base import Encoded, WireFormat
+from compactlens.model.errors import CompactlensError
 from compactlens.model.messages import (
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -182,7 +183,7 @@ def simple_tool_call(call: Any) -> ToolCallPart | None:
 _new = object.__new__
 _CALL_SLOTS = tuple(ToolCallPart.__dict__[f.name].__set__ for f in fields(ToolCallPart))
 if tuple(f.name for f in fields(ToolCallPart)) != ("id", "name", "arguments", "kind"):
-    raise TypeError("ToolCallPart's fields changed: update simple_tool_call")
+    raise CompactlensError("ToolCallPart's fields changed: update simple_tool_call")
 
 
 def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:

@@ -41,6 +41,7 @@ from typing import Any
 
 from compactlens.integrations.compactor import Compactor
 from compactlens.integrations.loop import LoopMemory, shared
+from compactlens.model.errors import ConfigError
 
 FORMAT = "openai-responses"
 
@@ -53,7 +54,7 @@ class CompactingSession:
 
     def __init__(self, session: Any, compactor: Compactor, *, tail: int = 8) -> None:
         if tail < 1:
-            raise ValueError(f"tail must be at least 1, got {tail}")
+            raise ConfigError(f"tail must be at least 1, got {tail}")
         self.session = session
         self.session_id: str = session.session_id
         self.session_settings: Any = getattr(session, "session_settings", None)
