@@ -403,8 +403,11 @@ def test_the_postmortem_shows_each_sides_verdict(app) -> None:
             assert step_line(v) in matching[0]
             for reason in v.costs:
                 assert reason.text in matching[0], reason.text
+        # Each side's metric shows the share, its caption the verdict's recall with its count.
         recalls = [str(m.value) for m in at.metric if m.label.startswith("Recall · ")]
-        assert recalls == [v.numbers.recall_text for v in verdicts]
+        assert recalls == [v.numbers.recall_text.split(" (")[0] for v in verdicts]
+        captions = " ".join(plain(str(c.value)) for c in at.caption)
+        assert all(v.numbers.recall_text in captions for v in verdicts)
         # At the agent's size: both sides are judged against the tokens the agent kept.
         assert {v.numbers.target_tokens for v in verdicts} == {c.budget}
 

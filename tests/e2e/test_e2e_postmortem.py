@@ -34,6 +34,8 @@ def test_upload_a_compacted_claude_code_log_and_read_its_post_mortem(app: Stream
 
     first = expected.compactions[0]
     assert first.agent is not None
-    shown = f"({first.agent.survived:,} of {first.agent.extracted:,})"  # with its denominator
-    assert app.metric("Agent recall").endswith(shown)
+    # The share in the metric, its count (the denominator) in the caption under it.
+    assert app.metric("Agent recall").endswith("%")
+    shown = f"({first.agent.survived:,} of {first.agent.extracted:,} facts)"
+    assert shown in app.main().inner_text()
     assert "Primary request: invoice INV-2026-0419" in app.main().inner_text()

@@ -22,6 +22,7 @@ from compactlens_inspector.style.widths import by_column
 from compactlens_inspector.views.postmortem import (
     choice_label,
     message_rows,
+    recall_share,
     recall_text,
     run_postmortem,
     side_views,
@@ -59,7 +60,14 @@ def _details(pm: Postmortem) -> None:
     cols[0].metric("History replaced", f"{num(len(c.history))} msgs", border=True)
     cols[1].metric("History tokens", num(c.history_tokens), border=True)
     cols[2].metric("Agent kept (tokens)", num(c.budget), border=True)
-    cols[3].metric("Agent recall", recall_text(c.agent), border=True)
+    cols[3].metric("Agent recall", recall_share(c.agent), border=True)
+    # The count behind the share (a metric's value has room for the share only).
+    st.caption(
+        md_escape(
+            f"Agent recall {recall_text(c.agent)}: the replaced history's facts found word for "
+            "word in what the agent continued with."
+        )
+    )
     with st.expander(f"History before the compaction ({num(len(c.history))} messages)"):
         table(message_rows(c.history), key="pm_history")
     st.markdown("##### The agent's summary")
@@ -79,10 +87,10 @@ def _details(pm: Postmortem) -> None:
             if side.verdict is not None:
                 # The same verdict every other page shows, judged at the agent's size.
                 verdict_bar(side.verdict, key=f"pm_verdict_{n}")
-            st.metric(f"Recall · {md_escape(side.title)}", side.recall, border=True)
+            st.metric(f"Recall · {md_escape(side.title)}", side.share or side.recall, border=True)
             # The verdict bar names the run's status; without one, the caption does.
             status = "" if side.verdict is not None else f" · {side.status}"
-            st.caption(md_escape(side.size + status))
+            st.caption(md_escape(f"Recall {side.recall} · {side.size}{status}"))
             if side.unequal:
                 st.warning(md_escape(side.unequal), icon=":material/straighten:")
             room = column_room(len(sides))

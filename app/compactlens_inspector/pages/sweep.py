@@ -112,30 +112,35 @@ def _sweep() -> None:
             "missed the target of one of its stages (a stage's trigger is also its target, "
             f"so sweeping {md_escape(label)} moves it), not the pipeline's; *why* names it."
         )
+    errors = any(p.error for p in points)
+    rows = []
+    for p in points:
+        row = {
+            "value": p.value,
+            "status": p.status,
+            "tokens after": p.tokens_after,
+            "fact recall": None if p.recall is None else round(p.recall * 100),
+            "target": p.target_tokens,
+            "verdict": _headline(verdicts.get(p.value)),
+            "groups kept": p.groups_kept,
+            "messages after": p.messages_after,
+        }
+        if errors:
+            row["error"] = p.error or ""
+        rows.append(row)
     table(
-        [
-            {
-                "value": p.value,
-                "status": p.status,
-                "tokens after": p.tokens_after,
-                "fact recall": None if p.recall is None else round(p.recall * 100),
-                "target": p.target_tokens,
-                "verdict": _headline(verdicts.get(p.value)),
-                "groups kept": p.groups_kept,
-                "messages after": p.messages_after,
-                "error": p.error or "",
-                "why": whys.get(p.value, ""),
-            }
-            for p in points
-        ],
+        rows,
         hide_index=True,
         width="stretch",
         key="sweep_table",
-        column_config={
-            "fact recall": st.column_config.NumberColumn(format="%d%%"),
-            "why": st.column_config.TextColumn(width="large"),
-        },
+        column_config={"fact recall": st.column_config.NumberColumn(format="%d%%")},
     )
+    # Why a run does not fit is a sentence: listed under the table, never cut in a cell.
+    if whys:
+        st.markdown(
+            "**Why these runs do not fit**  \n"
+            + "  \n".join(f"{num(v)}: {md_escape(why)}" for v, why in whys.items())
+        )
 
 
 def _round(n: int) -> int:

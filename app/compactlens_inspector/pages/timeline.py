@@ -24,6 +24,7 @@ from compactlens_inspector.style.safety import md_code, md_escape
 from compactlens_inspector.style.wording import event_words, stage_words
 from compactlens_inspector.views.recorded import RecordedEntry, recorded_entries
 from compactlens_inspector.views.recorded import rows as recorded_rows
+from compactlens_inspector.views.recorded import shared as recorded_shared
 
 MAX_AFFECTED = 20
 LAST_CLICK = "timeline_last_click"
@@ -151,6 +152,10 @@ def _recorded(entries: list[RecordedEntry]) -> None:
         "(as the Post-mortem counts them); the recorded columns are what the agent logged. "
         "The run below is the lab configuration on the whole conversation."
     )
+    same = recorded_shared(entries)
+    if same:
+        said = [f"**{name.capitalize()}:** {md_escape(value)}" for name, value in same.items()]
+        st.markdown(" · ".join(said))
     table(recorded_rows(entries), key="timeline_recorded_table")
     labels = {e.seq: e.label for e in entries}
     state.widget("timeline_recorded", entries[0].seq)

@@ -231,7 +231,7 @@ class SideView:
     agent's (``size``), and ``unequal``, a warning when it is not at the agent's size."""
 
     title: str
-    recall: str
+    recall: str  # with its count: ``9% (17 of 192 facts)``
     tokens: int
     status: str
     lost: tuple[str, ...]
@@ -239,6 +239,7 @@ class SideView:
     size: str = ""
     unequal: str = ""
     verdict: Verdict | None = None
+    share: str = ""  # the recall alone (``9%``), for a metric's value
 
 
 def message_rows(messages: Sequence[Message], offset: int = 0) -> list[dict[str, Any]]:
@@ -298,6 +299,7 @@ def side_views(c: CompactionPostmortem) -> list[SideView]:
             SideView(
                 title=f"Agent ({source_words(c.recorded.source)})",
                 recall=recall_text(agent),
+                share=recall_share(agent),
                 tokens=agent.tokens_after,
                 status=agent.status,
                 lost=agent.lost,
@@ -311,6 +313,7 @@ def side_views(c: CompactionPostmortem) -> list[SideView]:
             SideView(
                 title=title,
                 recall=recall_text(o),
+                share=recall_share(o),
                 tokens=o.tokens_after,
                 status=o.status,
                 lost=o.lost,

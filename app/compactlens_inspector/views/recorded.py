@@ -99,7 +99,24 @@ def rows(entries: Sequence[RecordedEntry]) -> list[dict[str, Any]]:
         if not present:
             for row in out:
                 row.pop(column)
+    # A kind or source every entry shares is said once, above the table (:func:`shared`).
+    for column in shared(entries):
+        for row in out:
+            row.pop(column)
     return out
+
+
+def shared(entries: Sequence[RecordedEntry]) -> dict[str, str]:
+    """The kind and the source when every entry has the same one (said once, not in each
+    row: the table then fits a 1280-pixel window)."""
+    same: dict[str, str] = {}
+    for column, values in (
+        ("kind", {e.kind for e in entries}),
+        ("source", {e.source for e in entries}),
+    ):
+        if len(values) == 1:
+            same[column] = next(iter(values))
+    return same
 
 
 def _count(messages: Sequence[Any] | None) -> int | None:
@@ -134,4 +151,4 @@ def recorded_entries(transcript: Transcript, tokenizer: Tokenizer) -> list[Recor
     ]
 
 
-__all__ = ["RecordedEntry", "recorded_entries", "rows"]
+__all__ = ["RecordedEntry", "recorded_entries", "rows", "shared"]

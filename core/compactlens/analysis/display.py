@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from compactlens.engine.vocabulary import plural
 from compactlens.model import Card, data_frame
 
 if TYPE_CHECKING:
@@ -20,12 +21,14 @@ def report_card(report: CompactionReport) -> Card:
     cache = report.cache
     retrigger = report.retrigger
     turns = retrigger.turns_until_trigger
-    cached = f"first {cache.prefix_messages:,} messages ({cache.prefix_tokens:,} tokens)"
+    first = plural(cache.prefix_messages, "message")
+    cached = f"the first {first} ({plural(cache.prefix_tokens, 'token')})"
+    stay = "stays" if cache.prefix_messages == 1 else "stay"
     horizon = f"not within {retrigger.horizon:,} turns"
     lines = [
         ("facts kept", f"{facts.survived:,} of {facts.extracted:,} ({facts.recall:.0%})"),
-        ("prompt cache", f"{cached} stay cached"),
-        ("next trigger", f"in {turns:,} turns" if turns is not None else horizon),
+        ("prompt cache", f"{cached} {stay} cached"),
+        ("next trigger", f"in {plural(turns, 'turn')}" if turns is not None else horizon),
         ("new protocol problems", _introduced_words(report)),
     ]
     return Card(
