@@ -192,6 +192,8 @@ def _fact_cards(report: CompactionReport, recall: DeltaGenerator, lost: DeltaGen
 def _loop_words(report: AnalysisOverview) -> str | None:
     """A warning under the re-trigger card when compaction would loop."""
     until = report.retrigger.turns_until_trigger
+    if report.status == "unchanged":  # nothing compacted: the next trigger is the first
+        return None
     if until == 0:
         return "loops: fires now"
     if until == 1:
@@ -358,7 +360,9 @@ def _retrigger(report: AnalysisOverview) -> None:
         return
     triggers = " or ".join(md_escape(condition_words(t)) for t in r.triggers)
     firing = md_escape(condition_words(r.firing_trigger or ""))
-    if r.turns_until_trigger is None:
+    if r.turns_until_trigger is None and growth.source == "none":
+        when = "when the next compaction comes is not estimated"
+    elif r.turns_until_trigger is None:
         when = f"no trigger fires within {num(r.horizon)} turns"
     elif r.turns_until_trigger == 0:
         when = f"it **already fires** on the compacted history ({firing})"

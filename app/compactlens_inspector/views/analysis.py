@@ -334,6 +334,8 @@ def turns_text(report: CompactionReport | AnalysisOverview) -> str:
     r = report.retrigger
     if not r.triggers:
         return "no trigger"
+    if r.growth.source == "none" and r.turns_until_trigger is None:
+        return "not estimated"  # too few user turns to tell a typical turn (as the verdict)
     if r.turns_until_trigger is None:
         return f"> {num(r.horizon)}"
     return num(r.turns_until_trigger)

@@ -582,6 +582,15 @@ def _overview(
 
     system_lost = system_prompt_lost(original_msgs, projection)
     warnings: list[str] = list(retrigger.warnings)
+    if outcome.status == "unchanged" and retrigger.turns_until_trigger == 1:
+        # Nothing compacted yet: the next trigger is the first compaction, not a loop, and
+        # there is no gap between a trigger and a target to widen.
+        warnings = [
+            f"the first compaction is due on the next turn ({retrigger.firing_trigger})"
+            if w.startswith("compaction would fire again")
+            else w
+            for w in warnings
+        ]
     if system_lost:
         warnings.append(f"the system prompt is dropped ({system_lost} system message(s) lost)")
     introduced_errors = [p for p in introduced if p.severity == "error"]
