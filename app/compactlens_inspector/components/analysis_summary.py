@@ -94,7 +94,8 @@ def analysis_summary(outcome: RunOutcome) -> None:
         cols[3].metric(
             "Re-trigger in",
             turns_text(report),
-            help="Turns until a configured trigger fires again on the compacted history.",
+            help="Turns until a configured trigger fires again on the compacted history "
+            "(a dash: the transcript has too few user turns to tell what a typical turn adds).",
         )
         if report.warnings:
             st.caption(" · ".join(md_escape(group_digits(w)) for w in report.warnings))

@@ -171,7 +171,7 @@ def _cards(report: AnalysisOverview) -> tuple[DeltaGenerator, DeltaGenerator]:
         delta_arrow="off",
         border=True,
         help="Turns (of the measured per-turn growth) until a configured trigger fires again "
-        "on the compacted history.",
+        "on the compacted history (a dash: too few user turns to measure that growth).",
     )
 
     return recall, lost

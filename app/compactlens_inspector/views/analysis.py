@@ -335,7 +335,9 @@ def turns_text(report: CompactionReport | AnalysisOverview) -> str:
     if not r.triggers:
         return "no trigger"
     if r.growth.source == "none" and r.turns_until_trigger is None:
-        return "not estimated"  # too few user turns to tell a typical turn (as the verdict)
+        # Too few user turns to tell a typical turn: not estimated, as the verdict says
+        # (a dash: the card's help says why, and "not estimated" is cut in a narrow card).
+        return "—"
     if r.turns_until_trigger is None:
         return f"> {num(r.horizon)}"
     return num(r.turns_until_trigger)
