@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from compactlens import CompactionResult, MessageIndex
+from compactlens.engine import GroupDecision
 from compactlens_inspector.components import badges
 from compactlens_inspector.components.messages import call_names, group_header, show_message
 from compactlens_inspector.style.numbers import num
@@ -27,7 +28,24 @@ _RIGHT = {
 FOLD_LIST = 60
 
 
-def _folded_row(index: MessageIndex, result: CompactionResult, row: DiffRow) -> None:
+def _originals(index: MessageIndex, indices: Sequence[int], names: dict[str, str]) -> None:
+    """The original messages ``indices`` of ``index``, each cut to :data:`PREVIEW`."""
+    for k in indices:
+        show_message(index.messages[k], k, index.message_tokens[k], call_names=names, limit=PREVIEW)
+
+
+def _decision(d: GroupDecision) -> None:
+    """The middle cell: the decision, its reason and the stage that made it."""
+    st.markdown(badges.decision(d.action))
+    st.caption(
+        md_escape(reason_words(d.reason))
+        + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
+    )
+
+
+def _folded_row(
+    index: MessageIndex, result: CompactionResult, row: DiffRow, names: dict[str, str]
+) -> None:
     """A run of identical decisions as one row: the groups' originals in a fold on the
     left, what they became (kept verbatim, each collapsed note, or nothing) on the right."""
     d = row.decision
@@ -41,26 +59,14 @@ def _folded_row(index: MessageIndex, result: CompactionResult, row: DiffRow) -> 
             f"(groups {row.views[0].decision.group_id}–{row.views[-1].decision.group_id}{where})"
         )
         with st.expander(f"Show the {plural(n, 'group')}"):
-            names = call_names(index)
             for v in row.views[:FOLD_LIST]:
                 if v.decision.group_id is not None:
                     st.caption(group_header(index, v.decision.group_id))
-                    for k in v.decision.message_indices:  # the original text, as unfolded
-                        show_message(
-                            index.messages[k],
-                            k,
-                            index.message_tokens[k],
-                            call_names=names,
-                            limit=PREVIEW,
-                        )
+                    _originals(index, v.decision.message_indices, names)  # as unfolded
             if n > FOLD_LIST:
                 st.caption(f"…and {plural(n - FOLD_LIST, 'more group')}.")
     with mid:
-        st.markdown(badges.decision(d.action))
-        st.caption(
-            md_escape(reason_words(d.reason))
-            + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
-        )
+        _decision(d)
     with right:
         if d.action == "kept":
             st.caption(f"{plural(n, 'group')} kept verbatim")
@@ -72,7 +78,6 @@ def _folded_row(index: MessageIndex, result: CompactionResult, row: DiffRow) -> 
                 f"{md_escape(decision_words(d.action))}**"
             )
             with st.expander(f"Show what the {plural(n, 'group')} became"):
-                names = call_names(index)
                 for v in row.views[:FOLD_LIST]:
                     for k in v.projection:
                         show_message(
@@ -94,7 +99,7 @@ def side_by_side(index: MessageIndex, result: CompactionResult, rows: Sequence[D
     for row in rows:
         if row.folded:
             with st.container(border=True):
-                _folded_row(index, result, row)
+                _folded_row(index, result, row, names)
             continue
         view = row.views[0]
         d = view.decision
@@ -113,20 +118,9 @@ def side_by_side(index: MessageIndex, result: CompactionResult, rows: Sequence[D
                         f"{badges.kind(d.kind)} {badges.tokens(d.tokens_before)} "
                         f"group {d.group_id} · {span}"
                     )
-                    for k in d.message_indices:
-                        show_message(
-                            index.messages[k],
-                            k,
-                            index.message_tokens[k],
-                            call_names=names,
-                            limit=PREVIEW,
-                        )
+                    _originals(index, d.message_indices, names)
             with mid:
-                st.markdown(badges.decision(d.action))
-                st.caption(
-                    md_escape(reason_words(d.reason))
-                    + (f" · by {md_escape(stage_words(d.strategy))}" if d.strategy else "")
-                )
+                _decision(d)
             with right:
                 if d.action == "kept":
                     st.caption("kept verbatim")

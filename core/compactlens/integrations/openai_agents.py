@@ -37,6 +37,8 @@ with ``session_settings.limit`` reads the store every time and leaves the copy a
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from compactlens.integrations.compactor import Compactor
@@ -80,28 +82,28 @@ class CompactingSession:
         result = await asyncio.to_thread(self.compactor.run, items, FORMAT, memory=self.memory)
         return list(result.messages) if result.changed else list(items)
 
-    async def add_items(self, items: list[Any]) -> None:
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[None]:
+        """Around a write through this wrapper: a read spanning it is stale, and a write
+        that failed leaves the store unknown."""
         self._writing += 1
         try:
-            await self.session.add_items(items)
+            yield
         except BaseException:
             self._known = None
             raise
         finally:
             self._writing -= 1
             self._writes += 1
+
+    async def add_items(self, items: list[Any]) -> None:
+        async with self._write():
+            await self.session.add_items(items)
         self._added += len(items)
 
     async def pop_item(self) -> Any:
-        self._writing += 1
-        try:
+        async with self._write():
             item = await self.session.pop_item()
-        except BaseException:
-            self._known = None
-            raise
-        finally:
-            self._writing -= 1
-            self._writes += 1
         known = self._known
         if item is None:  # the store is empty
             self._known, self._added = [], 0
@@ -114,15 +116,8 @@ class CompactingSession:
         return item
 
     async def clear_session(self) -> None:
-        self._writing += 1
-        try:
+        async with self._write():
             await self.session.clear_session()
-        except BaseException:
-            self._known = None
-            raise
-        finally:
-            self._writing -= 1
-            self._writes += 1
         self._known, self._added = [], 0
         self.memory.forget()
 
