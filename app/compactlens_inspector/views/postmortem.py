@@ -29,6 +29,7 @@ from compactlens.model import make_tokenizer
 from compactlens_inspector.lab.config import LabConfig, sized
 from compactlens_inspector.style.wording import source_words
 from compactlens_inspector.views.message import call_label
+from compactlens_inspector.views.recorded import recorded_count
 
 LAB_LABEL = "lab configuration"
 #: The replaced history's bars (grey) and the recall lines (agent first): no colour shared.
@@ -97,11 +98,6 @@ def _percent(outcome: Outcome | None) -> float | None:
     return None if recall is None else round(recall * 100, 1)
 
 
-def _recorded(tokens: int | None) -> str:
-    """A count the agent recorded, or "not recorded" (never an empty ``None`` cell)."""
-    return f"{tokens:,}" if tokens is not None else "not recorded"
-
-
 def strategy_columns(pm: Postmortem) -> list[tuple[str, int]]:
     """(label, position) of each strategy to show: strategies that kept the same thing
     at every compaction share one label ("lab configuration = reference pipeline")."""
@@ -138,10 +134,10 @@ def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
             "#": c.number,
             "at message": r.index,
             "trigger": r.trigger or "",
-            "tokens before (recorded)": _recorded(r.tokens_before),
+            "tokens before (recorded)": recorded_count(r.tokens_before),
         }
         if after_recorded:
-            row["tokens after (recorded)"] = _recorded(r.tokens_after)
+            row["tokens after (recorded)"] = recorded_count(r.tokens_after)
         row.update(
             {
                 "history tokens": c.history_tokens,

@@ -55,9 +55,9 @@ class RecordedEntry:
             "agent kept (tokens)": _counted(self.kept_tokens),
         }
         if recorded_before:
-            row["tokens before (recorded)"] = _recorded(self.tokens_before)
+            row["tokens before (recorded)"] = recorded_count(self.tokens_before)
         if recorded_after:
-            row["tokens after (recorded)"] = _recorded(self.tokens_after)
+            row["tokens after (recorded)"] = recorded_count(self.tokens_after)
         before, after = _counted(self.messages_before), _counted(self.messages_after)
         row["messages"] = (
             f"{before:,} → {after:,}"
@@ -68,8 +68,9 @@ class RecordedEntry:
         return row
 
 
-def _recorded(tokens: int | None) -> str:
-    """A count the agent recorded, or "not recorded" (as the Post-mortem words it)."""
+def recorded_count(tokens: int | None) -> str:
+    """A count the agent recorded, or "not recorded" (never an empty ``None`` cell; the
+    timeline and the Post-mortem word it alike)."""
     return f"{tokens:,}" if tokens is not None else "not recorded"
 
 
@@ -151,4 +152,4 @@ def recorded_entries(transcript: Transcript, tokenizer: Tokenizer) -> list[Recor
     ]
 
 
-__all__ = ["RecordedEntry", "recorded_entries", "rows", "shared"]
+__all__ = ["RecordedEntry", "recorded_count", "recorded_entries", "rows", "shared"]
