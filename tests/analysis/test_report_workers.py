@@ -155,6 +155,29 @@ def test_no_worker_outlives_the_parent(
 
 
 @pytest.mark.slow
+def test_a_ctrl_c_while_the_workers_start_prints_no_worker_traceback(
+    corpus: Path, config: Path, tmp_path: Path
+) -> None:
+    """A Ctrl-C that reaches the group while a spawned worker still imports compactlens
+    (before its initializer ignores SIGINT) is held back, not raised inside the worker."""
+    output = tmp_path / "report.csv"
+    proc = start(corpus, config, output)
+    try:
+        wait_for(lambda: len(descendants(proc.pid)) >= 2, 120, "two worker processes")
+        tree = descendants(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert_all_gone(tree)
+    assert "Traceback" not in err, err
+    assert err.strip().startswith("compactlens report: interrupted; the rows done so far are in ")
+
+
+@pytest.mark.slow
 def test_a_run_killed_with_sigkill_resumes_to_one_row_per_file(
     corpus: Path, config: Path, tmp_path: Path
 ) -> None:

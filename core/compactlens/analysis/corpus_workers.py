@@ -125,13 +125,36 @@ def worker_init(parent_pid: int, interval: float = 0.5) -> None:
     via ``PR_SET_PDEATHSIG`` on Linux) and, everywhere, exits within ``interval``
     seconds once its parent process is gone.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # discards a Ctrl-C held since the spawn
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _die_with_parent_signal()
     if os.getppid() != parent_pid:  # the parent died before the request above
         os._exit(1)
     threading.Thread(
         target=_watch_parent, args=(parent_pid, interval), name="parent-watch", daemon=True
     ).start()
+
+
+@contextmanager
+def _spawning() -> Iterator[None]:
+    """Hold SIGINT back while worker processes are spawned.
+
+    A spawned worker imports compactlens before its initializer can ignore SIGINT; a
+    Ctrl-C to the process group in that window would print a KeyboardInterrupt traceback
+    from the worker. The signal mask is inherited across the spawn, so the worker starts
+    with SIGINT blocked and :func:`worker_init` discards it; the parent receives a held
+    Ctrl-C as soon as the block ends (the resource tracker of :mod:`multiprocessing`
+    starts the same way).
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _new_pool(jobs: int, ctx: Any) -> ProcessPoolExecutor:
@@ -177,9 +200,10 @@ def _run_processes(
     crashed: list[tuple[str, str]] = []
     pool = _new_pool(jobs, ctx)
     try:
-        pending: dict[Future[CorpusRow], tuple[str, str]] = {
-            pool.submit(worker, path, key, config): (path, key) for path, key in tasks
-        }
+        with _spawning():  # the pool spawns its workers as tasks are submitted
+            pending: dict[Future[CorpusRow], tuple[str, str]] = {
+                pool.submit(worker, path, key, config): (path, key) for path, key in tasks
+            }
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -202,7 +226,9 @@ def _run_processes(
             if retry is None:
                 retry = _new_pool(1, ctx)
             try:
-                emit(retry.submit(worker, path, key, config).result())
+                with _spawning():
+                    future = retry.submit(worker, path, key, config)
+                emit(future.result())
             except BrokenProcessPool:
                 emit(failed_row(key, "the worker process died while processing this file"))
                 retry.shutdown(wait=True)
