@@ -11,7 +11,7 @@ from compactlens import load_transcript
 from compactlens.analysis import postmortem, reference_pipeline
 from compactlens_inspector.style.wording import source_words
 from compactlens_inspector.views.message import prose
-from compactlens_inspector.views.postmortem import recall_share
+from compactlens_inspector.views.postmortem import recall_share, timeline_figure
 
 SAMPLE = REPO_ROOT / "sample_transcripts" / "claude_code_compacted.jsonl"
 
@@ -46,11 +46,11 @@ def test_every_compaction_is_on_the_timeline_with_recall(app) -> None:
     assert list(rows["agent recall"]) == agent
     ref = [recall_share(c.strategies[0]) for c in expected.compactions]
     # The lab holds the reference preset here: one set of columns for both.
-    name = "lab configuration = reference pipeline"
-    assert list(rows[f"{name} recall"]) == ref
+    name = "lab configuration and reference pipeline (same result)"
+    assert list(rows[f"{name}: recall"]) == ref
     equal = ["yes" if c.at_equal_size(c.strategies[0]) else "no" for c in expected.compactions]
-    assert list(rows[f"{name} at equal size"]) == equal
-    assert "lab configuration recall" not in rows.columns
+    assert list(rows[f"{name}: at the agent's size"]) == equal
+    assert "lab configuration: recall" not in rows.columns
     assert not any("None" in str(v) for v in rows.to_numpy().ravel())
     assert any(c.key == "pm_timeline" for c in at.get("plotly_chart"))
     first = expected.compactions[0]
@@ -65,7 +65,8 @@ def test_every_compaction_is_on_the_timeline_with_recall(app) -> None:
     no_exceptions(at)
     second = postmortem(load_transcript(SAMPLE)).compactions[1]
     assert metric(at, "History replaced") == f"{len(second.history)} msgs"
-    # Columns that kept the same thing are one ("Lab configuration = reference pipeline").
+    # Columns that kept the same thing are one ("Lab configuration and reference pipeline
+    # (same result)").
     recalls = [m.label for m in at.metric if m.label.startswith("Recall · ")]
     assert len(recalls) == len(set(recalls))
     ref_label = next(m.label for m in at.metric if "reference pipeline" in m.label.lower())
@@ -114,3 +115,25 @@ def test_codex_rollout_and_inspect_log_show_their_compactions(app) -> None:
         assert f"Agent ({source})" in plain(texts(at)), name
         agent = [recall_share(c.agent) for c in expected.compactions]
         assert list(rows["agent recall"]) == agent, name
+
+
+def test_the_recall_chart_shows_each_size_and_marks_unequal_sizes() -> None:
+    """Each bar carries its recall and the tokens it kept; a strategy that could not get as
+    small as the agent is hatched and says "not at equal size" (its recall does not compare)."""
+    pm = postmortem(load_transcript(SAMPLE), [("reference pipeline", reference_pipeline)])
+    fig = timeline_figure(pm)
+    agent, ref = fig.data
+    assert agent.name.startswith("agent")
+    assert "reference pipeline" in ref.name and "=" not in ref.name
+    for n, c in enumerate(pm.compactions):
+        assert c.agent is not None
+        assert agent.text[n] == f"{recall_share(c.agent)} · {c.budget:,} tokens"
+        o = c.strategies[0]
+        unequal = not c.at_equal_size(o)
+        assert ref.text[n].startswith(f"{recall_share(o)} · {o.tokens_after:,} tokens")
+        assert ref.text[n].endswith("not at equal size") is unequal
+        assert (ref.marker.pattern.shape[n] == "/") is unequal
+        assert agent.marker.pattern.shape[n] == ""
+    # The sample's reference cannot get as small as the agent: the chart says so.
+    assert any(not c.at_equal_size(c.strategies[0]) for c in pm.compactions)
+    assert "not at equal size" in fig.layout.title.text

@@ -570,7 +570,8 @@ class StreamlitApp:
         return str(alerts.first.inner_text())
 
     def chart_traces(self, key: str) -> list[dict[str, Any]]:
-        """The traces plotly drew for the chart with ``key``: name, type, points, x, y."""
+        """The traces plotly drew for the chart with ``key``: name, type, points, x, y and
+        the text written on each point (empty when the trace has none)."""
         plot = self.keyed(key).locator(".js-plotly-plot")
         plot.wait_for()
         data = plot.evaluate(
@@ -580,6 +581,7 @@ class StreamlitApp:
                 points: Array.isArray(t.x) ? t.x.length : 0,
                 x: Array.isArray(t.x) ? t.x.slice(0, 5000) : [],
                 y: Array.isArray(t.y) ? t.y.slice(0, 5000) : [],
+                text: Array.isArray(t.text) ? t.text.slice(0, 5000) : [],
             }))"""
         )
         assert isinstance(data, list)

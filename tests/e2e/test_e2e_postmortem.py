@@ -24,13 +24,18 @@ def test_upload_a_compacted_claude_code_log_and_read_its_post_mortem(app: Stream
 
     app.nav("Post-mortem")
     traces = app.chart_traces("pm_timeline")
-    bars = next(t for t in traces if t["type"] == "bar")
-    assert bars["x"] == [c.recorded.index for c in expected.compactions]
-    agent = next(t for t in traces if t["name"] == "agent recall")
-    assert agent["y"] == [round(c.agent.recall * 100, 1) for c in expected.compactions]  # type: ignore[union-attr]
-    # The reference line (merged with any strategy of the same recall, as its column is).
+    assert all(t["type"] == "bar" for t in traces)
+    agent = next(t for t in traces if t["name"].startswith("agent"))
+    assert agent["x"] == [round(c.agent.recall * 100, 1) for c in expected.compactions]  # type: ignore[union-attr]
+    # Each bar names the tokens its side kept: the agent's beside compactlens'.
+    assert [t.split(" · ")[1] for t in agent["text"]] == [
+        f"{c.budget:,} tokens" for c in expected.compactions
+    ]
+    # The reference (merged with any strategy that kept the same, as its column is).
     ref = next(t for t in traces if "reference pipeline" in t["name"])
-    assert ref["y"] == [round(c.strategies[0].recall * 100, 1) for c in expected.compactions]  # type: ignore[operator]
+    assert ref["x"] == [round(c.strategies[0].recall * 100, 1) for c in expected.compactions]  # type: ignore[operator]
+    for text, c in zip(ref["text"], expected.compactions, strict=True):
+        assert text.endswith("not at equal size") is (not c.at_equal_size(c.strategies[0]))
 
     first = expected.compactions[0]
     assert first.agent is not None

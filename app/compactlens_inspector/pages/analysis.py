@@ -235,9 +235,10 @@ def _facts(report: CompactionReport, ix: MessageIndex) -> None:
         st.caption("Nothing was removed, collapsed or summarized: every fact is still there.")
         return
     st.caption(
-        f"{num(facts.extracted)} facts were extracted from the {num(len(facts.affected_messages))} "
-        "messages the compaction removed, collapsed or summarized; a fact survives when its "
-        "text still appears verbatim in the compacted history. Deterministic, no model."
+        f"Recall counts all {num(facts.extracted)} facts of the whole conversation; they can "
+        f"be lost only from the {num(len(facts.affected_messages))} messages the compaction "
+        "removed, collapsed or summarized. A fact survives when its text still appears "
+        "verbatim in the compacted history. Deterministic, no model."
     )
     # One above the other, full width: side by side, the lost facts' columns were cut.
     left, right = st.container(), st.container()

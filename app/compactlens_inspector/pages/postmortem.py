@@ -1,6 +1,7 @@
-"""Post-mortem: the compactions the agent itself did, on a timeline; for each, the history
-it replaced, the agent's summary and its fact recall, and side by side what compactlens
-would have kept from the same history (lab configuration and reference pipeline)."""
+"""Post-mortem: the compactions the agent itself did, each with the recall of the agent and
+of compactlens at their sizes; for each, the history it replaced, the agent's summary and
+its fact recall, and side by side what compactlens would have kept from the same history
+(lab configuration and reference pipeline)."""
 
 from __future__ import annotations
 

@@ -32,8 +32,7 @@ from compactlens_inspector.views.message import call_label
 from compactlens_inspector.views.recorded import recorded_count
 
 LAB_LABEL = "lab configuration"
-#: The replaced history's bars (grey) and the recall lines (agent first): no colour shared.
-_HISTORY_COLOUR = "#8DA0B6"
+#: The recall bars: the agent first, then each strategy; no colour shared.
 _SERIES_COLOURS = ("#E4572E", "#1F77B4", "#2BB673", "#9467BD")
 #: Characters of a message shown in the history table.
 PREVIEW = 160
@@ -98,9 +97,18 @@ def _percent(outcome: Outcome | None) -> float | None:
     return None if recall is None else round(recall * 100, 1)
 
 
+def joined_label(labels: Sequence[str]) -> str:
+    """One name for strategies that kept the same thing: ``lab configuration`` alone, or
+    ``lab configuration and reference pipeline (same result)``."""
+    if len(labels) == 1:
+        return labels[0]
+    return f"{', '.join(labels[:-1])} and {labels[-1]} (same result)"
+
+
 def strategy_columns(pm: Postmortem) -> list[tuple[str, int]]:
     """(label, position) of each strategy to show: strategies that kept the same thing
-    at every compaction share one label ("lab configuration = reference pipeline")."""
+    at every compaction share one label (``lab configuration and reference pipeline
+    (same result)``)."""
     labels = [o.label for o in pm.compactions[0].strategies] if pm.compactions else []
     out: list[tuple[list[str], int]] = []
     for k, label in enumerate(labels):
@@ -119,23 +127,22 @@ def strategy_columns(pm: Postmortem) -> list[tuple[str, int]]:
             twin[0].append(label)
         else:
             out.append(([label], k))
-    return [(" = ".join(names), k) for names, k in out]
+    return [(joined_label(names), k) for names, k in out]
 
 
 def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
-    """One row per compaction for the table under the timeline (a column the agent never
+    """One row per compaction for the table under the chart (a column the agent never
     recorded is left out; the marker that recorded it is in the agent's column title)."""
     rows: list[dict[str, Any]] = []
     columns = strategy_columns(pm)
     after_recorded = any(c.recorded.tokens_after is not None for c in pm.compactions)
+    trigger_recorded = any(c.recorded.trigger for c in pm.compactions)
     for c in pm.compactions:
         r = c.recorded
-        row: dict[str, Any] = {
-            "#": c.number,
-            "at message": r.index,
-            "trigger": r.trigger or "",
-            "tokens before (recorded)": recorded_count(r.tokens_before),
-        }
+        row: dict[str, Any] = {"#": c.number, "at message": r.index}
+        if trigger_recorded:
+            row["trigger"] = r.trigger or "not recorded"
+        row["tokens before (recorded)"] = recorded_count(r.tokens_before)
         if after_recorded:
             row["tokens after (recorded)"] = recorded_count(r.tokens_after)
         row.update(
@@ -149,74 +156,100 @@ def timeline_rows(pm: Postmortem) -> list[dict[str, Any]]:
         for label, k in columns:
             if k < len(c.strategies):
                 o = c.strategies[k]
-                row[f"{label} recall"] = recall_share(o)
-                row[f"{label} tokens"] = o.tokens_after
-                row[f"{label} at equal size"] = "yes" if c.at_equal_size(o) else "no"
-                row[f"{label} verdict"] = verdict_headline(o)
+                row[f"{label}: recall"] = recall_share(o)
+                row[f"{label}: tokens kept"] = o.tokens_after
+                row[f"{label}: at the agent's size"] = "yes" if c.at_equal_size(o) else "no"
+                row[f"{label}: verdict"] = verdict_headline(o)
         rows.append(row)
     return rows
 
 
+#: Height of one bar and of the gap around a compaction's group in the recall chart (px).
+_BAR_PX = 34
+_GROUP_PX = 40
+
+
+def _bar_text(share: str, tokens: int | None, unequal: bool) -> str:
+    size = f" · {tokens:,} tokens" if tokens is not None else ""
+    return f"{share}{size}" + (" · not at equal size" if unequal else "")
+
+
 def timeline_figure(pm: Postmortem) -> go.Figure:
-    """Each compaction at its message position: the history it replaced (tokens, bars)
-    and the recall of the agent and of each strategy (markers, right axis)."""
+    """Fact recall at each recorded compaction: one bar for the agent and one for each
+    strategy (strategies with the same result share one), each labelled with its recall
+    and the tokens it kept; a strategy that could not get as small as the agent is
+    hatched and marked "not at equal size" (its recall does not compare)."""
     fig = go.Figure()
-    xs = [c.recorded.index for c in pm.compactions]
-    names = [f"#{c.number}" for c in pm.compactions]
-    span = max([pm.messages, *xs, 1])
-    fig.add_bar(
-        x=xs,
-        width=[max(0.8, span / 80)] * len(xs),
-        y=[c.history_tokens for c in pm.compactions],
-        name="history replaced (tokens)",
-        text=names,
-        hovertemplate="message %{x}<br>%{y:,} tokens replaced<extra>%{text}</extra>",
-        marker={"color": _HISTORY_COLOUR},
-        opacity=0.45,
-    )
-    series: list[tuple[str, list[float | None]]] = [
-        ("agent recall", [_percent(c.agent) for c in pm.compactions])
+    cats = [
+        f"#{c.number} · message {c.recorded.index:,}<br>{c.history_tokens:,} tokens replaced"
+        for c in pm.compactions
     ]
-    labels = [o.label for o in pm.compactions[0].strategies] if pm.compactions else []
-    for k, label in enumerate(labels):
-        values = [
-            _percent(c.strategies[k]) if k < len(c.strategies) else None for c in pm.compactions
+    agent_y = [_percent(c.agent) or 0.0 for c in pm.compactions]
+    agent_text = [
+        _bar_text(recall_share(c.agent), c.budget if c.agent is not None else None, False)
+        for c in pm.compactions
+    ]
+    sources = {source_words(c.recorded.source) for c in pm.compactions}
+    agent = f"agent ({sources.pop()})" if len(sources) == 1 else "agent"
+    series: list[tuple[str, list[float], list[str], list[bool]]] = [
+        (agent, agent_y, agent_text, [False] * len(cats))
+    ]
+    for label, k in strategy_columns(pm):
+        outcomes = [c.strategies[k] if k < len(c.strategies) else None for c in pm.compactions]
+        unequal = [
+            o is not None and not c.at_equal_size(o)
+            for c, o in zip(pm.compactions, outcomes, strict=True)
         ]
-        # Strategies with the same recall everywhere are one line (as they are one column).
-        twin = next((n for n, (_, v) in enumerate(series) if n and v == values), None)
-        if twin is not None:
-            name = series[twin][0].removesuffix(" recall")
-            series[twin] = (f"{name} = {label} recall", values)
-        else:
-            series.append((f"{label} recall", values))
-    for n, (name, values) in enumerate(series):
-        fig.add_scatter(
-            x=xs,
-            y=values,
+        series.append(
+            (
+                f"compactlens: {label}",
+                [_percent(o) or 0.0 for o in outcomes],
+                [
+                    _bar_text(recall_share(o), o.tokens_after if o else None, u)
+                    for o, u in zip(outcomes, unequal, strict=True)
+                ],
+                unequal,
+            )
+        )
+    for n, (name, ys, text, unequal) in enumerate(series):
+        colour = _SERIES_COLOURS[n % len(_SERIES_COLOURS)]
+        fig.add_bar(
+            y=cats,
+            x=ys,
+            orientation="h",
             name=name,
-            mode="markers+lines",
-            yaxis="y2",
-            marker={"color": _SERIES_COLOURS[n % len(_SERIES_COLOURS)]},
-            line={"color": _SERIES_COLOURS[n % len(_SERIES_COLOURS)]},
-            hovertemplate="message %{x}<br>%{y:.0f}%<extra>" + name + "</extra>",
+            text=text,
+            textposition="outside",
             cliponaxis=False,
+            marker={
+                "color": colour,
+                "pattern": {"shape": ["/" if u else "" for u in unequal], "solidity": 0.5},
+            },
+            hovertemplate="%{text}<extra>" + name + "</extra>",
         )
     ticks = [0, 25, 50, 75, 100]
+    unequal_any = any(any(s[3]) for s in series)
+    title = "Fact recall at each recorded compaction"
+    if unequal_any:
+        title += (
+            "<br><sup>Hatched bars are not at equal size: compactlens could not get as "
+            "small as the agent, so their recall does not compare with the agent's.</sup>"
+        )
+    bars = len(cats) * len(series)
     fig.update_layout(
-        title="Recorded compactions",
-        height=340,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        xaxis={"title": "message index", "rangemode": "tozero"},
-        yaxis={"title": "tokens replaced", "rangemode": "tozero", "tickformat": ","},
-        yaxis2={
-            "title": "fact recall",
-            "overlaying": "y",
-            "side": "right",
-            "range": [0, 100],
+        title={"text": title},
+        barmode="group",
+        height=150 + bars * _BAR_PX + len(cats) * _GROUP_PX + (20 if unequal_any else 0),
+        margin={"l": 10, "r": 10, "t": 100 if unequal_any else 70, "b": 10},
+        # The share and size are written beside each bar: room for them past 100%.
+        xaxis={
+            "range": [0, 145],
             "tickvals": ticks,
             "ticktext": [f"{t}%" for t in ticks],
         },
-        legend={"orientation": "h", "y": -0.25},
+        yaxis={"autorange": "reversed"},
+        # Above the bars, under the title: below them it met the axis labels.
+        legend={"orientation": "h", "x": 0, "y": 1, "yanchor": "bottom", "traceorder": "normal"},
     )
     return fig
 
@@ -263,7 +296,7 @@ def _same(a: Outcome, b: Outcome) -> bool:
 
 def _merged(c: CompactionPostmortem) -> list[tuple[str, Outcome]]:
     """Each strategy with its title; strategies that kept the same thing share a column
-    ("Lab configuration = reference pipeline")."""
+    ("Lab configuration and reference pipeline (same result)")."""
     groups: list[tuple[list[str], Outcome]] = []
     for o in c.strategies:
         twin = next((g for g in groups if _same(g[1], o)), None)
@@ -271,7 +304,11 @@ def _merged(c: CompactionPostmortem) -> list[tuple[str, Outcome]]:
             twin[0].append(o.label)
         else:
             groups.append(([o.label], o))
-    return [(" = ".join(labels).capitalize(), o) for labels, o in groups]
+    return [(_capital(joined_label(labels)), o) for labels, o in groups]
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def unequal_note(c: CompactionPostmortem, o: Outcome) -> str:
