@@ -94,6 +94,26 @@ def test_presets_apply(app) -> None:
     assert metric_int(at, "Target") == 2500
 
 
+def test_the_one_budget_field_follows_the_preset_and_says_where_stages_run(app) -> None:
+    """After a preset, the "budget for every stage" field holds the stages' start (it kept
+    the budget from before), and its caption names both thresholds with separators."""
+    at = _lab(app, preset("truncation", 2000))
+    assert at.number_input(key="sb_all_budget").value == 2000
+    at.selectbox(key="sb_preset").set_value("context_window")
+    at.number_input(key="sb_budget").set_value(128000)
+    at.button(key="sb_apply").click().run()
+    no_exceptions(at)
+    cfg = at.session_state["cl_lab"]
+    assert at.number_input(key="sb_all_budget").value == cfg.trigger_tokens == 102400
+    assert "Now: from more than 102,400 tokens to at most 64,000." in plain(texts(at))
+    # Set every stage to one budget: the field and its caption follow.
+    at.number_input(key="sb_all_budget").set_value(30000)
+    at.button(key="sb_set_budget").click().run()
+    no_exceptions(at)
+    assert at.number_input(key="sb_all_budget").value == 30000
+    assert "Now: from more than 30,000 tokens to at most 30,000." in plain(texts(at))
+
+
 def test_reference_pipeline_with_summarization_reports_the_extractive_summarizer(app) -> None:
     at = _lab(app)
     at.selectbox(key="sb_preset").set_value("reference")

@@ -40,6 +40,7 @@ from compactlens_inspector.lab.config import (
     trigger_dict,
     with_budget,
 )
+from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_escape
 
 PREFIX = "sb_"
@@ -73,19 +74,35 @@ def _apply_preset() -> None:
     budget = int(st.session_state.get("sb_budget") or _budget_default())
     state.set_lab(replace(preset(name, budget), guards=state.lab().guards))
     _reseed()
+    # The one-budget field follows the preset's stages (it showed the old budget).
+    state.forget("sb_all_budget")
 
 
 def _set_budget() -> None:
     budget = int(st.session_state.get("sb_all_budget") or _budget_default())
     state.set_lab(with_budget(state.lab(), budget))
     _reseed()
+    state.forget("sb_all_budget")
 
 
-def _budget_widget(cfg: LabConfig) -> None:
-    """One budget for every stage: sets each stage's trigger and target together."""
+def budget_now(cfg: LabConfig) -> str:
+    """Where the stages now start and stop, with thousands separators (a number field
+    shows none): ``Now: from more than 102,400 tokens to at most 64,000.``"""
+    trigger, target = cfg.trigger_tokens, cfg.target_tokens
+    if trigger is not None and target is not None:
+        return f"Now: from more than {num(trigger)} tokens to at most {num(target)}."
+    if target is not None:
+        return f"Now: down to at most {num(target)} tokens."
+    if trigger is not None:
+        return f"Now: from more than {num(trigger)} tokens."
+    return "Now: no stage has a token threshold."
+
+
+def _budget_widget(cfg: LabConfig) -> Any:
+    """One budget for every stage: sets each stage's trigger and target together. Returns
+    the place for :func:`budget_now`, filled once this run's stages are known."""
     state.widget("sb_all_budget", cfg.trigger_tokens or cfg.target_tokens or _budget_default())
-    cols = st.columns([3, 2], vertical_alignment="bottom")
-    cols[0].number_input(
+    st.number_input(
         "Budget for every stage (tokens)",
         min_value=1,
         step=1000,
@@ -93,7 +110,10 @@ def _budget_widget(cfg: LabConfig) -> None:
         help="Sets every stage to start above this many tokens and stop at it (and the "
         "pipeline's own target); each stage stays editable below.",
     )
-    cols[1].button("Set every stage", key="sb_set_budget", on_click=_set_budget, width="stretch")
+    now = st.empty()
+    # Full width: beside the field, the label was cut at 1280 px ("Set every s…").
+    st.button("Set every stage", key="sb_set_budget", on_click=_set_budget, width="stretch")
+    return now
 
 
 def _with_stages(stages: list[dict[str, Any]]) -> None:
@@ -395,11 +415,12 @@ def strategy_builder() -> LabConfig:
     compact = cfg.compact
     guards = cfg.guards
     profile = cfg.profile
+    now = None
     if mode == "compact":
         compact = _compact_widgets(cfg)
     else:
         profile = _profile_widget(cfg)
-        _budget_widget(cfg)
+        now = _budget_widget(cfg)
         st.caption("One stage is a single strategy; two or more run as a pipeline in order.")
         stages = tuple(_stage_widgets(i, s, len(cfg.stages)) for i, s in enumerate(cfg.stages))
         cols = st.columns([3, 2], vertical_alignment="bottom")
@@ -437,6 +458,8 @@ def strategy_builder() -> LabConfig:
     if _meaning(new) != _meaning(cfg):
         # An edit: the configuration is no longer the preset it came from.
         state.set_lab(replace(new, label=""))
+    if now is not None:
+        now.caption(budget_now(new))
     return state.lab()
 
 
