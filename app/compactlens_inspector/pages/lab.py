@@ -57,6 +57,8 @@ def _usage(outcome: RunOutcome) -> None:
 
 
 def _events_table(outcome: RunOutcome) -> None:
+    """One row per stage event; the events' details are listed under the table (as a
+    column they were cut at 1440 px, beside the conditions that need the room)."""
     r = outcome.result
     if r is None:
         return
@@ -69,7 +71,6 @@ def _events_table(outcome: RunOutcome) -> None:
                 "stops at": condition_words(e.target),
                 "tokens": f"{num(e.tokens_before)} → {num(e.tokens_after)}",
                 "groups": e.groups_changed,
-                "detail": group_digits(e.detail),
             }
             for e in r.events
         ],
@@ -77,6 +78,14 @@ def _events_table(outcome: RunOutcome) -> None:
         width="stretch",
         key="lab_events",
     )
+    details = [
+        f"- **{md_escape(stage_words(e.strategy))}** ({md_escape(e.event)}): "
+        f"{md_escape(group_digits(e.detail))}"
+        for e in r.events
+        if e.detail
+    ]
+    if details:
+        st.markdown("\n".join(details))
 
 
 def _verdict(outcome: RunOutcome | None) -> Verdict | None:
