@@ -9,6 +9,7 @@ from apptest_helpers import go, metric_int, no_exceptions, plain, texts
 from streamlit.testing.v1 import AppTest
 
 from compactlens_inspector.lab.config import LabConfig, encode_config, preset
+from compactlens_inspector.views.run import sweep_plan, sweep_values
 
 
 def bar_headline(at: AppTest) -> str:
@@ -118,6 +119,26 @@ def test_sweep_values_are_round_numbers(app) -> None:
     assert all(b - a == step for a, b in itertools.pairwise(inner))
     assert all(v % step == 0 for v in inner)
     assert str(step).rstrip("0") in {"1", "2", "25", "5"}
+    # The caption says how many runs, with separators, and why fewer than asked.
+    caption = sweep_plan(values, 12)
+    assert caption in [str(c.value) for c in at.caption]
+    assert caption.startswith(f"{len(values)} runs: 1,250, ")
+    assert f"every {step:,} between them" in caption
+    if len(values) < 12:
+        assert "fewer than the 12 asked" in caption
+
+
+def test_the_sweep_caption_explains_an_uneven_first_step() -> None:
+    """The review's case: 12 asked from 12,000 to 100,000 gives 10 round values."""
+    values = sweep_values(12000, 100000, 12)
+    assert values == [12000, *range(20000, 100001, 10000)]
+    assert sweep_plan(values, 12) == (
+        "10 runs: 12,000, 20,000, 30,000, …, 90,000, 100,000 (the two ends and every "
+        "10,000 between them, round values: fewer than the 12 asked)."
+    )
+    assert sweep_plan([0, 1, 2], 5) == (
+        "3 runs: 0, 1, 2 (fewer than the 5 asked: no more whole numbers between the ends)."
+    )
 
 
 def test_a_sweep_run_that_does_not_fit_missed_its_own_target(app) -> None:

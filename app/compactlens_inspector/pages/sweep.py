@@ -24,7 +24,7 @@ from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num, share
 from compactlens_inspector.style.safety import md_escape, plot_text
-from compactlens_inspector.views.run import sweep_point, sweep_values
+from compactlens_inspector.views.run import sweep_plan, sweep_point, sweep_values
 
 CURRENT = "current"
 
@@ -73,8 +73,16 @@ def _sweep() -> None:
     state.widget("sweep_steps", 12)
     lo = cols[1].number_input("From", min_value=0, key="sweep_from")
     hi = cols[2].number_input("To", min_value=0, key="sweep_to")
-    steps = cols[3].number_input("Steps", min_value=2, max_value=60, key="sweep_steps")
+    steps = cols[3].number_input(
+        "Runs (at most)",
+        min_value=2,
+        max_value=60,
+        key="sweep_steps",
+        help="The two ends, and round values between them (a step of 1, 2, 2.5 or 5 "
+        "times a power of ten): fewer runs when no round step gives this many.",
+    )
     values = [v for v in sweep_values(int(lo), int(hi), int(steps)) if v >= 0]
+    st.caption(sweep_plan(values, int(steps)))
     settings = state.summarizer_settings()
     live = settings.kind == "extractive" or not config.uses_summarizer
     if not live and not st.button("Run the sweep (calls the model)", key="sweep_run"):

@@ -6,6 +6,7 @@ No Streamlit here.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, Message, MessageIndex
@@ -186,6 +187,28 @@ def sweep_values(start: int, stop: int, steps: int) -> list[int]:
     step = nice_step(stop - start, steps - 1)
     inner = range((start // step + 1) * step, stop, step)
     return [start, *inner, stop]
+
+
+def sweep_plan(values: Sequence[int], asked: int) -> str:
+    """The values a sweep runs, in words with separators (the number fields show none),
+    and why there are fewer than ``asked``: ``10 runs: 12,000, 20,000, 30,000, …, 100,000
+    (the two ends and every 10,000 between them, round values: fewer than the 12 asked).``"""
+    if not values:
+        return "No value to run."
+    n = len(values)
+    shown = [f"{v:,}" for v in values]
+    if n > 6:
+        shown = [*shown[:3], "…", *shown[-2:]]
+    text = f"{n:,} run{'s' if n != 1 else ''}: {', '.join(shown)}"
+    if n >= 4:
+        step = values[2] - values[1]
+        uneven = values[1] - values[0] != step or values[-1] - values[-2] != step
+        if uneven or n < asked:
+            text += f" (the two ends and every {step:,} between them"
+            text += f", round values: fewer than the {asked:,} asked)" if n < asked else ")"
+    elif n < asked:
+        text += f" (fewer than the {asked:,} asked: no more whole numbers between the ends)"
+    return text + "."
 
 
 def sweep_point(
