@@ -60,6 +60,29 @@ def test_paste_valid_json_becomes_the_active_transcript(app) -> None:
     assert "pasted.json" in texts(at)
 
 
+def test_the_session_list_says_which_sample_the_app_opened_and_sizes_as_the_uploader(
+    app,
+) -> None:
+    """After one paste the list holds two transcripts: it says the sample was opened when
+    the session started (not by the user), and sizes count 1 KB as 1,000 bytes, as
+    Streamlit's file uploader does (it showed 76.7KB beside our 74.9 KB)."""
+    at = go(app().run(), "load")
+    pasted = json.dumps([{"role": "user", "content": "x" * 2000}])
+    at.text_area(key="load_paste").set_value(pasted)
+    at.button(key="load_paste_button").click().run()
+    no_exceptions(at)
+    body = plain(texts(at))
+    assert "(bundled sample, opened when the session started)" in body
+    assert "(pasted) · **active**" in body
+    assert f"{len(pasted.encode()) / 1000:,.1f} KB" in body
+    # A sample the user picks is theirs: it no longer reads as opened for them.
+    at.selectbox(key="load_sample").set_value("coding_agent")
+    at.button(key="load_sample_button").click().run()
+    body = plain(texts(at))
+    assert "opened when the session started" not in body
+    assert "(bundled sample) · **active**" in body
+
+
 def test_paste_broken_json_shows_where_not_a_traceback(app) -> None:
     at = go(app().run(), "load")
     at.text_area(key="load_paste").set_value('[{"role": "user", "content": "hi"}')

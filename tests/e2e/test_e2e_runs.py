@@ -151,7 +151,7 @@ def test_the_runs_page_follows_a_langchain_agent_and_opens_a_call_in_the_lab(
                     done = worker.submit(other.run_sync, question, message_history=history)
                     history = done.result(timeout=120).all_messages()
                     _wait_for_calls(app, _calls(folder))
-        assert "2 of 2 run(s) shown" in app.keyed("runs_count").inner_text()
+        assert "2 of 2 runs shown" in app.keyed("runs_count").inner_text()
         paths = {p.name.split("-")[0]: p for p in folder.glob("*.jsonl")}
         assert set(paths) == {"langchain", "pydantic"}
         for recording in paths.values():  # each replay reproduces the recorded messages
@@ -196,6 +196,6 @@ def test_a_zip_of_recordings_uploads_where_folders_are_off(
         app.rerun(lambda: chooser.set_input_files(str(archive)), what="the zip upload")
         total = sum(len(list(iter_calls(p.read_bytes()))) for p in recordings)
         _wait_for_calls(app, total)
-        assert f"{len(recordings)} of {len(recordings)} run(s) shown" in app.main().inner_text()
+        assert f"{len(recordings)} of {len(recordings)} runs shown" in app.main().inner_text()
     finally:
         context.close()

@@ -15,6 +15,7 @@ from compactlens_inspector.serving.runs_folders import resolve_folder, sample_ru
 from compactlens_inspector.state import runs as runs_state
 from compactlens_inspector.style.numbers import INT_FORMAT, num
 from compactlens_inspector.style.safety import md_code, md_escape
+from compactlens_inspector.style.wording import plural
 from compactlens_inspector.views.runs import (
     SORTS,
     filter_runs,
@@ -126,7 +127,8 @@ def runs_table() -> RunSummary | None:
     calls = sum(r.calls for r in runs)
     with st.container(key="runs_count"):
         st.caption(
-            f"{num(len(shown))} of {num(len(runs))} run(s) shown · {num(calls)} model calls in all"
+            f"{num(len(shown))} of {plural(len(runs), 'run')} shown · "
+            f"{plural(calls, 'model call')} in all"
         )
     table(
         run_rows(shown),

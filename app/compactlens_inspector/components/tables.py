@@ -23,7 +23,7 @@ from typing import Any
 import streamlit as st
 
 from compactlens_inspector.style.numbers import INT_FORMAT
-from compactlens_inspector.style.safety import sheet_safe
+from compactlens_inspector.style.safety import md_escape, sheet_safe
 from compactlens_inspector.style.widths import FULL_WIDTH_PX, fit_columns
 
 #: What a missing value shows.
@@ -99,3 +99,11 @@ def table(
     # A missing value reads as a dash, never as Python's "None".
     kwargs.setdefault("placeholder", MISSING)
     return st.dataframe(fitted.rows, key=key, column_config=config, **kwargs)
+
+
+def notes_under(notes: Sequence[tuple[str, str]]) -> None:
+    """Long notes about a table's rows, listed under it (``**label**: note``, one a line):
+    a sentence in a column is cut however wide the table is. Nothing when there are none."""
+    lines = [f"- **{md_escape(label)}**: {md_escape(note)}" for label, note in notes if note]
+    if lines:
+        st.markdown("\n".join(lines))

@@ -15,7 +15,7 @@ from compactlens_inspector.exports import files
 from compactlens_inspector.exports.snippet import FRAMEWORKS, framework_snippet
 from compactlens_inspector.lab.config import config_title
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.numbers import file_size, num
 from compactlens_inspector.style.safety import md_escape
 
 PREVIEW_LINES = 40
@@ -142,7 +142,7 @@ def render() -> None:
         width="stretch",
     )
     st.caption(
-        f"Compacted transcript: {len(transcript) / 1024:,.1f} KB, {num(r.messages_after)} "
+        f"Compacted transcript: {file_size(len(transcript))}, {num(r.messages_after)} "
         f"messages in `{current.format}` · events: {events.count(chr(10))} lines · the report "
         "embeds plotly.js, so it works offline"
     )

@@ -18,7 +18,7 @@ from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.recorded_call import replay_note
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.strategy_builder import strategy_builder
-from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.tables import notes_under, table
 from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import ACTIONS, LabConfig, config_title
 from compactlens_inspector.lab.runs import RunOutcome
@@ -78,14 +78,9 @@ def _events_table(outcome: RunOutcome) -> None:
         width="stretch",
         key="lab_events",
     )
-    details = [
-        f"- **{md_escape(stage_words(e.strategy))}** ({md_escape(e.event)}): "
-        f"{md_escape(group_digits(e.detail))}"
-        for e in r.events
-        if e.detail
-    ]
-    if details:
-        st.markdown("\n".join(details))
+    notes_under(
+        [(f"{stage_words(e.strategy)} ({e.event})", group_digits(e.detail)) for e in r.events]
+    )
 
 
 def _verdict(outcome: RunOutcome | None) -> Verdict | None:

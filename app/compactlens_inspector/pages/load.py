@@ -13,7 +13,7 @@ from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.pages._common import header, page
 from compactlens_inspector.serving.loader import max_upload_bytes
-from compactlens_inspector.style.numbers import num
+from compactlens_inspector.style.numbers import file_size, num
 from compactlens_inspector.style.safety import md_code, md_escape
 from compactlens_inspector.style.wording import pairing_words
 from compactlens_inspector.views.counters import counter_note
@@ -101,7 +101,7 @@ def _summary() -> None:
         st.subheader(md_escape(current.title or current.name), anchor=False)
         st.markdown(
             f"**Format:** {md_code(current.format)} · detected as {md_escape(current.detection)} · "
-            f"{current.size_bytes / 1024:,.1f} KB"
+            f"{file_size(current.size_bytes)}"
         )
         if current.description:
             st.caption(md_escape(current.description))
@@ -212,8 +212,8 @@ def render() -> None:
             for digest, ref in refs.items():
                 c = st.columns([6, 2, 1], vertical_alignment="center")
                 active = " · **active**" if digest == st.session_state.get(state.ACTIVE) else ""
-                c[0].markdown(f"{md_code(ref.name)} ({ref.origin}){active}")
-                c[1].caption(f"{len(ref.data) / 1024:,.1f} KB")
+                c[0].markdown(f"{md_code(ref.name)} ({state.origin_words(ref)}){active}")
+                c[1].caption(file_size(len(ref.data)))
                 c[2].button(
                     "Remove", key=f"load_remove_{digest[:12]}", on_click=_remove, args=(digest,)
                 )

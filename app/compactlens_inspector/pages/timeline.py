@@ -15,7 +15,7 @@ from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.group_list import show_groups
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.tables import notes_under, table
 from compactlens_inspector.components.verdict_bar import page_verdict, verdict_bar
 from compactlens_inspector.lab.replay import ReplayStep, replay_timeline
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -297,13 +297,16 @@ def render() -> None:
                 "range": f"{e.message_range[0]}–{e.message_range[1]}" if e.message_range else "",
                 "groups": len(e.group_ids),
                 "inserted": e.inserted,
-                "detail": e.detail,
             }
             for e in events
         ],
         hide_index=True,
         width="stretch",
         key="timeline_events_table",
+    )
+    # The details are sentences: listed under the table, where a column cut them.
+    notes_under(
+        [(f"#{e.seq} {event_words(e.kind)} · {stage_words(e.strategy)}", e.detail) for e in events]
     )
 
 

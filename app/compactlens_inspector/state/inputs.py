@@ -63,6 +63,16 @@ class SourceRef:
     origin: str  # "sample", "upload" or "paste"
     data: bytes
     sample: str = ""
+    #: The sample the app opened by itself, before any transcript was chosen.
+    automatic: bool = False
+
+
+def origin_words(ref: SourceRef) -> str:
+    """Where a transcript came from, for the list of loaded ones: ``uploaded``, ``pasted``,
+    ``bundled sample`` or ``bundled sample, opened when the session started``."""
+    words = {"sample": "bundled sample", "upload": "uploaded", "paste": "pasted"}
+    text = words.get(ref.origin, ref.origin)
+    return f"{text}, opened when the session started" if ref.automatic else text
 
 
 # -- sources -----------------------------------------------------------------------------------
@@ -105,8 +115,11 @@ def check_session(refs: dict[str, SourceRef], name: str, size: int, limits: Uplo
         )
 
 
-def add_source(name: str, data: bytes, origin: str, sample: str = "") -> LoadedTranscript:
-    """Parse and remember a transcript; make it the active one. Raises TranscriptError."""
+def add_source(
+    name: str, data: bytes, origin: str, sample: str = "", *, automatic: bool = False
+) -> LoadedTranscript:
+    """Parse and remember a transcript; make it the active one. Raises TranscriptError.
+    ``automatic``: the app opened it by itself (no transcript was chosen yet)."""
     limits = upload_limits()
     check_size(name, len(data), limits.max_upload_bytes)
     digest = content_hash(data)
@@ -114,17 +127,19 @@ def add_source(name: str, data: bytes, origin: str, sample: str = "") -> LoadedT
         check_session(sources(), name, len(data), limits)
     loaded = parsed(digest, name, data, copies())
     refs = dict(sources())
-    refs[digest] = SourceRef(name, digest, origin, data, sample)
+    refs[digest] = SourceRef(name, digest, origin, data, sample, automatic)
     st.session_state[SOURCES] = refs
     activate(digest)
     return loaded
 
 
-def load_sample(name: str) -> LoadedTranscript | None:
-    """Load a bundled sample by name (its file stem); None when there is no such sample."""
+def load_sample(name: str, *, automatic: bool = False) -> LoadedTranscript | None:
+    """Load a bundled sample by name (its file stem); None when there is no such sample.
+    ``automatic``: the app opens it by itself, no transcript having been chosen."""
     for s in samples():
         if s.name == name:
-            return add_source(s.path.name, s.path.read_bytes(), "sample", s.name)
+            path = s.path
+            return add_source(path.name, path.read_bytes(), "sample", s.name, automatic=automatic)
     return None
 
 

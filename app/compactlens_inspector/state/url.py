@@ -64,7 +64,7 @@ def ensure_source() -> LoadedTranscript | None:
         if name is None:
             continue
         try:
-            result = load_sample(name)
+            result = load_sample(name, automatic=name != wanted)
         except TranscriptError as exc:
             record_error(exc)
             continue
