@@ -127,6 +127,25 @@ def test_a_cannot_fit_card_names_the_reason_and_the_top_fix() -> None:
     roles = {dict(attrs).get("data-role") for _, attrs in reason.tags}
     assert {"status", "tokens", "budget", "reason", "fix"} <= roles
     assert result.explanation.suggestions[0].change.split()[0] in html
+    # The explanation names what is protected in words, as the reason does, not by the
+    # parameter's name ("minimum_preserved (23,512 tokens)").
+    text = " ".join(" ".join(parse(result.explanation._repr_html_()).text).split())
+    assert "minimum_preserved" not in text
+    kept = next(p for p in result.explanation.protected if p.why == "minimum_preserved")
+    assert f"newest groups never touched ({kept.tokens:,} tokens)" in text
+
+
+def test_the_report_card_words_a_cache_of_one_message_without_a_count() -> None:
+    """ "the first message (…) stays cached", never "the first 1 message"."""
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    strategy = TruncationStrategy(tokens_exceed(4000), minimum_preserved=2)
+    result = apply_compaction(transcript.messages, strategy)
+    report = analyze(transcript, result, triggers=strategy)
+    text = " ".join(" ".join(parse(report._repr_html_()).text).split())
+    assert report.cache.prefix_messages == 1  # the system prompt: the case in question
+    tokens = report.cache.prefix_tokens
+    assert f"the first message ({tokens:,} tokens) stays cached" in text
+    assert "the first 1 message" not in text
 
 
 @given(

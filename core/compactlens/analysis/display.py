@@ -21,13 +21,17 @@ def report_card(report: CompactionReport) -> Card:
     cache = report.cache
     retrigger = report.retrigger
     turns = retrigger.turns_until_trigger
-    first = plural(cache.prefix_messages, "message")
-    cached = f"the first {first} ({plural(cache.prefix_tokens, 'token')})"
-    stay = "stays" if cache.prefix_messages == 1 else "stay"
+    tokens = plural(cache.prefix_tokens, "token")
+    if cache.prefix_messages == 0:
+        cached = "nothing stays cached"
+    elif cache.prefix_messages == 1:  # not "the first 1 message"
+        cached = f"the first message ({tokens}) stays cached"
+    else:
+        cached = f"the first {cache.prefix_messages:,} messages ({tokens}) stay cached"
     horizon = f"not within {retrigger.horizon:,} turns"
     lines = [
         ("facts kept", f"{facts.survived:,} of {facts.extracted:,} ({facts.recall:.0%})"),
-        ("prompt cache", f"{cached} {stay} cached"),
+        ("prompt cache", cached),
         ("next trigger", f"in {plural(turns, 'turn')}" if turns is not None else horizon),
         ("new protocol problems", _introduced_words(report)),
     ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from compactlens.engine.vocabulary import protection_words
 from compactlens.model import Card, data_frame
 
 if TYPE_CHECKING:
@@ -145,7 +146,8 @@ def result_card(result: CompactionResult, budget: int | None = None) -> Card:
 
 def explanation_card(explanation: Explanation) -> Card:
     protected = ", ".join(
-        f"{item.why} ({item.tokens:,} tokens)" for item in explanation.protected[:4]
+        f"{protection_words(item.why)} ({item.tokens:,} tokens)"
+        for item in explanation.protected[:4]
     )
     facts = [("protected", protected)] if protected else []
     if explanation.smallest_target is not None:
