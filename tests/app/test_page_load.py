@@ -169,6 +169,10 @@ def test_the_load_page_says_which_counter_counts_and_which_fits_the_model(app) -
             assert f"names its model, {model}: its tokenizer is o200k_base" in shown
         else:
             assert f"names its model, {model}, whose tokenizer is not available" in shown
+            # The closer counter comes with the way to it (it is not the one in use).
+            assert "calibrated estimate: pick it in the sidebar's Token counter" in shown
     at.selectbox(key="sidebar_tokenizer").set_value("calibrated").run()
     no_exceptions(at)
-    assert "count with: calibrated estimate (per kind of content)" in plain(texts(at))
+    shown = plain(texts(at))
+    assert "count with: calibrated estimate (per kind of content)" in shown
+    assert "the closest counter is the calibrated estimate (in use)." in shown

@@ -17,17 +17,23 @@ def counter_note(named_model: str | None, counter: str) -> str:
         "**Exact**: tiktoken, offline, 3 framing tokens per message. "
         f"Budgets and the lab count with: {md_escape(chosen)} (sidebar, Token counter)."
     ]
+    # The closer counter is named with the way to it, unless it is the one in use.
+    switch = (
+        " (in use)"
+        if counter == "calibrated"
+        else ": pick it in the sidebar's Token counter to count with it"
+    )
     if named_model is None:
         lines.append(
-            "The log names no model; the calibrated estimate is the closest counter "
-            "when the model's tokenizer is unknown."
+            "The log names no model; when the model's tokenizer is unknown the closest "
+            f"counter is the calibrated estimate{switch}."
         )
         return "  \n".join(lines)
     best = tokenizer_name(tokenizer_for_model(named_model))
     if best == "calibrated":
         lines.append(
             f"The log names its model, {md_code(named_model)}, whose tokenizer is not "
-            "available offline: the closest counter is the calibrated estimate."
+            f"available offline: the closest counter is the calibrated estimate{switch}."
         )
     else:
         lines.append(
