@@ -125,7 +125,10 @@ def render() -> None:
     st.caption(
         "Recall: the facts of the replaced history (paths, ids, numbers, names, the latest "
         "request) found verbatim in what the model saw afterwards; timestamps and hashes "
-        "are not counted. Strategies are sized to the tokens the agent kept (equal size); "
+        "are not counted. Tokens before (recorded) is the agent's own count of its whole "
+        "context when it compacted (system prompt, tool definitions and all); history tokens "
+        "is our count of the messages of this file it replaced. "
+        "Strategies are sized to the tokens the agent kept (equal size); "
         "the lab configuration is scaled to that budget, and a strategy that cannot get "
         "that small is marked as not at equal size."
         + (
