@@ -82,6 +82,16 @@ def test_snippet_never_contains_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "NEVER-SHOWN" not in exported and "user:pw" not in exported
 
 
+def test_the_snippet_docstring_never_breaks_a_word_at_its_hyphen() -> None:
+    """The docstring's configuration line wraps at spaces: "Tool-result collapse" stays
+    whole (it wrapped as "Tool-" / "result collapse")."""
+    code = config_to_snippet(preset("reference", 50000))
+    doc = code.split('"""')[1]
+    assert all(len(line) <= 88 for line in doc.splitlines())
+    assert not any(line.rstrip().endswith("-") for line in doc.splitlines())
+    assert "Tool-result collapse" in " ".join(doc.split())
+
+
 def _report(samples_folder: Path, sample: str, config: LabConfig) -> str:
     path = samples_folder / f"{sample}.json"
     loaded = parse_transcript(path.read_bytes(), path.name)

@@ -63,7 +63,7 @@ def config_to_snippet(
     header = [
         '"""Reproduce a compactlens inspector run.',
         "",
-        *textwrap.wrap(f"Configuration: {_doc_line(config)}", 88),
+        *textwrap.wrap(f"Configuration: {_doc_line(config)}", 88, break_on_hyphens=False),
         '"""',
         "",
     ]
@@ -312,7 +312,7 @@ def framework_snippet(
     head = [
         f'"""Use a tuned compactlens configuration in {FRAMEWORKS[framework]}.',
         "",
-        *textwrap.wrap(f"Configuration: {_doc_line(config)}", 88),
+        *textwrap.wrap(f"Configuration: {_doc_line(config)}", 88, break_on_hyphens=False),
         "Set COMPACTLENS_RECORD_DIR to record each run (open the file in the inspector).",
         '"""',
         "",
