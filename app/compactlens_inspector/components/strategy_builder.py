@@ -403,12 +403,13 @@ def strategy_builder() -> LabConfig:
         state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")
         st.selectbox("Preset", list(PRESETS), format_func=lambda k: PRESETS[k], key="sb_preset")
         state.widget("sb_budget", cfg.trigger_tokens or _budget_default())
-        st.number_input(
+        window = st.number_input(
             "Token budget (the window, for the context-window preset)",
             min_value=1,
             step=1000,
             key="sb_budget",
         )
+        st.caption(f"{num(int(window))} tokens")  # a number field shows no separators
         st.button("Apply preset", key="sb_apply", on_click=_apply_preset, type="primary")
     stages = cfg.stages
     target = cfg.target
