@@ -36,7 +36,7 @@ def upload_support(app: StreamlitApp) -> MessageIndex:
     app.open("load")
     app.upload(SUPPORT)
     loaded = app.main().locator('[data-testid="stExpander"]').filter(has_text="Loaded in this")
-    assert re.search(rf"{re.escape(SUPPORT.name)}\s*\(upload\)\s*·\s*active", loaded.inner_text())
+    assert re.search(rf"{re.escape(SUPPORT.name)}\s*\(uploaded\)\s*·\s*active", loaded.inner_text())
     assert app.selected("sidebar_source") == SUPPORT.name
     return estimate_index(SUPPORT)
 
