@@ -100,17 +100,16 @@ def _replay() -> None:
         [
             {
                 "evaluation": s.turn,
-                "messages in": s.messages_in,
                 "tokens in": s.tokens_in,
                 "fired": s.fired,
                 "status": s.status,
                 "verdict": s.verdict_text,
                 "tokens sent": s.tokens_out,
-                "messages sent": s.messages_out,
-                "trigger": "" if s.trigger_index is None else str(s.trigger_index),
+                # One column for both counts (and none for the trigger's index): with
+                # ten columns the lifecycle was cut ("restored, started…").
+                "messages": f"{num(s.messages_in)} → {num(s.messages_out)}",
                 "lifecycle": ", ".join(str(e.get("type")) for e in s.lifecycle)
                 or ", ".join(f"{stage_words(e.strategy)} {e.event}" for e in s.events),
-                "detail": s.detail,
             }
             for s in steps
         ],
@@ -118,6 +117,7 @@ def _replay() -> None:
         width="stretch",
         key="timeline_replay_table",
     )
+    notes_under([(f"Evaluation {s.turn}", s.detail) for s in steps])
     _step_verdict(steps)
 
 
