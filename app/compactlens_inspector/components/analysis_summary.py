@@ -68,7 +68,7 @@ def analysis_summary(outcome: RunOutcome) -> None:
         cols[0].metric(
             "Fact recall",
             recall_text(report),
-            help=f"{num(facts.survived)} of {num(facts.extracted)} facts of the compacted messages "
+            help=f"{num(facts.survived)} of the conversation's {num(facts.extracted)} facts "
             f"survive verbatim; {num(len(facts.lost))} lost.",
         )
         cols[1].metric(
