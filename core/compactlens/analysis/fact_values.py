@@ -204,8 +204,9 @@ class KindRecall:
 class FactReport:
     """Fact survival of one compaction (deterministic, no model).
 
+    The facts are those of the whole conversation (one denominator per transcript);
     ``affected_messages`` are the original indices of the removed, collapsed or
-    summarized messages the facts were extracted from. ``judge`` is an optional,
+    summarized messages, the only ones a fact can be lost from. ``judge`` is an optional,
     model-graded score (see :mod:`compactlens.analysis.judge`), never part of
     ``recall``.
     """
