@@ -72,6 +72,9 @@ DEFAULT_MIN_RECALL = 0.5
 MAX_CANDIDATES = 160
 #: How many of the best single changes are combined into pairs.
 PAIR_POOL = 8
+#: A run that fits and uses less than this share of its target has room to keep more:
+#: the search then also loosens its stages (see :data:`LOOSENED`).
+ROOM_SHARE = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,10 +595,177 @@ def _own_target_candidate(limit: int, reached: int, total: int, base: _Baseline)
     )
 
 
+def raise_target_fix(
+    index: MessageIndex,
+    strategy: Strategy,
+    target: int,
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+) -> Fix | None:
+    """The fix that only raises the target of ``strategy`` to ``target`` tokens (and its
+    token triggers with it, as the search offers it), measured; None when ``strategy``
+    has no token target to raise."""
+    base = _baseline(index, guards, tokenizer_given, summaries)
+    current = _run(base, strategy, ())
+    if current.target_tokens is None or target <= current.target_tokens:
+        return None
+    found = _own_target_candidate(current.target_tokens, target, index.total_tokens, base)
+    built = found.build(strategy)
+    if built is None:
+        return None
+    return _as_fix(base, _run(base, built, found.changes), DEFAULT_MIN_RECALL)
+
+
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:
     out = [_variant_candidate(v) for v in strategy.variants()]
     out.extend(_stage_candidates(target, limit))
     return out
+
+
+#: The parameters a stage keeps more with when they are larger: loosening one keeps more
+#: of the history word for word (a larger clamp cut, more recent groups kept verbatim).
+LOOSENED = (
+    "max_tokens",
+    "keep_last_tool_call_groups",
+    "keep_last_groups",
+    "keep_last_turns",
+    "minimum_preserved",
+)
+#: How many re-runs one loosened parameter may take (a bisection for the largest value
+#: that still fits the target).
+LOOSEN_STEPS = 7
+
+
+def _stages(strategy: Strategy) -> list[tuple[str, Strategy, Callable[[Strategy], Strategy]]]:
+    """Each stage of ``strategy`` one level deep, with its parameter prefix ("" for the
+    strategy itself) and how to put a changed copy of it back."""
+    if isinstance(strategy, PipelineStrategy):
+        kids = strategy.strategies
+
+        def put(i: int) -> Callable[[Strategy], Strategy]:
+            return lambda new: PipelineStrategy(
+                *kids[:i], new, *kids[i + 1 :], target=strategy.target, label=strategy.label
+            )
+
+        return [(f"{k.name}.", k, put(i)) for i, k in enumerate(kids)]
+    if isinstance(strategy, TokenBudgetComposedStrategy):
+        parts = strategy.strategies
+
+        def put_c(i: int) -> Callable[[Strategy], Strategy]:
+            return lambda new: replace(strategy, strategies=(*parts[:i], new, *parts[i + 1 :]))
+
+        return [("", strategy, lambda new: new)] + [
+            (f"{k.name}.", k, put_c(i)) for i, k in enumerate(parts)
+        ]
+    return [("", strategy, lambda new: new)]
+
+
+def _dropped(plan: Plan) -> int:
+    return sum(1 for a in plan.action if a == "excluded")
+
+
+def _largest_fitting(
+    low: int, high: int, probe: Callable[[int], _Run], most_dropped: int | None = None
+) -> _Run | None:
+    """The run of the largest value in ``(low, high]`` that fits (and, with
+    ``most_dropped``, drops at most that many groups: a loosened stage must not leave the
+    cutting to a harsher later one), by bisection (that is assumed to hold up to some
+    value and fail above it), in at most :data:`LOOSEN_STEPS` re-runs; None when none
+    does."""
+
+    def good(run: _Run) -> bool:
+        return run.fits and (most_dropped is None or _dropped(run.plan) <= most_dropped)
+
+    first = probe(high)
+    if good(first):
+        return first
+    best: _Run | None = None
+    lo, hi = low, high  # lo: good (or the start), hi: not
+    for _ in range(LOOSEN_STEPS - 1):
+        if hi - lo <= max(1, lo // 50):  # within 2%: close enough
+            break
+        mid = (lo + hi) // 2
+        run = probe(mid)
+        if good(run):
+            best, lo = run, mid
+        else:
+            hi = mid
+    return best
+
+
+def _loosened(base: _Baseline, strategy: Strategy, limit: int, dropped: int) -> list[_Run]:
+    """For a run that fits with room under its target: each stage parameter of
+    :data:`LOOSENED` raised to the largest value that still fits ``limit`` without
+    dropping more than the run's ``dropped`` groups (more of the history kept word for
+    word), re-run; a token cut is rounded to a readable number."""
+    out: list[_Run] = []
+    groups = len(base.index.groups)
+    for prefix, stage, put in _stages(strategy):
+        if not is_dataclass(stage):
+            continue
+        names = {f.name for f in fields(stage)}
+        for name in LOOSENED:
+            value = getattr(stage, name, None) if name in names else None
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            high = limit if name == "max_tokens" else groups
+            if high <= value:
+                continue
+
+            probe = _param_probe(base, (prefix, stage, put), name)
+            found = _largest_fitting(value, high, probe, dropped)
+            if found is not None and name == "max_tokens":
+                found = _rounded(found, probe, value)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _param_probe(
+    base: _Baseline,
+    where: tuple[str, Strategy, Callable[[Strategy], Strategy]],
+    name: str,
+) -> Callable[[int], _Run]:
+    """Re-runs with the stage ``where`` names (:func:`_stages`) given ``name`` = n."""
+    prefix, stage, put = where
+    kind = str(stage.to_dict().get("type", ""))
+    info = strategy_info(kind)
+
+    def probe(n: int) -> _Run:
+        words = change_words(name, n, kind)
+        said = f"{info.label}: {words}" if prefix and info is not None else words
+        change = Change(said, f"{prefix}{name}", n)
+        return _run(base, put(replace(stage, **{name: n})), (change,))  # type: ignore[type-var]  # a dataclass stage (checked)
+
+    return probe
+
+
+def _rounded(found: _Run, probe: Callable[[int], _Run], floor: int) -> _Run:
+    """``found`` with its token cut rounded down to a readable number (hundreds from
+    1,000, tens below) when that still fits and stays above ``floor``."""
+    cap = found.changes[-1].value
+    nice = cap // 100 * 100 if cap >= 1000 else cap // 10 * 10
+    if nice == cap or nice <= floor:
+        return found
+    rounded = probe(nice)
+    return rounded if rounded.fits else found
+
+
+def _sized_clamp(base: _Baseline, strategy: Strategy, target: Trigger, limit: int) -> _Run | None:
+    """A clamp stage in front whose cut is as large as still fits ``limit``: it cuts only
+    as much as the target needs (the fixed shares of :func:`_stage_candidates` often cut
+    far more)."""
+    trigger = target.negate()
+
+    def probe(cap: int) -> _Run:
+        stage = ClampStrategy(max_tokens=cap, trigger=trigger, target=target)
+        words = f"add a clamp stage first (texts and tool outputs cut to {cap:,} tokens)"
+        return _run(base, _front(stage)(strategy), (Change(words, "stage:clamp", cap),))
+
+    found = _largest_fitting(64, limit, probe)
+    return _rounded(found, probe, 64) if found is not None else None
 
 
 def _pair(a: _Candidate, b: _Candidate) -> _Candidate:
@@ -667,6 +837,7 @@ def search_fixes(
         runs.append(run)
         return run
 
+    loosened: list[_Run] = []  # kept whatever the search recall says (the verdict judges)
     singles = _singles(strategy, target, limit)
     tried = [(c, r) for c in singles if (r := attempt(c)) is not None]
     if limit is not None:
@@ -684,12 +855,24 @@ def search_fixes(
             # Every change that fits costs most of the facts (or none fits): offer the
             # target the current parameters reach, as a one-click alternative.
             attempt(_own_target_candidate(limit, current.plan.tokens, index.total_tokens, base))
+    if limit is not None and target is not None:
+        # Changes that cut only as much as the target needs: a clamp sized to it, and,
+        # for a run that fits with room to spare, each stage loosened to keep more.
+        clamped = any(isinstance(st, ClampStrategy) for _, st, _ in _stages(strategy))
+        extra = [] if clamped else [_sized_clamp(base, strategy, target, limit)]
+        if current.fits and current.plan.tokens < ROOM_SHARE * limit:
+            extra.extend(_loosened(base, strategy, limit, _dropped(current.plan)))
+        for run in extra:
+            if run is not None and _key(run.strategy) not in seen:
+                seen.add(_key(run.strategy))
+                runs.append(run)
+                loosened.append(run)
     pool = [c for c, _ in sorted(tried, key=lambda cr: _rank(cr[1]))][:PAIR_POOL]
     for i, a in enumerate(pool):
         for b in pool[i + 1 :]:
             if a.changes[0].parameter != b.changes[0].parameter:
                 attempt(_pair(a, b))
-    return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes)
+    return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes, loosened)
 
 
 def _finish(
@@ -700,8 +883,10 @@ def _finish(
     include_destructive: bool,
     min_recall: float,
     max_fixes: int,
+    loosened: Sequence[_Run] = (),
 ) -> FixSearch:
     measured: list[Fix] = []
+    extra: list[Fix] = []  # the loosened stages: listed beside the best, not ranked out
     # A change whose result is the current one is no fix; two with the same result are one.
     outcomes: set[tuple[Any, ...]] = {(current.target_tokens, *_outcome(current.plan))}
     for run in sorted((r for r in runs if r.fits), key=_rank):
@@ -709,7 +894,10 @@ def _finish(
         outcome = (run.target_tokens, *_outcome(run.plan))
         if outcome not in outcomes:
             outcomes.add(outcome)
-            measured.append(_as_fix(base, run, min_recall))
+            fix = _as_fix(base, run, min_recall)
+            measured.append(fix)
+            if any(run is r for r in loosened):
+                extra.append(fix)
     measured.sort(key=_fix_order)
     safe = [f for f in measured if not f.destructive]
     risky = [f for f in measured if f.destructive]
@@ -721,7 +909,7 @@ def _finish(
         if costly is not None:
             risky.remove(costly)
             safe.insert(0, costly)
-    safe = safe[:max_fixes]
+    safe = safe[:max_fixes] + [f for f in extra if f in safe[max_fixes:]]
     hidden = 0 if include_destructive else len(risky)
     chosen = (*safe, *risky[:max_fixes]) if include_destructive else tuple(safe)
     reason = None if safe else _why_none(current, runs, len(risky))
