@@ -12,6 +12,7 @@ import streamlit as st
 import compactlens.viz as figures
 from compactlens import CompactionResult
 from compactlens.analysis import (
+    SUMMARIES,
     BudgetPart,
     Verdict,
     fix_recall,
@@ -95,15 +96,28 @@ def _in_words(
         )
     if not parts:
         return head
-    biggest = sorted(parts, key=lambda p: p.tokens, reverse=True)[:3]
+    # The compaction's own summaries are not what "cannot be removed": their size is a
+    # setting of the summarizing stage.
+    written = sum(p.tokens for p in parts if p.label == SUMMARIES)
+    fixed = [p for p in parts if p.label != SUMMARIES]
+    biggest = sorted(fixed, key=lambda p: p.tokens, reverse=True)[:3]
     shares = ", ".join(f"{part_words(p.label)} ({num(p.tokens)} tokens)" for p in biggest)
+    summaries = (
+        f" The summaries the compaction wrote add {num(written)} tokens; they are not fixed: "
+        "a lower summary limit (the summarizing stage's token limit) shortens them."
+        if written
+        else ""
+    )
     if target is not None and status == "cannot-fit":
-        total = sum(p.tokens for p in parts)
+        total = sum(p.tokens for p in fixed)
+        largest = f"; the largest parts are {shares}" if shares else ""
         return (
-            f"{head}. What cannot be removed adds up to {num(total)} tokens against a target of "
-            f"{num(target)}; the largest parts are {shares}."
+            f"{head}. What the stages cannot remove adds up to {num(total)} tokens against a "
+            f"target of {num(target)}{largest}.{summaries}"
         )
-    return f"{head} The largest parts of what is left: {shares}."
+    if not shares:
+        return f"{head}{summaries}"
+    return f"{head} The largest parts of what is left: {shares}.{summaries}"
 
 
 def _not_triggered(r: CompactionResult, target: int) -> None:
@@ -268,7 +282,13 @@ def render() -> None:
             "Smallest target that fits",
             num(expl.smallest_target),
             border=True,
-            help="The token count of the best the current parameters can do.",
+            help="The token count of the best the current parameters can do"
+            + (
+                f", the {num(written)} tokens of summaries the compaction wrote included (a "
+                "lower summary limit shortens them)."
+                if (written := sum(p.tokens for p in parts if p.label == SUMMARIES))
+                else "."
+            ),
         )
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
@@ -339,7 +359,11 @@ def _verdict_bar(outcome: RunOutcome, config: LabConfig) -> None:
     if shown is None:
         return
     current = state.run_verdict(outcome)
-    if config.mode != "compact" and current is not None and current.level == shown.level:
+    if (
+        config.mode != "compact"
+        and current is not None
+        and current.level == shown.level != "safe"  # safe: the verdict's own words
+    ):
         include = bool(st.session_state.get(SHOW_DESTRUCTIVE))
         found = state.judged_fixes(include_destructive=include)
         step = next_step(current, found, include_destructive=include)

@@ -8,6 +8,7 @@ configuration over a folder of transcripts and writes a table.
 from __future__ import annotations
 
 from compactlens.analysis.budget import (
+    SUMMARIES,
     BudgetPart,
     budget_breakdown,
     compact_budget,
@@ -132,6 +133,7 @@ __all__ = [
     "PROVIDERS",
     "RECALL_GAIN",
     "REFERENCE_LABEL",
+    "SUMMARIES",
     "AnalysisOverview",
     "BudgetPart",
     "CacheImpact",

@@ -12,7 +12,7 @@ and costs for a fix before it is applied as it shows for the run after.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from compactlens.analysis.facts import Fact
@@ -249,7 +249,7 @@ def shown_fixes(
             None,
         )
     raised: tuple[Fix, ...] = ()
-    if costly is not None and not any(f.changes_target for f in ok):
+    if _offers_raise(current, ok, costly):
         # The other choice: the fix that only raises the target (when the search has it).
         raised = tuple(f for f in fixes if _only_raises(f))[:1]
     if include_destructive:
@@ -260,6 +260,15 @@ def shown_fixes(
     hidden = len(listed) - len(ok)
     ok.extend(f for f in raised if f not in ok)
     return ShownFixes(fixes=tuple(ok), hidden=hidden, costly_choice=costly)
+
+
+def _offers_raise(current: Verdict, ok: Sequence[Fix], costly: Fix | None) -> bool:
+    """Whether a run that does not fit gets the one-click larger target among its fixes:
+    when no listed fix keeps the target and most facts (a costly choice, or none at all),
+    and none listed moves the target already."""
+    if current.level != "no-fit" or any(f.changes_target for f in ok):
+        return False
+    return costly is not None or not ok
 
 
 def _only_raises(fix: Fix) -> bool:
@@ -275,12 +284,17 @@ def with_raised_target(
     guards: Guards | None = None,
     summaries: Mapping[str, SummaryResponse] | None = None,
     tokenizer_given: bool = True,
+    judge: Callable[[Fix], Fix] | None = None,
 ) -> FixSearch:
     """``search`` with the judged fix that only raises the target to what the current
-    parameters reach (:func:`raise_target_to`), when it lacks one and a change that
-    loses most facts is the only one that keeps the target: the two are offered as a
-    choice (:class:`ShownFixes`), on every surface."""
-    if shown_fixes(search.fixes, current).costly_choice is None:
+    parameters reach (:func:`raise_target_to`), when it lacks one and the run does not
+    fit and no listed change keeps the target and most facts (a change that loses most
+    facts is then offered beside it as a choice, :class:`ShownFixes`): never "no fix".
+    ``judge``: how the new fix is judged (default :func:`judge_fix`; a surface that
+    judges runs its own way passes its own)."""
+    listed = listed_fixes(search.fixes, current)
+    ok = [f for f in listed if not destructive(f)]
+    if not _offers_raise(current, ok, shown_fixes(search.fixes, current).costly_choice):
         return search
     if any(_only_raises(f) for f in search.fixes):
         return search
@@ -299,7 +313,11 @@ def with_raised_target(
     )
     if raised is None or not raised.fits:
         return search
-    judged = judge_fix(index, raised, tokenizer_given=tokenizer_given)
+    judged = (
+        judge(raised)
+        if judge is not None
+        else judge_fix(index, raised, tokenizer_given=tokenizer_given)
+    )
     return replace(search, fixes=(*search.fixes, judged))
 
 
@@ -344,7 +362,15 @@ def next_step(
             f"{costly.plain_summary}, which keeps only {kept} of the facts ({gives})."
         )
     if best is None:
-        return current.next_step
+        only = next((f for f in shown.fixes if _only_raises(f)), None)
+        if only is None or only.target_tokens is None:
+            return current.next_step
+        gives = f" ({only.verdict.summary})" if only.verdict is not None else ""
+        return (
+            f"Raise the target to {only.target_tokens:,} tokens, the smallest the current "
+            f"parameters fit{gives}: no change that keeps the target fits without dropping "
+            "the latest request or most of the conversation's facts."
+        )
     cost = f" ({best.verdict.summary})" if best.verdict is not None else ""
     return f"Apply: {best.plain_summary}{cost}."
 

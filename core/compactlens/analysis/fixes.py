@@ -118,7 +118,7 @@ class Fix:
     def plain_summary(self) -> str:
         """The changes in plain words (parameter labels from the strategy registry, not
         code names), in one line: "Truncation: newest groups never dropped to 14"."""
-        return "; ".join(plain_change(c, self.strategy) for c in self.changes)
+        return joined_changes([plain_change(c, self.strategy) for c in self.changes])
 
     @property
     def keeps_conversation(self) -> bool:
@@ -225,6 +225,25 @@ def _stage_type(strategy: Strategy, name: str) -> str | None:
             kind = stage.get("type")
             return kind if isinstance(kind, str) else None
     return name if strategy_info(name) is not None else None
+
+
+def joined_changes(said: Sequence[str]) -> str:
+    """Changes in plain words as one line, a stage named once: "Tool-result collapse: set
+    “newest tool calls kept verbatim” to 0 and “collapsed line” to tool names only",
+    not the stage's label before each change."""
+    out: list[str] = []
+    last = ""
+    for words in said:
+        stage, sep, rest = words.partition(": ")
+        if sep and "(" not in stage and stage == last:
+            verb = "set "
+            if rest.startswith(verb) and out[-1].startswith(f"{stage}: {verb}"):
+                rest = rest[len(verb) :]  # "set X to 0 and Y to 1"
+            out[-1] = f"{out[-1]} and {rest}"
+            continue
+        out.append(words)
+        last = stage if sep and "(" not in stage else ""
+    return "; ".join(out)
 
 
 def plain_change(change: Change, strategy: Strategy) -> str:
@@ -595,6 +614,10 @@ def _own_target_candidate(limit: int, reached: int, total: int, base: _Baseline)
     )
 
 
+def _retargeted(to: int) -> Callable[[Strategy], Strategy]:
+    return lambda s: retarget(s, to, to)
+
+
 def raise_target_fix(
     index: MessageIndex,
     strategy: Strategy,
@@ -605,17 +628,28 @@ def raise_target_fix(
     summaries: Mapping[str, SummaryResponse] | None = None,
 ) -> Fix | None:
     """The fix that only raises the target of ``strategy`` to ``target`` tokens (and its
-    token triggers with it, as the search offers it), measured; None when ``strategy``
-    has no token target to raise."""
+    token triggers with it, as the search offers it; when the stages then stop above it,
+    the trigger at the target, then up to half as much again), measured (it may not
+    fit: see :attr:`Fix.fits`); None when ``strategy`` has no token target to raise."""
     base = _baseline(index, guards, tokenizer_given, summaries)
     current = _run(base, strategy, ())
-    if current.target_tokens is None or target <= current.target_tokens:
+    limit = current.target_tokens
+    if limit is None or target <= limit:
         return None
-    found = _own_target_candidate(current.target_tokens, target, index.total_tokens, base)
-    built = found.build(strategy)
-    if built is None:
-        return None
-    return _as_fix(base, _run(base, built, found.changes), DEFAULT_MIN_RECALL)
+    # The search's own candidate (the trigger raised a few turns above the target); when
+    # the stages then stop elsewhere, the trigger at the target, then a little more room.
+    tries = [_own_target_candidate(limit, target, index.total_tokens, base)]
+    for to in (target, target * 11 // 10, target * 5 // 4, target * 3 // 2):
+        if to < index.total_tokens:
+            words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
+            tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
+    run: _Run | None = None
+    for candidate in tries:
+        built = candidate.build(strategy)
+        run = _run(base, built, candidate.changes) if built is not None else None
+        if run is not None and run.fits:
+            break
+    return _as_fix(base, run, DEFAULT_MIN_RECALL) if run is not None else None
 
 
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:

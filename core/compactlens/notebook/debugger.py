@@ -23,6 +23,7 @@ from compactlens.analysis import (
     ShownFixes,
     Verdict,
     fix_mark,
+    fix_recall,
     judge_fixes,
     judge_run,
     next_step,
@@ -206,8 +207,9 @@ def fix_line(fix: Fix) -> str:
 
 
 def fix_table_html(fixes: Sequence[Fix]) -> str:
-    """The fixes as a table (rank, change, tokens after of the target, fact recall, groups
-    dropped, notes) that scrolls sideways rather than overflowing; every text escaped."""
+    """The fixes as a table (rank, change, tokens after of the target, fact recall as the
+    fix's verdict counts it, groups dropped, notes) that scrolls sideways rather than
+    overflowing; every text escaped."""
     if not fixes:
         return ""
     cell = "padding:2px 8px;text-align:left;vertical-align:top"
@@ -225,7 +227,7 @@ def fix_table_html(fixes: Sequence[Fix]) -> str:
             str(i),
             fix.plain_summary,
             f"{fix.tokens_after:,}{target}",
-            f"{fix.recall:.0%}",
+            f"{fix_recall(fix):.0%}",
             f"{fix.groups_dropped:,}",
             ", ".join(notes),
         )
