@@ -740,8 +740,10 @@ def _loosened(base: _Baseline, strategy: Strategy, limit: int, dropped: int) -> 
         if not is_dataclass(stage):
             continue
         names = {f.name for f in fields(stage)}
+        config = stage.to_dict()  # a parameter left unset reads as its effective value
         for name in LOOSENED:
             value = getattr(stage, name, None) if name in names else None
+            value = config.get(name) if value is None and name in names else value
             if not isinstance(value, int) or isinstance(value, bool):
                 continue
             high = limit if name == "max_tokens" else groups
