@@ -358,7 +358,7 @@ def next_step(
         to = f" to {raised:,} tokens" if raised is not None else ""
         return (
             "Choose: no change that keeps the target keeps most of the conversation's facts. "
-            f"Raise the target{to} (nothing else changes), or keep the target with "
+            f"Raise the target{to} (the parameters stay as they are), or keep the target with "
             f"{costly.plain_summary}, which keeps only {kept} of the facts ({gives})."
         )
     if best is None:

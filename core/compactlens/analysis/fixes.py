@@ -629,20 +629,25 @@ def raise_target_fix(
 ) -> Fix | None:
     """The fix that only raises the target of ``strategy`` to ``target`` tokens (and its
     token triggers with it, as the search offers it; when the stages then stop above it,
-    the trigger at the target, then up to half as much again), measured (it may not
-    fit: see :attr:`Fix.fits`); None when ``strategy`` has no token target to raise."""
+    a target up to half as much again with the trigger above it, then the trigger at the
+    target), measured (it may not fit: see :attr:`Fix.fits`); None when ``strategy`` has
+    no token target to raise."""
     base = _baseline(index, guards, tokenizer_given, summaries)
     current = _run(base, strategy, ())
-    limit = current.target_tokens
+    limit, total = current.target_tokens, index.total_tokens
     if limit is None or target <= limit:
         return None
     # The search's own candidate (the trigger raised a few turns above the target); when
     # the stages then stop elsewhere, the trigger at the target, then a little more room.
-    tries = [_own_target_candidate(limit, target, index.total_tokens, base)]
-    for to in (target, target * 11 // 10, target * 5 // 4, target * 3 // 2):
-        if to < index.total_tokens:
-            words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
-            tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
+    ladder = [t for t in (target * 11 // 10, target * 5 // 4, target * 3 // 2) if t < total]
+    tries = [_own_target_candidate(limit, target, total, base)]
+    for to in ladder:  # room under the trigger first: a target that fires again helps less
+        found = _retarget_candidate(limit, to, total, base.growth.tokens)
+        if found is not None:
+            tries.append(found)
+    for to in (target, *ladder):
+        words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
+        tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
     run: _Run | None = None
     for candidate in tries:
         built = candidate.build(strategy)
