@@ -21,6 +21,8 @@ from compactlens import (
 )
 from compactlens.analysis import (
     DEFAULT_MIN_RECALL,
+    SUMMARIES,
+    budget_breakdown,
     destructive,
     fix_mark,
     fix_recall,
@@ -185,3 +187,22 @@ def test_no_surface_lists_a_destructive_fix_as_an_ordinary_one(
         if fix.verdict is not None and fix.verdict.level != "safe":
             assert fix_mark(fix) in ("costly", "destructive")
     assert replace(current, next_step=step).next_step_parts[1]
+
+
+def test_the_compactions_own_summary_is_not_counted_as_fixed_and_a_shorter_one_is_tried() -> None:
+    """coding_agent under the reference pipeline at 2,000: the summary the compaction wrote
+    (1,856 tokens) is most of what is left; it is a setting, so the waterfall says it can
+    be shortened and the search tries a lower summary length cap, which fits."""
+    _messages, index = _index("coding_agent.json")
+    strategy = reference_pipeline(2000)
+    guards = Guards(provider="openai-chat")
+    result = run_strategy(index, strategy, guards=guards)
+    assert result.status == "cannot-fit"
+    parts = {p.label: p for p in budget_breakdown(result, index)}
+    assert parts[SUMMARIES].tokens > 0 and "shortens them" in parts[SUMMARIES].detail
+    found = search_fixes(index, strategy, guards=guards, summaries=result.summaries)
+    shorter = [
+        f for f in found.fixes if any(c.parameter.endswith("max_summary_tokens") for c in f.changes)
+    ]
+    assert shorter and all(f.fits and f.tokens_after <= 2000 for f in shorter)
+    assert all("summary length cap" in f.plain_summary for f in shorter)  # words, not code

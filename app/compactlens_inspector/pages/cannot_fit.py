@@ -104,7 +104,7 @@ def _in_words(
     shares = ", ".join(f"{part_words(p.label)} ({num(p.tokens)} tokens)" for p in biggest)
     summaries = (
         f" The summaries the compaction wrote add {num(written)} tokens; they are not fixed: "
-        "a lower summary limit (the summarizing stage's token limit) shortens them."
+        "a lower “summary length cap” (a setting of the summarizing stage) shortens them."
         if written
         else ""
     )
@@ -285,7 +285,7 @@ def render() -> None:
             help="The token count of the best the current parameters can do"
             + (
                 f", the {num(written)} tokens of summaries the compaction wrote included (a "
-                "lower summary limit shortens them)."
+                "lower “summary length cap” shortens them)."
                 if (written := sum(p.tokens for p in parts if p.label == SUMMARIES))
                 else "."
             ),

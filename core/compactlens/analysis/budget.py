@@ -40,10 +40,7 @@ def protection_label(kind: str) -> str:
 
 #: What the summaries' bar is: written by the compaction itself, so not what "cannot be
 #: removed" (a lower summary limit shortens it).
-SUMMARY_DETAIL = (
-    "summaries the compaction wrote; their size is a setting (the summary's token limit), "
-    "so a lower limit shortens them"
-)
+SUMMARY_DETAIL = "written by the compaction: a lower “summary length cap” shortens them"
 #: The label of that bar.
 SUMMARIES = "summaries"
 

@@ -367,9 +367,9 @@ def next_step(
             return current.next_step
         gives = f" ({only.verdict.summary})" if only.verdict is not None else ""
         return (
-            f"Raise the target to {only.target_tokens:,} tokens, the smallest the current "
-            f"parameters fit{gives}: no change that keeps the target fits without dropping "
-            "the latest request or most of the conversation's facts."
+            f"Raise the target to {only.target_tokens:,} tokens: no change that keeps the "
+            "target fits without dropping the latest request or most of the conversation's "
+            f"facts; at {only.target_tokens:,} the current parameters fit{gives}."
         )
     cost = f" ({best.verdict.summary})" if best.verdict is not None else ""
     return f"Apply: {best.plain_summary}{cost}."

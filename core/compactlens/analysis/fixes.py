@@ -794,6 +794,20 @@ def _rounded(found: _Run, probe: Callable[[int], _Run], floor: int) -> _Run:
     return rounded if rounded.fits else found
 
 
+def _shorter_summaries(base: _Baseline, strategy: Strategy) -> list[_Run]:
+    """The summaries the compaction writes are not fixed: each summarizing stage's summary
+    limit halved and quartered, re-run (a model summarizer is not re-run: those runs do
+    not fit and are dropped)."""
+    out: list[_Run] = []
+    for where in _stages(strategy):
+        limit = where[1].to_dict().get("max_summary_tokens")
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            continue
+        probe = _param_probe(base, where, "max_summary_tokens")
+        out.extend(probe(n) for n in (limit // 2, limit // 4) if n >= 64)
+    return out
+
+
 def _sized_clamp(base: _Baseline, strategy: Strategy, target: Trigger, limit: int) -> _Run | None:
     """A clamp stage in front whose cut is as large as still fits ``limit``: it cuts only
     as much as the target needs (the fixed shares of :func:`_stage_candidates` often cut
@@ -903,6 +917,8 @@ def search_fixes(
         extra = [] if clamped else [_sized_clamp(base, strategy, target, limit)]
         if current.fits and current.plan.tokens < ROOM_SHARE * limit:
             extra.extend(_loosened(base, strategy, limit, _dropped(current.plan)))
+        if not current.fits and current.plan.insertions:
+            extra.extend(_shorter_summaries(base, strategy))
         for run in extra:
             if run is not None and _key(run.strategy) not in seen:
                 seen.add(_key(run.strategy))
