@@ -16,7 +16,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from compactlens.analysis.facts import Fact
-from compactlens.analysis.fixes import DEFAULT_MIN_RECALL, Fix, FixSearch, raise_target_fix
+from compactlens.analysis.fixes import (
+    Fix,
+    FixSearch,
+    destructive,
+    fix_mark,
+    fix_recall,
+    keeps_conversation,
+    raise_target_fix,
+)
 from compactlens.analysis.protocol import (
     DEFAULT_PROVIDERS,
     transcript_provider,
@@ -112,56 +120,6 @@ def judge_fixes(
 #: (more groups kept verbatim, a larger clamp cut) and still fits is an improvement even
 #: when its recall stays under the verdict's floor.
 RECALL_GAIN = 0.1
-
-
-def fix_recall(fix: Fix) -> float:
-    """The share of the conversation's facts ``fix`` keeps, as the page shows it: its
-    verdict's fact recall when it was judged (every fact the verdict counts), else the
-    search's own measure."""
-    v = fix.verdict
-    recall = v.numbers.fact_recall if v is not None else None
-    return recall if recall is not None else fix.recall
-
-
-def keeps_conversation(fix: Fix) -> bool:
-    """Whether ``fix`` keeps the system prompt and the latest request, introduces no
-    provider error and does not fire again at once (by its verdict too, when it was
-    judged): it costs facts at most, never the conversation itself."""
-    v = fix.verdict
-    lost = v is not None and any(
-        r.code in ("latest-request", "provider-errors", "system-prompt") and r.level != "safe"
-        for r in v.reasons
-    )
-    return fix.keeps_conversation and not lost
-
-
-def destructive(fix: Fix) -> bool:
-    """THE rule every surface (the notebook debugger, the command line, the inspector's
-    Cannot-fit debugger) uses for a fix it hides unless asked: the fix drops the latest
-    user request, introduces a provider error (by the search's measure or its verdict's),
-    fires again at once, or keeps less than
-    :data:`~compactlens.analysis.fixes.DEFAULT_MIN_RECALL` (half) of the conversation's
-    facts, "most of the conversation's facts" lost (:func:`fix_recall`: by its verdict
-    when it was judged)."""
-    v = fix.verdict
-    broken = v is not None and any(
-        r.code in ("latest-request", "provider-errors") and r.level != "safe" for r in v.reasons
-    )
-    return not fix.meets_requirements or broken or fix_recall(fix) < DEFAULT_MIN_RECALL
-
-
-def fix_mark(fix: Fix) -> str:
-    """The mark every surface puts on a listed fix: ``destructive`` for one that loses the
-    conversation (:func:`destructive` and not :func:`keeps_conversation`), ``costly``
-    for one that fits with costs (most facts lost, the system prompt dropped, or any cost
-    its verdict names: an amber verdict), "" for one whose run is safe."""
-    if destructive(fix) and not keeps_conversation(fix):
-        return "destructive"
-    v = fix.verdict
-    amber = v.level != "safe" if v is not None else bool(fix.warnings)
-    if destructive(fix) or fix.system_dropped or amber:
-        return "costly"
-    return ""
 
 
 def improves(fix: Fix, current: Verdict) -> bool:

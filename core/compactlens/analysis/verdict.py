@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
-from compactlens.analysis.fixes import FixSearch
+from compactlens.analysis.fixes import FixSearch, destructive
 from compactlens.analysis.protocol import ProtocolProblem
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
@@ -746,7 +746,10 @@ def _next_step(
         if first.code == "fact-recall":
             return _recall_step(n)
         return _FIXES.get(first.code, "Look at the costs above.")
-    best = fixes.best if fixes is not None else None
+    # The first fix that is not destructive, by the rule every surface uses (a search
+    # with destructive fixes included lists them last).
+    listed = fixes.fixes if fixes is not None else ()
+    best = next((f for f in listed if not destructive(f)), None)
     if best is not None:
         # The fix in plain words, with its own verdict's numbers when it was judged (the
         # search's recall counts another set of facts than this verdict does).
