@@ -18,7 +18,7 @@ from compactlens import (
     load_transcript,
     tokens_exceed,
 )
-from compactlens.analysis import destructive, fix_recall
+from compactlens.analysis import destructive, fix_mark, fix_recall
 from compactlens.notebook import debug
 from compactlens_inspector.lab.config import LabConfig, default_stage, encode_config
 
@@ -70,3 +70,25 @@ def test_the_notebook_and_the_app_debugger_give_the_same_advice(
     top = library.fixes[0]
     assert library.verdict.next_step.startswith(f"Apply: {top.plain_summary}")
     assert not destructive(top) and fix_recall(top) >= 0.5
+
+
+def test_with_destructive_fixes_shown_both_debuggers_list_the_same_fixes(app, monkeypatch) -> None:
+    dump = load_transcript(BUNDLED / "cannot_fit_16k.json")
+    strategy = TruncationStrategy(trigger=tokens_exceed(16_000), minimum_preserved=4)
+    stuck = apply_compaction(dump.messages, strategy, CharEstimator())
+    index = MessageIndex.build(dump.messages, CharEstimator())
+    config = LabConfig(stages=({**default_stage("truncation", 16_000), "minimum_preserved": 4},))
+    # The same guards as the page: the provider follows the transcript's format.
+    guards = config.guard_set(dump.format)
+    library = debug(stuck, strategy, index, guards=guards, include_destructive=True)
+
+    monkeypatch.setenv("COMPACTLENS_SAMPLES", str(BUNDLED))
+    at = go(app(sample="cannot_fit_16k", cfg=encode_config(config)).run(), "cannot_fit")
+    at.toggle(key="cf_destructive").set_value(True).run()
+    no_exceptions(at)
+    titles = [f.plain_summary[:1].upper() + f.plain_summary[1:] for f in library.fixes]
+    assert _rows(at) == titles
+    assert _bar_step(at) == library.verdict.next_step
+    # The destructive ones are marked so on both.
+    marks = [m.value for m in at.markdown if re.match(r":\w+-badge\[destructive\]", m.value)]
+    assert len(marks) == sum(fix_mark(f) == "destructive" for f in library.fixes)

@@ -163,7 +163,9 @@ def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, int, float]:
     checks, then the highest fact recall; the search's order breaks ties (the sort is
     stable)."""
     v = fix.verdict
-    costs = len(v.costs) if v is not None else 99
+    # The prompt cache's cost is counted only where the run was priced (the inspector
+    # prices, the library need not): it does not order fixes, so every surface agrees.
+    costs = len([r for r in v.costs if r.code != "cache"]) if v is not None else 99
     return (
         not keeps_conversation(fix),
         fix.changes_target,
