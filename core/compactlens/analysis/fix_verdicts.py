@@ -224,11 +224,14 @@ def shown_fixes(
 
 def _offers_raise(current: Verdict, ok: Sequence[Fix], costly: Fix | None) -> bool:
     """Whether a run that does not fit gets the one-click larger target among its fixes:
-    when no listed fix keeps the target and most facts (a costly choice, or none at all),
-    and none listed moves the target already."""
+    when no listed fix keeps the target, the conversation (the system prompt, the latest
+    request) and most facts (a costly choice, only fixes that drop the system prompt, or
+    none at all), and none listed moves the target already."""
     if current.level != "no-fit" or any(f.changes_target for f in ok):
         return False
-    return costly is not None or not ok
+    # Also when every listed fix drops the system prompt: the larger target keeps it, and
+    # a change that drops it never comes before one that keeps it.
+    return costly is not None or not any(keeps_conversation(f) for f in ok)
 
 
 def _only_raises(fix: Fix) -> bool:
