@@ -11,11 +11,13 @@ from typing import Any
 from compactlens import MessageIndex, run_strategy
 from compactlens.analysis import (
     analyze,
+    destructive,
     judge_fix,
     judge_fixes,
     listed_fixes,
     next_step,
     search_fixes,
+    shown_fixes,
     verdict,
 )
 from compactlens.analysis.fixes import _outcome
@@ -159,7 +161,14 @@ def test_next_step_says_nothing_to_fix_for_a_safe_run_and_names_the_fix_otherwis
     found = judge_fixes(ix, search_fixes(ix, tight, guards=GUARDS))
     step = next_step(failing, found)
     listed = listed_fixes(found.fixes, failing)
-    assert listed and step.startswith(f"Apply: {listed[0].plain_summary}")
+    shown = shown_fixes(found.fixes, failing)
+    ordinary = [f for f in shown.fixes if not destructive(f) and not f.changes_target]
+    if ordinary:
+        assert step.startswith(f"Apply: {ordinary[0].plain_summary}")
+    else:  # only a change that loses most facts keeps the target: offered beside a larger one
+        assert shown.costly_choice is not None
+        assert step.startswith("Choose: ") and shown.costly_choice.plain_summary in step
+        assert "Raise the target to " in step
     # Listed in the order of their verdicts: fewer failed checks first, then recall.
     keys = [
         (f.changes_target, not f.keeps_conversation, len(f.verdict.costs))  # type: ignore[union-attr]

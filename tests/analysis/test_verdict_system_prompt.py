@@ -21,7 +21,8 @@ from compactlens import (
     verdict,
 )
 from compactlens.analysis import judge_fixes, search_fixes, strategy_triggers
-from compactlens.analysis.fix_verdicts import judge_run, listed_fixes
+from compactlens.analysis.fix_verdicts import fix_mark, judge_run, listed_fixes
+from compactlens.notebook import debug
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_transcripts"
@@ -88,3 +89,27 @@ def test_the_debugger_never_calls_a_fix_that_drops_the_system_prompt_safe() -> N
             assert "system-prompt" in [r.code for r in fix.verdict.costs]
     keeps = [f.keeps_conversation for f in listed]
     assert keeps == sorted(keeps, reverse=True)  # fixes that keep the conversation first
+
+
+@pytest.mark.skipif(not SWE_LOG.is_file(), reason="the shared corpus (../shared/corpus) is absent")
+def test_a_larger_target_comes_before_fixes_that_drop_the_system_prompt() -> None:
+    """SWE-agent at 2,100: every change that keeps the target drops the system prompt, so
+    the debugger's first fix and next step are the larger target, which keeps it (and the
+    system-prompt fixes carry the costly mark)."""
+    sys.path.insert(0, str(REPO / "app"))
+    from compactlens_inspector.lab.presets import preset
+
+    transcript = load_transcript(SWE_LOG)
+    index = MessageIndex.build(transcript.messages, CharEstimator())
+    strategy = strategy_from_config(
+        preset("reference", 2100).strategy_config(), summarizer=ExtractiveSummarizer()
+    )
+    guards = Guards().for_format(transcript.format)
+    result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
+    debugger = debug(result, strategy, index, guards=guards)
+    fixes = debugger.fixes
+    assert fixes and all(f.system_dropped for f in fixes if not f.changes_target)
+    top = fixes[0]
+    assert top.changes_target and not top.system_dropped and top.fits
+    assert debugger.verdict.next_step.startswith(f"Apply: {top.plain_summary}")
+    assert all(fix_mark(f) == "costly" for f in fixes if f.system_dropped)

@@ -12,6 +12,7 @@ from compactlens.analysis import analyze, judge_fixes, search_fixes, strategy_tr
 from compactlens.formats import from_caller
 from compactlens_inspector.views.fixes import (
     NOT_JUDGED,
+    destructive,
     fix_rows,
     hidden_note,
     no_improvement,
@@ -53,7 +54,10 @@ def test_a_run_that_does_not_fit_lists_fixes_with_one_primary_choice() -> None:
     rows = fix_rows(found.fixes, current)
     assert [r.rank for r in rows] == list(range(1, len(rows) + 1))
     assert sum(r.primary for r in rows) == 1
-    assert rows[0].badge == "costly" and not rows[0].primary  # costs most facts
+    # A fix marked costly or destructive is never the primary choice; the one that loses
+    # most facts is offered only as a choice beside the larger target.
+    assert all(not r.primary for r in rows if destructive(r.fix))
+    assert all(r.rank == 1 for r in rows if r.choice)
     assert rows[-1].raises_target and rows[-1].title.startswith("Raise the target to ")
     assert all("=" not in r.title and "_" not in r.title for r in rows)  # no code names
 

@@ -142,7 +142,10 @@ def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[
     data = json.loads(out)
     assert code == 1
     best = data["fixes"]["fixes"][0]
-    assert data["verdict"]["next_step"].startswith(f"Apply the best fix: {best['changes'][0]}")
+    # The first listed fix is the next step, and it reads as its own verdict's summary.
+    step = data["verdict"]["next_step"]
+    assert step.startswith(f"Apply: {best['changes'][0]}")
+    assert step.endswith(f"({best['verdict']['summary']}).")
 
 
 def test_with_output_to_stdout_the_verdict_goes_to_stderr(

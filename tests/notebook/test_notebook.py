@@ -31,9 +31,8 @@ from compactlens import (
     load_transcript,
     tokens_exceed,
 )
-from compactlens.analysis import judge_fixes, judge_run, listed_fixes, search_fixes
 from compactlens.engine import tokens_at_most
-from compactlens.notebook import fix_line
+from compactlens.notebook import debug, fix_line
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO_ROOT / "examples"
@@ -172,11 +171,12 @@ def test_debug_lists_the_librarys_fixes_and_the_top_one_fits() -> None:
     strategy = TruncationStrategy(trigger=tokens_exceed(16000), minimum_preserved=4)
     stuck = apply_compaction(dump.messages, strategy, CharEstimator())
     index = MessageIndex.build(dump.messages, CharEstimator())
-    judged = judge_fixes(index, search_fixes(index, strategy, summaries=stuck.summaries))
-    fixes = listed_fixes(judged.fixes, judge_run(index, stuck, strategy))
+    debugger = debug(stuck, strategy, index)
+    fixes = debugger.fixes
     assert fixes
     for rank, fix in enumerate(fixes, 1):
         assert f"{rank}. {fix_line(fix)}" in out
+    assert f"next step: {debugger.verdict.next_step}" in out
     assert f"next step: Apply: {fixes[0].plain_summary}" in out  # card and list agree
     assert f"top fix: {fixes[0].plain_summary}" in out
     assert re.search(r"^compacted [\d,]+ -> [\d,]+ tokens$", out, re.MULTILINE), out

@@ -4,21 +4,32 @@ target that fits, and single changes that fit, found by re-running."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 import compactlens.viz as figures
 from compactlens import CompactionResult
-from compactlens.analysis import BudgetPart, Verdict, protection_label, unique_protections
+from compactlens.analysis import (
+    SUMMARIES,
+    BudgetPart,
+    Verdict,
+    fix_recall,
+    next_step,
+    protection_label,
+    raise_target_to,
+    unique_protections,
+)
 from compactlens.engine import StageEvent
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
+from compactlens_inspector.components.analysis_summary import analysis_wanted
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.components.verdict_bar import page_verdict
+from compactlens_inspector.components.verdict_bar import KEY_PREFIX, verdict_bar
 from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_token_triggers
-from compactlens_inspector.lab.runs import budget_parts, fix_config
+from compactlens_inspector.lab.runs import RunOutcome, budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
 from compactlens_inspector.style.safety import md_escape
@@ -30,6 +41,8 @@ from compactlens_inspector.style.wording import (
 from compactlens_inspector.views import fixes as fixes_view
 
 FIXES_REQUESTED = "cf_fixes_requested"
+#: The toggle that lists destructive fixes too.
+SHOW_DESTRUCTIVE = "cf_destructive"
 
 
 def _apply(parameter: str, value: object) -> None:
@@ -83,15 +96,28 @@ def _in_words(
         )
     if not parts:
         return head
-    biggest = sorted(parts, key=lambda p: p.tokens, reverse=True)[:3]
+    # The compaction's own summaries are not what "cannot be removed": their size is a
+    # setting of the summarizing stage.
+    written = sum(p.tokens for p in parts if p.label == SUMMARIES)
+    fixed = [p for p in parts if p.label != SUMMARIES]
+    biggest = sorted(fixed, key=lambda p: p.tokens, reverse=True)[:3]
     shares = ", ".join(f"{part_words(p.label)} ({num(p.tokens)} tokens)" for p in biggest)
+    summaries = (
+        f" The summaries the compaction wrote add {num(written)} tokens; they are not fixed: "
+        "a lower “summary length cap” (a setting of the summarizing stage) shortens them."
+        if written
+        else ""
+    )
     if target is not None and status == "cannot-fit":
-        total = sum(p.tokens for p in parts)
+        total = sum(p.tokens for p in fixed)
+        largest = f"; the largest parts are {shares}" if shares else ""
         return (
-            f"{head}. What cannot be removed adds up to {num(total)} tokens against a target of "
-            f"{num(target)}; the largest parts are {shares}."
+            f"{head}. What the stages cannot remove adds up to {num(total)} tokens against a "
+            f"target of {num(target)}{largest}.{summaries}"
         )
-    return f"{head} The largest parts of what is left: {shares}."
+    if not shares:
+        return f"{head}{summaries}"
+    return f"{head} The largest parts of what is left: {shares}.{summaries}"
 
 
 def _not_triggered(r: CompactionResult, target: int) -> None:
@@ -213,7 +239,7 @@ def render() -> None:
     if outcome.result is None:
         budget_bar.status_line(outcome)
         return
-    page_verdict(outcome, page="debugger")
+    _verdict_bar(outcome, config)
     r = outcome.result
     expl = r.explanation
     target = config.target_tokens if config.target_tokens is not None else expl.target_tokens
@@ -256,7 +282,13 @@ def render() -> None:
             "Smallest target that fits",
             num(expl.smallest_target),
             border=True,
-            help="The token count of the best the current parameters can do.",
+            help="The token count of the best the current parameters can do"
+            + (
+                f", the {num(written)} tokens of summaries the compaction wrote included (a "
+                "lower “summary length cap” shortens them)."
+                if (written := sum(p.tokens for p in parts if p.label == SUMMARIES))
+                else "."
+            ),
         )
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
@@ -319,6 +351,26 @@ def render() -> None:
         _ranked_fixes(config, current_verdict)
 
 
+def _verdict_bar(outcome: RunOutcome, config: LabConfig) -> None:
+    """The page's verdict bar, whose next step is the debugger's (the library's
+    :func:`~compactlens.analysis.next_step` over the fixes listed below: the same sentence
+    the notebook's ``debug()`` and the command line give)."""
+    shown = state.run_verdict(outcome, measured=analysis_wanted(outcome))
+    if shown is None:
+        return
+    current = state.run_verdict(outcome)
+    if (
+        config.mode != "compact"
+        and current is not None
+        and current.level == shown.level != "safe"  # safe: the verdict's own words
+    ):
+        include = bool(st.session_state.get(SHOW_DESTRUCTIVE))
+        found = state.judged_fixes(include_destructive=include)
+        step = next_step(current, found, include_destructive=include)
+        shown = replace(shown, next_step=step)
+    verdict_bar(shown, key=f"{KEY_PREFIX}debugger")
+
+
 def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) -> None:
     """compact() mode: the single changes its explanation found (they call the summarizer)."""
     if not find:
@@ -352,8 +404,9 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
     read as the verdict of the run it gives; destructive ones only on request."""
     show = st.toggle(
         "Show destructive fixes too",
-        key="cf_destructive",
-        help="Fixes that drop the latest user request or most of the conversation's facts.",
+        key=SHOW_DESTRUCTIVE,
+        help="Fixes that drop the latest user request or keep less than half of the "
+        "conversation's facts.",
     )
     found = state.judged_fixes(include_destructive=bool(show))
     if found is None:
@@ -364,13 +417,19 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
         "Each fix shows the verdict of the run it gives once applied."
     )
     rows = fixes_view.fix_rows(found.fixes, current, include_destructive=bool(show))
-    _, hidden = fixes_view.shown_fixes(found.fixes, current, include_destructive=bool(show))
+    hidden = fixes_view.shown_fixes(found.fixes, current, include_destructive=bool(show)).hidden
     if not rows and current.level == "costs":
         st.info(md_escape(fixes_view.no_improvement(current)), icon=":material/info:")
     elif not rows:
         empty = group_digits(found.none_reason or "no single change fits")
         st.info(md_escape(empty[:1].upper() + empty[1:] + "."), icon=":material/info:")
     for row in rows:
+        if row.choice:
+            st.markdown(
+                "**No change that keeps the target keeps most of the conversation's facts.** "
+                f"The best one keeps {fix_recall(row.fix):.0%} of them; the other choice is "
+                "to raise the target."
+            )
         with st.container(border=True, key=f"cf_fix_{row.rank - 1}"):
             c = st.columns([6, 1], vertical_alignment="center")
             colour = "orange" if row.badge == "costly" else "red"
@@ -388,17 +447,17 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
                 width="stretch",
             )
     if current.level == "no-fit" and not any(row.raises_target for row in rows):
-        _raise_target(config, current, primary=not any(row.primary for row in rows))
+        to = raise_target_to(current, found)
+        if to is not None:
+            _raise_target(config, to, primary=not any(row.primary for row in rows))
     note = fixes_view.hidden_note(found.hidden_destructive + hidden)
     if note:
         st.caption(note)
 
 
-def _raise_target(config: LabConfig, current: Verdict, *, primary: bool) -> None:
-    """The one-click "raise the target to N" the verdict's next step names: N is the
-    smallest target the current parameters fit."""
-    n = current.numbers
-    smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
+def _raise_target(config: LabConfig, smallest: int, *, primary: bool) -> None:
+    """The one-click "raise the target to N" the next step names: N is the smallest
+    target the current parameters fit (:func:`compactlens.analysis.raise_target_to`)."""
     raised = apply_suggestion(config, "target_tokens", smallest)
     if raised is None:
         return

@@ -19,8 +19,10 @@ from compactlens.analysis import (
     AnalysisOverview,
     CompactionReport,
     FactReport,
+    Fix,
     FixSearch,
     Verdict,
+    with_raised_target,
 )
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
@@ -208,18 +210,37 @@ def summary_notice() -> str:
 
 def judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
     """:func:`fixes`, each with the verdict of the lab configuration it gives once applied
-    (:func:`run_verdict` of that run, the verdict the page shows after Apply; cached).
+    (:func:`run_verdict` of that run, the verdict the page shows after Apply; cached),
+    with the fix that only raises the target when the library's rule offers it
+    (:func:`compactlens.analysis.with_raised_target`).
     With a model summarizer the fixes are not judged (each run would call the model)."""
     found = fixes(include_destructive=include_destructive)
     if found is None or summarizer_settings().kind != "extractive":
         # Judging runs each fix; with a model summarizer that would be a paid call per fix.
         return found
     config = lab()
-    judged = []
-    for fix in found.fixes:
+
+    def judged_fix(fix: Fix) -> Fix:
         v = run_verdict(run(fix_config(fix, config)))
-        judged.append(replace(fix, verdict=v) if v is not None else fix)
-    return replace(found, fixes=tuple(judged))
+        return replace(fix, verdict=v) if v is not None else fix
+
+    search = replace(found, fixes=tuple(judged_fix(f) for f in found.fixes))
+    outcome, current, ix = run(), run_verdict(), index()
+    if outcome is None or outcome.strategy is None or outcome.result is None:
+        return search
+    if current is None or ix is None:
+        return search
+    # The one-click larger target beside a change that loses most facts (or alone), as
+    # debug() and the command line list it.
+    return with_raised_target(
+        ix,
+        outcome.strategy,
+        search,
+        current,
+        guards=outcome.guards,
+        summaries=outcome.result.summaries,
+        judge=judged_fix,
+    )
 
 
 def fixes(*, include_destructive: bool = False) -> FixSearch | None:

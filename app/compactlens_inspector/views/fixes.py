@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from compactlens.analysis import Fix, Verdict, listed_fixes
+from compactlens.analysis import (
+    Fix,
+    ShownFixes,
+    Verdict,
+    destructive,
+    fix_mark,
+    keeps_conversation,
+    shown_fixes,
+)
 
 Section = Literal["nothing", "improvements", "fixes"]
 
@@ -28,7 +36,8 @@ HEADINGS: dict[Section, str] = {
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FixRow:
     """One listed fix: its rank (from 1), its changes in plain words, the headline and
-    summary of its verdict, the checks it fails, and whether it is the primary choice."""
+    summary of its verdict, the checks it fails, whether it is the primary choice, and
+    whether it is the costly choice offered beside raising the target."""
 
     rank: int
     fix: Fix
@@ -38,65 +47,14 @@ class FixRow:
     costs: tuple[str, ...]
     primary: bool
     raises_target: bool
+    choice: bool = False
 
     @property
     def badge(self) -> str:
-        """``costly`` for a fix that keeps the conversation but most of its facts go,
-        ``destructive`` for one that loses more, empty for the others (by the fix's
-        verdict when it was judged: :func:`destructive`)."""
-        if not destructive(self.fix):
-            return ""
-        return "costly" if keeps_conversation(self.fix) else "destructive"
-
-
-#: The verdict's checks a fix must pass not to be destructive: it keeps the latest user
-#: request and at least the verdict's floor of the facts.
-_DESTRUCTIVE_CHECKS = ("latest-request", "fact-recall")
-
-
-def destructive(fix: Fix) -> bool:
-    """Whether ``fix`` drops the latest request or most of the conversation's facts: by
-    the search's own measure, or by the verdict of the run it gives (which counts every
-    fact the page shows; the search counts only those the conversation states)."""
-    v = fix.verdict
-    if v is None:
-        return fix.destructive
-    failed = any(r.code in _DESTRUCTIVE_CHECKS and r.level != "safe" for r in v.reasons)
-    return fix.destructive or failed
-
-
-def keeps_conversation(fix: Fix) -> bool:
-    """Whether ``fix`` keeps the system prompt and the latest request (and breaks no
-    provider rule): it costs facts at most."""
-    v = fix.verdict
-    request = v is None or all(r.level == "safe" for r in v.reasons if r.code == "latest-request")
-    return fix.keeps_conversation and request
-
-
-def shown_fixes(
-    fixes: Sequence[Fix], current: Verdict, *, include_destructive: bool = False
-) -> tuple[tuple[Fix, ...], int]:
-    """The fixes the debugger lists for ``current`` and how many destructive ones it hides.
-
-    Without ``include_destructive``: the fixes that are not :func:`destructive`, and, when
-    none of them keeps the target, the best one that keeps the conversation although it
-    costs most facts (its cost named) before the larger target."""
-    listed = listed_fixes(fixes, current)
-    if include_destructive:
-        return listed, 0
-    ok = [f for f in listed if not destructive(f)]
-    if not any(not f.changes_target for f in ok):
-        costly = next(
-            (
-                f
-                for f in listed
-                if destructive(f) and keeps_conversation(f) and not f.changes_target
-            ),
-            None,
-        )
-        if costly is not None:
-            ok.insert(0, costly)
-    return tuple(ok), len(listed) - len(ok)
+        """The library's mark of the fix (:func:`compactlens.analysis.fix_mark`, the same
+        in the notebook and on the command line): ``destructive``, ``costly`` (its run
+        fits with costs) or empty."""
+        return fix_mark(self.fix)
 
 
 #: The headline of a fix that was not judged (with a model summarizer, judging would call it).
@@ -120,12 +78,13 @@ def fix_rows(
 ) -> list[FixRow]:
     """The fixes to list for ``current`` (:func:`shown_fixes` of judged fixes: none when
     it is safe, only improvements when it fits, every fix that fits otherwise; without
-    ``include_destructive``, not the destructive ones). The first listed fix that is not
+    ``include_destructive``, not the destructive ones: the rule of
+    :func:`compactlens.analysis.shown_fixes`). The first listed fix that is not
     destructive is the primary one."""
-    shown, _hidden = shown_fixes(fixes, current, include_destructive=include_destructive)
+    found = shown_fixes(fixes, current, include_destructive=include_destructive)
     rows: list[FixRow] = []
     primary_given = False
-    for n, fix in enumerate(shown):
+    for n, fix in enumerate(found.fixes):
         v = fix.verdict
         primary = not destructive(fix) and not primary_given
         primary_given = primary_given or primary
@@ -139,6 +98,7 @@ def fix_rows(
                 costs=tuple(r.text for r in v.costs) if v is not None else fix.warnings,
                 primary=primary,
                 raises_target=fix.changes_target,
+                choice=fix is found.costly_choice,
             )
         )
     return rows
@@ -194,7 +154,9 @@ __all__ = [
     "NOT_JUDGED",
     "FixRow",
     "Section",
+    "ShownFixes",
     "destructive",
+    "fix_mark",
     "fix_rows",
     "hidden_note",
     "keeps_conversation",

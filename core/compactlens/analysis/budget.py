@@ -38,6 +38,13 @@ def protection_label(kind: str) -> str:
     return protection_words(kind)
 
 
+#: What the summaries' bar is: written by the compaction itself, so not what "cannot be
+#: removed" (a lower summary limit shortens it).
+SUMMARY_DETAIL = "written by the compaction: a lower “summary length cap” shortens them"
+#: The label of that bar.
+SUMMARIES = "summaries"
+
+
 @dataclass(frozen=True, slots=True)
 class BudgetPart:
     """One bar of the budget waterfall."""
@@ -116,7 +123,7 @@ def budget_breakdown(result: CompactionResult, index: MessageIndex) -> list[Budg
             )
         )
     if inserted_tokens:
-        parts.append(BudgetPart("summaries", inserted_tokens, "inserted summary messages"))
+        parts.append(BudgetPart(SUMMARIES, inserted_tokens, SUMMARY_DETAIL))
     if other_tokens:
         untouched = result.status == "unchanged"
         parts.append(
@@ -187,6 +194,8 @@ def compact_budget(boundary: BoundaryAnalysis, index: MessageIndex) -> list[Budg
 
 __all__ = [
     "PROTECTION_WORDS",
+    "SUMMARIES",
+    "SUMMARY_DETAIL",
     "BudgetPart",
     "budget_breakdown",
     "compact_budget",

@@ -12,11 +12,19 @@ and costs for a fix before it is applied as it shows for the run after.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from compactlens.analysis.facts import Fact
-from compactlens.analysis.fixes import Fix, FixSearch
+from compactlens.analysis.fixes import (
+    Fix,
+    FixSearch,
+    destructive,
+    fix_mark,
+    fix_recall,
+    keeps_conversation,
+    raise_target_fix,
+)
 from compactlens.analysis.protocol import (
     DEFAULT_PROVIDERS,
     transcript_provider,
@@ -30,6 +38,7 @@ from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
+from compactlens.summarizers.base import SummaryResponse
 
 
 def judge_run(
@@ -106,10 +115,18 @@ def judge_fixes(
     return replace(search, fixes=judged)
 
 
+#: How much more of the conversation's facts (a share, 0 to 1) a fix of a run that fits
+#: must keep to be listed although it removes no cost: a change that loosens a stage
+#: (more groups kept verbatim, a larger clamp cut) and still fits is an improvement even
+#: when its recall stays under the verdict's floor.
+RECALL_GAIN = 0.1
+
+
 def improves(fix: Fix, current: Verdict) -> bool:
     """Whether ``fix`` is better than the run it would replace: it fits where the run does
-    not, or it fails fewer checks than the run does (an unjudged fix: only whether it fits
-    where the run does not)."""
+    not, or it fails fewer checks than the run does, or it fails no check the run passes
+    and keeps at least :data:`RECALL_GAIN` more of the facts (an unjudged fix: only
+    whether it fits where the run does not)."""
     v = fix.verdict
     if v is None:  # not judged: the search's own measure says whether it fits
         return current.level == "no-fit" and fix.fits
@@ -117,48 +134,224 @@ def improves(fix: Fix, current: Verdict) -> bool:
         return False
     if current.level == "no-fit":
         return True
-    return len(v.costs) < len(current.costs)
+    if len(v.costs) < len(current.costs):
+        return True
+    before = current.numbers.fact_recall
+    after = v.numbers.fact_recall
+    new_costs = {r.code for r in v.costs} - {r.code for r in current.costs}
+    return (
+        not new_costs and before is not None and after is not None and after >= before + RECALL_GAIN
+    )
 
 
 def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
-    """The judged fixes a debugger lists for the run ``current`` judges: none when it fits
-    and is safe, those that fail fewer checks when it fits with costs (optional
-    improvements), every fix that fits when it does not fit."""
+    """The judged fixes a debugger considers for the run ``current`` judges: none when it
+    fits and is safe, improvements (:func:`improves`) when it fits with costs, every fix
+    that fits when it does not fit; before :func:`shown_fixes` hides the destructive."""
     if current.level == "safe":
         return ()
     shown = [f for f in fixes if improves(f, current)]
     return tuple(sorted(shown, key=_verdict_order))
 
 
-def _verdict_order(fix: Fix) -> tuple[bool, bool, int, float]:
+def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, int, float]:
     """Listed fixes in the order their verdicts rank them: those that keep the
     conversation (the system prompt, the latest request) first, and among them those that
     keep the target (a larger target never comes first when a change keeping the system
     prompt and latest request fits, and a change that drops the system prompt never comes
-    before one that keeps it), then the fewest failed checks, then the highest fact recall;
-    the search's order breaks ties (the sort is stable)."""
+    before one that keeps it), then those that keep most facts, then the fewest failed
+    checks, then the highest fact recall; the search's order breaks ties (the sort is
+    stable)."""
     v = fix.verdict
-    costs = len(v.costs) if v is not None else 99
-    recall = v.numbers.fact_recall if v is not None else None
+    # The prompt cache's cost is counted only where the run was priced (the inspector
+    # prices, the library need not): it does not order fixes, so every surface agrees.
+    costs = len([r for r in v.costs if r.code != "cache"]) if v is not None else 99
     return (
-        not fix.keeps_conversation,
+        not keeps_conversation(fix),
         fix.changes_target,
+        destructive(fix),
         costs,
-        -round(recall if recall is not None else 1.0, 2),
+        -round(fix_recall(fix), 2),
     )
 
 
-def next_step(current: Verdict, search: FixSearch | None) -> str:
-    """What to do about the run ``current`` judges: "Nothing to fix" when it fits and is
-    safe, else the first of :func:`listed_fixes`, else the verdict's own next step."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShownFixes:
+    """What a debugger lists for one run, the same on every surface.
+
+    ``fixes``: the listed fixes in order (:func:`listed_fixes` without the
+    :func:`destructive` ones unless asked). ``hidden``: how many destructive ones were
+    left out. ``costly_choice``: when no listed fix keeps the target and most of the
+    facts, the best change that keeps the target and the conversation although it loses
+    most facts; it is shown with its cost beside raising the target (one choice of two,
+    never an ordinary fix #1): it is the first of ``fixes`` and the fix that only raises
+    the target (:func:`with_raised_target`) follows."""
+
+    fixes: tuple[Fix, ...]
+    hidden: int
+    costly_choice: Fix | None = None
+
+
+def shown_fixes(
+    fixes: Sequence[Fix], current: Verdict, *, include_destructive: bool = False
+) -> ShownFixes:
+    """The fixes a debugger lists for ``current`` (see :class:`ShownFixes`)."""
+    listed = listed_fixes(fixes, current)
+    ok = [f for f in listed if not destructive(f)]
+    costly: Fix | None = None
+    if current.level == "no-fit" and not any(not f.changes_target for f in ok):
+        costly = next(
+            (
+                f
+                for f in listed
+                if destructive(f) and keeps_conversation(f) and not f.changes_target
+            ),
+            None,
+        )
+    raised: tuple[Fix, ...] = ()
+    if _offers_raise(current, ok, costly):
+        # The other choice: the fix that only raises the target (when the search has it).
+        raised = tuple(f for f in fixes if _only_raises(f))[:1]
+    if include_destructive:
+        extra = tuple(f for f in raised if f not in listed)
+        return ShownFixes(fixes=(*listed, *extra), hidden=0, costly_choice=costly)
+    if costly is not None:
+        ok.insert(0, costly)
+    hidden = len(listed) - len(ok)
+    ok.extend(f for f in raised if f not in ok)
+    return ShownFixes(fixes=tuple(ok), hidden=hidden, costly_choice=costly)
+
+
+def _offers_raise(current: Verdict, ok: Sequence[Fix], costly: Fix | None) -> bool:
+    """Whether a run that does not fit gets the one-click larger target among its fixes:
+    when no listed fix keeps the target, the conversation (the system prompt, the latest
+    request) and most facts (a costly choice, only fixes that drop the system prompt, or
+    none at all), and none listed moves the target already."""
+    if current.level != "no-fit" or any(f.changes_target for f in ok):
+        return False
+    # Also when every listed fix drops the system prompt: the larger target keeps it, and
+    # a change that drops it never comes before one that keeps it.
+    return costly is not None or not any(keeps_conversation(f) for f in ok)
+
+
+def _only_raises(fix: Fix) -> bool:
+    return fix.changes_target and len(fix.changes) == 1 and fix.target_tokens is not None
+
+
+def with_raised_target(
+    index: MessageIndex,
+    strategy: Strategy,
+    search: FixSearch,
+    current: Verdict,
+    *,
+    guards: Guards | None = None,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+    tokenizer_given: bool = True,
+    judge: Callable[[Fix], Fix] | None = None,
+) -> FixSearch:
+    """``search`` with the judged fix that only raises the target to what the current
+    parameters reach (:func:`raise_target_to`), when it lacks one and the run does not
+    fit and no listed change keeps the target and most facts (a change that loses most
+    facts is then offered beside it as a choice, :class:`ShownFixes`): never "no fix".
+    ``judge``: how the new fix is judged (default :func:`judge_fix`; a surface that
+    judges runs its own way passes its own)."""
+    listed = listed_fixes(search.fixes, current)
+    ok = [f for f in listed if not destructive(f)]
+    if not _offers_raise(current, ok, shown_fixes(search.fixes, current).costly_choice):
+        return search
+    if any(_only_raises(f) for f in search.fixes):
+        return search
+    to = raise_target_to(current, search)
+    raised = (
+        raise_target_fix(
+            index,
+            strategy,
+            to,
+            guards=guards,
+            summaries=summaries,
+            tokenizer_given=tokenizer_given,
+        )
+        if to is not None
+        else None
+    )
+    if raised is None or not raised.fits:
+        return search
+    judged = (
+        judge(raised)
+        if judge is not None
+        else judge_fix(index, raised, tokenizer_given=tokenizer_given)
+    )
+    return replace(search, fixes=(*search.fixes, judged))
+
+
+def raise_target_to(current: Verdict, search: FixSearch | None = None) -> int | None:
+    """The target a one-click "raise the target" sets for a run that does not fit: the
+    target of the search's fix that only raises it, else the smallest target the current
+    parameters fit (None for a run that fits)."""
+    if current.level != "no-fit":
+        return None
+    for fix in search.fixes if search is not None else ():
+        if _only_raises(fix) and fix.target_tokens is not None:
+            return fix.target_tokens
+    n = current.numbers
+    return n.smallest_target if n.smallest_target is not None else n.tokens_after
+
+
+def next_step(
+    current: Verdict, search: FixSearch | None, *, include_destructive: bool = False
+) -> str:
+    """What to do about the run ``current`` judges, the same sentence on every surface:
+    "Nothing to fix" when it fits and is safe; the first listed fix that keeps most of the
+    facts; when only a change that loses most facts keeps the target, the choice between
+    it (with its cost) and raising the target; else the verdict's own next step."""
     if current.level == "safe":
         return f"Nothing to fix: {current.next_step_parts[1]}"
-    listed = listed_fixes(search.fixes, current) if search is not None else ()
-    best = listed[0] if listed else None
+    shown = (
+        shown_fixes(search.fixes, current, include_destructive=include_destructive)
+        if search is not None
+        else ShownFixes(fixes=(), hidden=0)
+    )
+    ordinary = [f for f in shown.fixes if not destructive(f)]
+    best = ordinary[0] if ordinary else None
+    costly = shown.costly_choice
+    if costly is not None and (best is None or best.changes_target):
+        raised = raise_target_to(current, search)
+        kept = f"{fix_recall(costly):.0%}"
+        gives = costly.verdict.summary if costly.verdict is not None else ""
+        to = f" to {raised:,} tokens" if raised is not None else ""
+        return (
+            "Choose: no change that keeps the target keeps most of the conversation's facts. "
+            f"Raise the target{to} (the parameters stay as they are), or keep the target with "
+            f"{costly.plain_summary}, which keeps only {kept} of the facts ({gives})."
+        )
     if best is None:
-        return current.next_step
+        only = next((f for f in shown.fixes if _only_raises(f)), None)
+        if only is None or only.target_tokens is None:
+            return current.next_step
+        gives = f" ({only.verdict.summary})" if only.verdict is not None else ""
+        return (
+            f"Raise the target to {only.target_tokens:,} tokens: no change that keeps the "
+            "target fits without dropping the latest request or most of the conversation's "
+            f"facts; at {only.target_tokens:,} the current parameters fit{gives}."
+        )
     cost = f" ({best.verdict.summary})" if best.verdict is not None else ""
     return f"Apply: {best.plain_summary}{cost}."
 
 
-__all__ = ["improves", "judge_fix", "judge_fixes", "judge_run", "listed_fixes", "next_step"]
+__all__ = [
+    "RECALL_GAIN",
+    "ShownFixes",
+    "destructive",
+    "fix_mark",
+    "fix_recall",
+    "improves",
+    "judge_fix",
+    "judge_fixes",
+    "judge_run",
+    "keeps_conversation",
+    "listed_fixes",
+    "next_step",
+    "raise_target_to",
+    "shown_fixes",
+    "with_raised_target",
+]

@@ -72,6 +72,9 @@ DEFAULT_MIN_RECALL = 0.5
 MAX_CANDIDATES = 160
 #: How many of the best single changes are combined into pairs.
 PAIR_POOL = 8
+#: A run that fits and uses less than this share of its target has room to keep more:
+#: the search then also loosens its stages (see :data:`LOOSENED`).
+ROOM_SHARE = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +118,7 @@ class Fix:
     def plain_summary(self) -> str:
         """The changes in plain words (parameter labels from the strategy registry, not
         code names), in one line: "Truncation: newest groups never dropped to 14"."""
-        return "; ".join(plain_change(c, self.strategy) for c in self.changes)
+        return joined_changes([plain_change(c, self.strategy) for c in self.changes])
 
     @property
     def keeps_conversation(self) -> bool:
@@ -209,6 +212,59 @@ class FixSearch:
         }
 
 
+# -- the one rule every surface lists, marks and recommends fixes by ------------------------
+
+
+def fix_recall(fix: Fix) -> float:
+    """The share of the conversation's facts ``fix`` keeps, as the page shows it: its
+    verdict's fact recall when it was judged (every fact the verdict counts), else the
+    search's own measure."""
+    v = fix.verdict
+    recall = v.numbers.fact_recall if v is not None else None
+    return recall if recall is not None else fix.recall
+
+
+def keeps_conversation(fix: Fix) -> bool:
+    """Whether ``fix`` keeps the system prompt and the latest request, introduces no
+    provider error and does not fire again at once (by its verdict too, when it was
+    judged): it costs facts at most, never the conversation itself."""
+    v = fix.verdict
+    lost = v is not None and any(
+        r.code in ("latest-request", "provider-errors", "system-prompt") and r.level != "safe"
+        for r in v.reasons
+    )
+    return fix.keeps_conversation and not lost
+
+
+def destructive(fix: Fix) -> bool:
+    """THE rule every surface (the notebook debugger, the command line, the inspector's
+    Cannot-fit debugger) uses for a fix it hides unless asked: the fix drops the latest
+    user request, introduces a provider error (by the search's measure or its verdict's),
+    fires again at once, or keeps less than
+    :data:`~compactlens.analysis.fixes.DEFAULT_MIN_RECALL` (half) of the conversation's
+    facts, "most of the conversation's facts" lost (:func:`fix_recall`: by its verdict
+    when it was judged)."""
+    v = fix.verdict
+    broken = v is not None and any(
+        r.code in ("latest-request", "provider-errors") and r.level != "safe" for r in v.reasons
+    )
+    return not fix.meets_requirements or broken or fix_recall(fix) < DEFAULT_MIN_RECALL
+
+
+def fix_mark(fix: Fix) -> str:
+    """The mark every surface puts on a listed fix: ``destructive`` for one that loses the
+    conversation (:func:`destructive` and not :func:`keeps_conversation`), ``costly``
+    for one that fits with costs (most facts lost, the system prompt dropped, or any cost
+    its verdict names: an amber verdict), "" for one whose run is safe."""
+    if destructive(fix) and not keeps_conversation(fix):
+        return "destructive"
+    v = fix.verdict
+    amber = v.level != "safe" if v is not None else bool(fix.warnings)
+    if destructive(fix) or fix.system_dropped or amber:
+        return "costly"
+    return ""
+
+
 def _turns(n: int) -> str:
     return "1 turn" if n == 1 else f"{n:,} turns"
 
@@ -222,6 +278,25 @@ def _stage_type(strategy: Strategy, name: str) -> str | None:
             kind = stage.get("type")
             return kind if isinstance(kind, str) else None
     return name if strategy_info(name) is not None else None
+
+
+def joined_changes(said: Sequence[str]) -> str:
+    """Changes in plain words as one line, a stage named once: "Tool-result collapse: set
+    “newest tool calls kept verbatim” to 0 and “collapsed line” to tool names only",
+    not the stage's label before each change."""
+    out: list[str] = []
+    last = ""
+    for words in said:
+        stage, sep, rest = words.partition(": ")
+        if sep and "(" not in stage and stage == last:
+            verb = "set "
+            if rest.startswith(verb) and out[-1].startswith(f"{stage}: {verb}"):
+                rest = rest[len(verb) :]  # "set X to 0 and Y to 1"
+            out[-1] = f"{out[-1]} and {rest}"
+            continue
+        out.append(words)
+        last = stage if sep and "(" not in stage else ""
+    return "; ".join(out)
 
 
 def plain_change(change: Change, strategy: Strategy) -> str:
@@ -592,10 +667,213 @@ def _own_target_candidate(limit: int, reached: int, total: int, base: _Baseline)
     )
 
 
+def _retargeted(to: int) -> Callable[[Strategy], Strategy]:
+    return lambda s: retarget(s, to, to)
+
+
+def raise_target_fix(
+    index: MessageIndex,
+    strategy: Strategy,
+    target: int,
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+) -> Fix | None:
+    """The fix that only raises the target of ``strategy`` to ``target`` tokens (and its
+    token triggers with it, as the search offers it; when the stages then stop above it,
+    a target up to half as much again with the trigger above it, then the trigger at the
+    target), measured (it may not fit: see :attr:`Fix.fits`); None when ``strategy`` has
+    no token target to raise."""
+    base = _baseline(index, guards, tokenizer_given, summaries)
+    current = _run(base, strategy, ())
+    limit, total = current.target_tokens, index.total_tokens
+    if limit is None or target <= limit:
+        return None
+    # The search's own candidate (the trigger raised a few turns above the target); when
+    # the stages then stop elsewhere, the trigger at the target, then a little more room.
+    ladder = [t for t in (target * 11 // 10, target * 5 // 4, target * 3 // 2) if t < total]
+    tries = [_own_target_candidate(limit, target, total, base)]
+    for to in ladder:  # room under the trigger first: a target that fires again helps less
+        found = _retarget_candidate(limit, to, total, base.growth.tokens)
+        if found is not None:
+            tries.append(found)
+    for to in (target, *ladder):
+        words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
+        tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
+    run: _Run | None = None
+    for candidate in tries:
+        built = candidate.build(strategy)
+        run = _run(base, built, candidate.changes) if built is not None else None
+        if run is not None and run.fits:
+            break
+    return _as_fix(base, run, DEFAULT_MIN_RECALL) if run is not None else None
+
+
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:
     out = [_variant_candidate(v) for v in strategy.variants()]
     out.extend(_stage_candidates(target, limit))
     return out
+
+
+#: The parameters a stage keeps more with when they are larger: loosening one keeps more
+#: of the history word for word (a larger clamp cut, more recent groups kept verbatim).
+LOOSENED = (
+    "max_tokens",
+    "keep_last_tool_call_groups",
+    "keep_last_groups",
+    "keep_last_turns",
+    "minimum_preserved",
+)
+#: How many re-runs one loosened parameter may take (a bisection for the largest value
+#: that still fits the target).
+LOOSEN_STEPS = 7
+
+
+def _stages(strategy: Strategy) -> list[tuple[str, Strategy, Callable[[Strategy], Strategy]]]:
+    """Each stage of ``strategy`` one level deep, with its parameter prefix ("" for the
+    strategy itself) and how to put a changed copy of it back."""
+    if isinstance(strategy, PipelineStrategy):
+        kids = strategy.strategies
+
+        def put(i: int) -> Callable[[Strategy], Strategy]:
+            return lambda new: PipelineStrategy(
+                *kids[:i], new, *kids[i + 1 :], target=strategy.target, label=strategy.label
+            )
+
+        return [(f"{k.name}.", k, put(i)) for i, k in enumerate(kids)]
+    if isinstance(strategy, TokenBudgetComposedStrategy):
+        parts = strategy.strategies
+
+        def put_c(i: int) -> Callable[[Strategy], Strategy]:
+            return lambda new: replace(strategy, strategies=(*parts[:i], new, *parts[i + 1 :]))
+
+        return [("", strategy, lambda new: new)] + [
+            (f"{k.name}.", k, put_c(i)) for i, k in enumerate(parts)
+        ]
+    return [("", strategy, lambda new: new)]
+
+
+def _dropped(plan: Plan) -> int:
+    return sum(1 for a in plan.action if a == "excluded")
+
+
+def _largest_fitting(
+    low: int, high: int, probe: Callable[[int], _Run], most_dropped: int | None = None
+) -> _Run | None:
+    """The run of the largest value in ``(low, high]`` that fits (and, with
+    ``most_dropped``, drops at most that many groups: a loosened stage must not leave the
+    cutting to a harsher later one), by bisection (that is assumed to hold up to some
+    value and fail above it), in at most :data:`LOOSEN_STEPS` re-runs; None when none
+    does."""
+
+    def good(run: _Run) -> bool:
+        return run.fits and (most_dropped is None or _dropped(run.plan) <= most_dropped)
+
+    first = probe(high)
+    if good(first):
+        return first
+    best: _Run | None = None
+    lo, hi = low, high  # lo: good (or the start), hi: not
+    for _ in range(LOOSEN_STEPS - 1):
+        if hi - lo <= max(1, lo // 50):  # within 2%: close enough
+            break
+        mid = (lo + hi) // 2
+        run = probe(mid)
+        if good(run):
+            best, lo = run, mid
+        else:
+            hi = mid
+    return best
+
+
+def _loosened(base: _Baseline, strategy: Strategy, limit: int, dropped: int) -> list[_Run]:
+    """For a run that fits with room under its target: each stage parameter of
+    :data:`LOOSENED` raised to the largest value that still fits ``limit`` without
+    dropping more than the run's ``dropped`` groups (more of the history kept word for
+    word), re-run; a token cut is rounded to a readable number."""
+    out: list[_Run] = []
+    groups = len(base.index.groups)
+    for prefix, stage, put in _stages(strategy):
+        if not is_dataclass(stage):
+            continue
+        names = {f.name for f in fields(stage)}
+        config = stage.to_dict()  # a parameter left unset reads as its effective value
+        for name in LOOSENED:
+            value = getattr(stage, name, None) if name in names else None
+            value = config.get(name) if value is None and name in names else value
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            high = limit if name == "max_tokens" else groups
+            if high <= value:
+                continue
+
+            probe = _param_probe(base, (prefix, stage, put), name)
+            found = _largest_fitting(value, high, probe, dropped)
+            if found is not None and name == "max_tokens":
+                found = _rounded(found, probe, value)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _param_probe(
+    base: _Baseline,
+    where: tuple[str, Strategy, Callable[[Strategy], Strategy]],
+    name: str,
+) -> Callable[[int], _Run]:
+    """Re-runs with the stage ``where`` names (:func:`_stages`) given ``name`` = n."""
+    prefix, stage, put = where
+    kind = str(stage.to_dict().get("type", ""))
+    info = strategy_info(kind)
+
+    def probe(n: int) -> _Run:
+        words = change_words(name, n, kind)
+        said = f"{info.label}: {words}" if prefix and info is not None else words
+        change = Change(said, f"{prefix}{name}", n)
+        return _run(base, put(replace(stage, **{name: n})), (change,))  # type: ignore[type-var]  # a dataclass stage (checked)
+
+    return probe
+
+
+def _rounded(found: _Run, probe: Callable[[int], _Run], floor: int) -> _Run:
+    """``found`` with its token cut rounded down to a readable number (hundreds from
+    1,000, tens below) when that still fits and stays above ``floor``."""
+    cap = found.changes[-1].value
+    nice = cap // 100 * 100 if cap >= 1000 else cap // 10 * 10
+    if nice == cap or nice <= floor:
+        return found
+    rounded = probe(nice)
+    return rounded if rounded.fits else found
+
+
+def _shorter_summaries(base: _Baseline, strategy: Strategy) -> list[_Run]:
+    """The summaries the compaction writes are not fixed: each summarizing stage's summary
+    limit halved and quartered, re-run (a model summarizer is not re-run: those runs do
+    not fit and are dropped)."""
+    out: list[_Run] = []
+    for where in _stages(strategy):
+        limit = where[1].to_dict().get("max_summary_tokens")
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            continue
+        probe = _param_probe(base, where, "max_summary_tokens")
+        out.extend(probe(n) for n in (limit // 2, limit // 4) if n >= 64)
+    return out
+
+
+def _sized_clamp(base: _Baseline, strategy: Strategy, target: Trigger, limit: int) -> _Run | None:
+    """A clamp stage in front whose cut is as large as still fits ``limit``: it cuts only
+    as much as the target needs (the fixed shares of :func:`_stage_candidates` often cut
+    far more)."""
+    trigger = target.negate()
+
+    def probe(cap: int) -> _Run:
+        stage = ClampStrategy(max_tokens=cap, trigger=trigger, target=target)
+        words = f"add a clamp stage first (texts and tool outputs cut to {cap:,} tokens)"
+        return _run(base, _front(stage)(strategy), (Change(words, "stage:clamp", cap),))
+
+    found = _largest_fitting(64, limit, probe)
+    return _rounded(found, probe, 64) if found is not None else None
 
 
 def _pair(a: _Candidate, b: _Candidate) -> _Candidate:
@@ -667,6 +945,7 @@ def search_fixes(
         runs.append(run)
         return run
 
+    loosened: list[_Run] = []  # kept whatever the search recall says (the verdict judges)
     singles = _singles(strategy, target, limit)
     tried = [(c, r) for c in singles if (r := attempt(c)) is not None]
     if limit is not None:
@@ -684,12 +963,26 @@ def search_fixes(
             # Every change that fits costs most of the facts (or none fits): offer the
             # target the current parameters reach, as a one-click alternative.
             attempt(_own_target_candidate(limit, current.plan.tokens, index.total_tokens, base))
+    if limit is not None and target is not None:
+        # Changes that cut only as much as the target needs: a clamp sized to it, and,
+        # for a run that fits with room to spare, each stage loosened to keep more.
+        clamped = any(isinstance(st, ClampStrategy) for _, st, _ in _stages(strategy))
+        extra = [] if clamped else [_sized_clamp(base, strategy, target, limit)]
+        if current.fits and current.plan.tokens < ROOM_SHARE * limit:
+            extra.extend(_loosened(base, strategy, limit, _dropped(current.plan)))
+        if not current.fits and current.plan.insertions:
+            extra.extend(_shorter_summaries(base, strategy))
+        for run in extra:
+            if run is not None and _key(run.strategy) not in seen:
+                seen.add(_key(run.strategy))
+                runs.append(run)
+                loosened.append(run)
     pool = [c for c, _ in sorted(tried, key=lambda cr: _rank(cr[1]))][:PAIR_POOL]
     for i, a in enumerate(pool):
         for b in pool[i + 1 :]:
             if a.changes[0].parameter != b.changes[0].parameter:
                 attempt(_pair(a, b))
-    return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes)
+    return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes, loosened)
 
 
 def _finish(
@@ -700,8 +993,10 @@ def _finish(
     include_destructive: bool,
     min_recall: float,
     max_fixes: int,
+    loosened: Sequence[_Run] = (),
 ) -> FixSearch:
     measured: list[Fix] = []
+    extra: list[Fix] = []  # the loosened stages: listed beside the best, not ranked out
     # A change whose result is the current one is no fix; two with the same result are one.
     outcomes: set[tuple[Any, ...]] = {(current.target_tokens, *_outcome(current.plan))}
     for run in sorted((r for r in runs if r.fits), key=_rank):
@@ -709,7 +1004,10 @@ def _finish(
         outcome = (run.target_tokens, *_outcome(run.plan))
         if outcome not in outcomes:
             outcomes.add(outcome)
-            measured.append(_as_fix(base, run, min_recall))
+            fix = _as_fix(base, run, min_recall)
+            measured.append(fix)
+            if any(run is r for r in loosened):
+                extra.append(fix)
     measured.sort(key=_fix_order)
     safe = [f for f in measured if not f.destructive]
     risky = [f for f in measured if f.destructive]
@@ -721,7 +1019,7 @@ def _finish(
         if costly is not None:
             risky.remove(costly)
             safe.insert(0, costly)
-    safe = safe[:max_fixes]
+    safe = safe[:max_fixes] + [f for f in extra if f in safe[max_fixes:]]
     hidden = 0 if include_destructive else len(risky)
     chosen = (*safe, *risky[:max_fixes]) if include_destructive else tuple(safe)
     reason = None if safe else _why_none(current, runs, len(risky))

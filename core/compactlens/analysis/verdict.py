@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
-from compactlens.analysis.fixes import FixSearch
+from compactlens.analysis.fixes import FixSearch, destructive
 from compactlens.analysis.protocol import ProtocolProblem
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
@@ -122,6 +122,24 @@ _FIXES = {
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
 }
+#: Which cost the next step is about when a run has several, most important first: what
+#: breaks the conversation (the latest request, a request the provider rejects, the
+#: system prompt), then losing facts, then compacting again at once, then what the
+#: provider would silently change, then money, then what was not measured. A run that
+#: keeps 18% of its facts is told to keep more, not to set a provider.
+COST_ORDER = (
+    "latest-request",
+    "provider-errors",
+    "system-prompt",
+    "fact-recall",
+    "next-compaction",
+    "provider-warnings",
+    "cache",
+    "not-measured",
+)
+#: A run that uses less than this share of its target has room to keep more word for
+#: word: its fact-recall step says so instead of "raise the target".
+ROOM_SHARE = 0.9
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -619,6 +637,21 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     )
 
 
+def _recall_step(n: VerdictNumbers) -> str:
+    """What helps a run that loses too many facts: when it uses less than
+    :data:`ROOM_SHARE` of its target, the room (raising the target cannot help a run that
+    does not fill it); else a larger target or collapsing tool results first."""
+    target = n.target_tokens
+    if target is None or n.tokens_after >= ROOM_SHARE * target:
+        return _FIXES["fact-recall"]
+    return (
+        f"Keep more of the history word for word: the run uses {percent(n.tokens_after, target)} "
+        f"of its target ({target - n.tokens_after:,} tokens of room), so let its "
+        "stages cut less (more recent groups kept verbatim, a larger clamp cut) until it "
+        "nears the target; the fix search tries such changes."
+    )
+
+
 def _recall_reason(n: VerdictNumbers, floor: float, scope: str) -> Reason:
     kept, total = n.facts_kept or 0, n.facts_total or 0
     if not total:
@@ -704,11 +737,19 @@ def _next_step(
             return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
-        first = next(r for r in reasons if r.level != "safe")
+        first = min(
+            (r for r in reasons if r.level != "safe"),
+            key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
+        )
         if first.code == "next-compaction":
             return _next_compaction_step(n)
+        if first.code == "fact-recall":
+            return _recall_step(n)
         return _FIXES.get(first.code, "Look at the costs above.")
-    best = fixes.best if fixes is not None else None
+    # The first fix that is not destructive, by the rule every surface uses (a search
+    # with destructive fixes included lists them last).
+    listed = fixes.fixes if fixes is not None else ()
+    best = next((f for f in listed if not destructive(f)), None)
     if best is not None:
         # The fix in plain words, with its own verdict's numbers when it was judged (the
         # search's recall counts another set of facts than this verdict does).
@@ -798,6 +839,7 @@ def verdict(
 
 
 __all__ = [
+    "COST_ORDER",
     "DEFAULT_RECALL_FLOOR",
     "FACT_DEFINITION",
     "GROUP_LABELS",

@@ -23,9 +23,16 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from compactlens.analysis.fix_verdicts import (
+    judge_fixes,
+    next_step,
+    shown_fixes,
+    with_raised_target,
+)
 from compactlens.analysis.fixes import FixSearch, search_fixes
 from compactlens.analysis.postmortem import (
     REFERENCE_LABEL,
@@ -158,7 +165,26 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.explain
         else None
     )
-    judged = run_verdict(transcript, result, strategy, guards, tokenizer, found)
+    judged = run_verdict(transcript, result, strategy, guards, tokenizer)
+    if found is not None:
+        # The fixes the notebook's debug() and the inspector's debugger list, by the same
+        # rule (each judged by the verdict of its run; the destructive hidden unless asked;
+        # a change that loses most facts offered beside a larger target), and the same
+        # next step.
+        found = with_raised_target(
+            index,
+            strategy,
+            judge_fixes(index, found),
+            judged,
+            guards=guards,
+            summaries=result.summaries,
+        )
+        wanted = args.include_destructive
+        judged = replace(judged, next_step=next_step(judged, found, include_destructive=wanted))
+        shown = shown_fixes(found.fixes, judged, include_destructive=wanted)
+        found = replace(
+            found, fixes=shown.fixes, hidden_destructive=found.hidden_destructive + shown.hidden
+        )
     # With ``-o -`` the transcript goes to stdout and the report to stderr.
     report = err if args.output == "-" else out
     if args.output is not None:

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from compactlens.analysis.fix_verdicts import fix_mark
 from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.verdict import Verdict
 from compactlens.engine.index import MessageGroup, MessageIndex
@@ -195,15 +196,22 @@ def render_result(
 
 
 def render_fixes(found: FixSearch) -> str:
-    """The ranked fixes of ``--explain``, each with its cost and how to reproduce it."""
+    """The ranked fixes of ``--explain``, each with its cost and how to reproduce it,
+    marked as every surface marks them (:func:`~compactlens.analysis.fix_mark`)."""
     lines = ["", f"fixes ({found.tried} changes re-run, {found.duration_ms:,.0f} ms):"]
     if not found.fixes:
         lines.append(f"  none: {found.none_reason}")
     for n, fix in enumerate(found.fixes, 1):
-        label = " [DESTRUCTIVE]" if fix.destructive else ""
+        mark = fix_mark(fix)
+        label = f" [{mark.upper()}]" if mark else ""
         lines.append(f"  {n}.{label} {fix.plain_summary}")
-        lines.append(f"     costs: {fix.costs()}")
-        lines += [f"     warning: {w}" for w in fix.warnings]
+        v = fix.verdict
+        if v is None:
+            lines.append(f"     costs: {fix.costs()}")
+            lines += [f"     warning: {w}" for w in fix.warnings]
+        else:  # judged: the verdict of the run it gives, as the run's own verdict reads
+            lines.append(f"     gives: {v.headline}: {v.summary}")
+            lines += [f"     cost: {r.text}" for r in v.costs]
         lines.append(f"     config: {json.dumps(fix.config, separators=(',', ':'))}")
     if found.hidden_destructive:
         lines.append(

@@ -297,7 +297,7 @@ def stage_change_words(stage: str, name: str, value: Any, stage_type: str = "") 
 #: Why content was kept, keyed by the engine's protection kind (parameters read as their label).
 PROTECTIONS: dict[str, str] = {
     "system": "system messages",
-    "not_a_tool_call": "not a tool call (this stage cannot touch it)",
+    "not_a_tool_call": "not a tool call (the tool-call stage cannot touch it)",
     "leading-system": "leading system messages",
     "keep-last": "newest messages kept verbatim",
     "later-system": "a later system message",

@@ -20,12 +20,16 @@ from typing import Any
 from compactlens.analysis import (
     Fix,
     FixSearch,
+    ShownFixes,
     Verdict,
+    fix_mark,
+    fix_recall,
     judge_fixes,
     judge_run,
-    listed_fixes,
     next_step,
     search_fixes,
+    shown_fixes,
+    with_raised_target,
 )
 from compactlens.analysis.verdict import verdict_card
 from compactlens.engine import (
@@ -69,18 +73,35 @@ class Debugger:
             summaries=result.summaries,
             include_destructive=include_destructive,
         )
-        self.search: FixSearch = judge_fixes(index, found)
+        search = judge_fixes(index, found)
         judged = judge_run(index, result, strategy, guards)
-        #: The run's verdict; its next step is the first listed fix (or nothing to fix).
-        self.verdict: Verdict = replace(judged, next_step=next_step(judged, self.search))
+        search = with_raised_target(
+            index, strategy, search, judged, guards=guards, summaries=result.summaries
+        )
+        self.search: FixSearch = search
+        self.include_destructive = include_destructive
+        #: The run's verdict; its next step is the one every surface gives
+        #: (:func:`compactlens.analysis.next_step`).
+        self.verdict: Verdict = replace(
+            judged,
+            next_step=next_step(judged, search, include_destructive=include_destructive),
+        )
         self.applied: CompactionResult | None = None
         self.applied_fix: Fix | None = None
         self._build()
 
     @property
+    def shown(self) -> ShownFixes:
+        """What is listed for this run and how many destructive fixes are hidden, by the
+        rule every surface uses (:func:`compactlens.analysis.shown_fixes`)."""
+        return shown_fixes(
+            self.search.fixes, self.verdict, include_destructive=self.include_destructive
+        )
+
+    @property
     def fixes(self) -> tuple[Fix, ...]:
-        """The fixes listed for this run (:func:`compactlens.analysis.listed_fixes`)."""
-        return listed_fixes(self.search.fixes, self.verdict)
+        """The fixes listed for this run (:attr:`shown`)."""
+        return self.shown.fixes
 
     @property
     def nothing_to_fix(self) -> bool:
@@ -167,7 +188,7 @@ class Debugger:
             return f"<b>{escape(self._none()[:1].upper() + self._none()[1:])}</b>"
         what = "improvements" if self.verdict.level == "costs" else "fixes"
         head = f"<b>{'1 ' + what[:-1] if n == 1 else f'{n} {what}'}</b>"
-        hidden = self.search.hidden_destructive
+        hidden = self.shown.hidden + self.search.hidden_destructive
         more = (
             ""
             if not hidden
@@ -181,15 +202,14 @@ def fix_line(fix: Fix) -> str:
     gives (headline and summary; its tokens when it was not judged)."""
     v = fix.verdict
     gives = f"{v.headline}: {v.summary}" if v is not None else f"{fix.tokens_after:,} tokens"
-    mark = ""
-    if fix.destructive:
-        mark = "costly: " if fix.keeps_conversation else "destructive: "
-    return f"{fix.plain_summary} ({mark}{gives})"
+    mark = fix_mark(fix)
+    return f"{fix.plain_summary} ({mark + ': ' if mark else ''}{gives})"
 
 
 def fix_table_html(fixes: Sequence[Fix]) -> str:
-    """The fixes as a table (rank, change, tokens after of the target, fact recall, groups
-    dropped, notes) that scrolls sideways rather than overflowing; every text escaped."""
+    """The fixes as a table (rank, change, tokens after of the target, fact recall as the
+    fix's verdict counts it, groups dropped, notes) that scrolls sideways rather than
+    overflowing; every text escaped."""
     if not fixes:
         return ""
     cell = "padding:2px 8px;text-align:left;vertical-align:top"
@@ -200,14 +220,14 @@ def fix_table_html(fixes: Sequence[Fix]) -> str:
     rows = []
     for i, fix in enumerate(fixes, 1):
         target = f" of {fix.target_tokens:,}" if fix.target_tokens is not None else ""
-        notes = [n for n, on in (("destructive", fix.destructive),) if on]
+        notes = [n for n in (fix_mark(fix),) if n]
         if not fix.request_kept:
             notes.append("loses the latest request")
         values = (
             str(i),
             fix.plain_summary,
             f"{fix.tokens_after:,}{target}",
-            f"{fix.recall:.0%}",
+            f"{fix_recall(fix):.0%}",
             f"{fix.groups_dropped:,}",
             ", ".join(notes),
         )

@@ -75,7 +75,7 @@ class SelectiveToolCallCompactionStrategy:
                 plan,
                 "not_a_tool_call",
                 [g.id for g in plan.index.groups if g.kind is not GroupKind.TOOL_CALL],
-                "this strategy only removes tool-call groups",
+                "Selective tool-call removal only removes tool-call groups",
             ),
         ]
         return [i for i in items if i is not None]

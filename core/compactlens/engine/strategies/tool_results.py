@@ -443,7 +443,7 @@ class ToolResultCompactionStrategy:
                 plan,
                 "not_a_tool_call",
                 [g.id for g in plan.index.groups if g.kind is not GroupKind.TOOL_CALL],
-                "this strategy only collapses tool-call groups",
+                "Tool-result collapse only collapses tool-call groups",
             ),
         ]
         return [i for i in items if i is not None]
