@@ -674,3 +674,29 @@ def test_a_call_over_budget_after_an_idle_stretch_equals_a_fresh_run(
             elif quiet >= 2:
                 engine += 1
     assert quiet >= 2 and engine >= 1, "no call over budget after two idle ones"
+
+
+@settings(max_examples=10, deadline=None)
+@given(shape=st.sampled_from(SHAPES), sizes=st.lists(st.integers(4, 12), min_size=4, max_size=10))
+def test_a_first_call_with_nothing_to_do_keeps_no_messages(shape: Shape, sizes: list[int]) -> None:
+    """A first call (a full run) that leaves the history unchanged and whose trigger the
+    running totals keep quiet keeps only the items and totals, not the messages it read
+    (an idle loop would otherwise free them all at once in a later call); the calls after
+    it, idle or over budget, still answer as fresh runs."""
+    compactor = Compactor.from_config(
+        {
+            "type": "truncation",
+            "trigger": {"op": "exceed", "metric": "tokens", "n": 200},
+            "minimum_preserved": 2,
+        }
+    )
+    memory = LoopMemory()
+    history = [*shape.user("q"), *shape.tools(0, 2)]
+    with patch("compactlens.integrations.compactor.listening", return_value=False):
+        first = compactor.run(history, shape.format, memory=memory)
+        assert first.status == "unchanged" and first.result is not None  # a full run
+        assert memory.counts == []
+        for n, size in enumerate(sizes, start=1):
+            history = [*history, *shape.user(f"q{n}"), *shape.tools(n, size)]
+            run = compactor.run(history, shape.format, memory=memory)
+            _same(run, compactor.run(history, shape.format))

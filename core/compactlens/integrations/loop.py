@@ -245,15 +245,21 @@ class LoopMemory:
         counter: Tokenizer | None,
         messages: Sequence[Message],
         counts: Sequence[int],
+        *,
+        keep: bool = True,
     ) -> None:
-        """Remember ``items`` as read by a full run (``messages`` with their ``counts``)."""
+        """Remember ``items`` as read by a full run (``messages`` with their ``counts``).
+        Without ``keep`` only the items, totals and turns are kept, as after an idle call
+        (the run found nothing to do, so the next call probably does not read them; a
+        call that does reads the whole history again once)."""
         self._clear()
         if self._split(items, 0, messages, counts, 0, 0, 0):
             self._items = list(items)
             self._key = (format, counter)
-            self._messages = list(messages)
-            self._counts = list(counts)
-            self._kept = self._wanted = True
+            if keep:
+                self._messages = list(messages)
+                self._counts = list(counts)
+            self._kept = self._wanted = keep
         else:
             self._clear()
 
