@@ -147,6 +147,38 @@ def test_pydantic_ai_processor_as_a_fresh_one_gives(steps: list[tuple[str, int]]
         assert (sent is history) == (fresh is history)
 
 
+@_needs("pydantic_ai")
+@settings(max_examples=15, deadline=None)
+@given(steps=STEPS)
+def test_pydantic_ai_processor_compacts_as_the_engine_does_on_the_full_dump(
+    steps: list[tuple[str, int]],
+) -> None:
+    """The processor keeps its items without the null fields pydantic writes for unset
+    options; what it sends is what ``apply_compaction`` makes of the full dump."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from compactlens import apply_compaction
+    from compactlens.engine.telemetry import history_changed
+    from compactlens.formats.pydantic_ai import merge_requests
+    from compactlens.integrations.pydantic_ai import history_processor
+
+    compactor = Compactor.from_config(CONFIG)
+    assert compactor.strategy is not None
+    process = history_processor(compactor)
+    dump = ModelMessagesTypeAdapter.dump_python
+    history: list[Any] = []
+    for n, (op, value) in enumerate(steps):
+        history = _apply(history, op, value, n, _pydantic_make)
+        sent = process(history)
+        full = list(dump(history, mode="json"))
+        result = apply_compaction(full, compactor.strategy, format="pydantic-ai")
+        if not history_changed(result):
+            assert sent is history
+            continue
+        rebuilt = ModelMessagesTypeAdapter.validate_python(merge_requests(result.messages))
+        assert _untimed(dump(sent, mode="json")) == _untimed(dump(rebuilt, mode="json"))
+
+
 def _maf_make(op: str, n: int, size: int) -> list[Any]:
     from agent_framework import Content, Message
 

@@ -309,14 +309,20 @@ class LoopMemory:
         return True
 
 
-def shared(value: Any) -> Any:
+def shared(value: Any, *, nulls: bool = True) -> Any:
     """``value`` (decoded JSON) with its keys and short strings interned. A store or a
     converter builds each item on its own, so every item would otherwise hold its own
-    copies of ``"type"``, ``"role"``, ``"part_kind"``... (most of a short item's memory)."""
+    copies of ``"type"``, ``"role"``, ``"part_kind"``... (most of a short item's memory).
+    Without ``nulls``, keys whose value is ``null`` are left out (for a format whose
+    reader treats a null field as a missing one)."""
     if isinstance(value, dict):
-        return {(sys.intern(k) if isinstance(k, str) else k): shared(v) for k, v in value.items()}
+        return {
+            (sys.intern(k) if isinstance(k, str) else k): shared(v, nulls=nulls)
+            for k, v in value.items()
+            if nulls or v is not None
+        }
     if isinstance(value, list):
-        return [shared(v) for v in value]
+        return [shared(v, nulls=nulls) for v in value]
     if isinstance(value, str) and len(value) <= 24:
         return sys.intern(value)
     return value
@@ -340,20 +346,22 @@ class Conversions:
         self._objects: list[Any] = []  # the last history handed over
         self._items: list[Any] = []  # its items
         # Every object converted either way, by identity: the last history's and the
-        # last compaction's (a framework may keep either as its next history).
-        self._by_object: dict[int, tuple[Any, Any]] = {}
-        self._by_item: dict[int, Any] = {}
+        # last compaction's (a framework may keep either as its next history). Each
+        # dict holds what the other's keys are the ids of, so no id is reused while
+        # its entry lives (an object is known when its item maps back to it).
+        self._by_object: dict[int, Any] = {}  # id(object) -> its item
+        self._by_item: dict[int, Any] = {}  # id(item) -> its object
 
     def items(self, objects: Sequence[Any]) -> list[Any]:
         """The wire items of ``objects``, converting only objects not seen before."""
         k = common_prefix(self._objects, objects)
         tail = list(objects[k:])
-        by_object = self._by_object
-        missing = [o for o in tail if by_object.get(id(o), (None,))[0] is not o]
+        by_object, by_item = self._by_object, self._by_item
+        missing = [o for o in tail if by_item.get(id(by_object.get(id(o)))) is not o]
         for obj, item in zip(missing, self._to(missing) if missing else [], strict=True):
             self._remember(obj, item)
         head = self._items if k == len(self._items) else self._items[:k]
-        self._items = head + [by_object[id(o)][1] for o in tail]
+        self._items = head + [by_object[id(o)] for o in tail]
         self._objects = list(objects)
         if len(by_object) > 2 * len(self._objects) + 64:  # forget what left the history
             self._by_object, self._by_item = {}, {}
@@ -372,7 +380,7 @@ class Conversions:
         return [by_item[id(item)] for item in items]
 
     def _remember(self, obj: Any, item: Any) -> None:
-        self._by_object[id(obj)] = (obj, item)
+        self._by_object[id(obj)] = item
         self._by_item[id(item)] = obj
 
 
