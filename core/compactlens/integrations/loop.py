@@ -41,6 +41,7 @@ from compactlens.engine.triggers import Trigger
 from compactlens.formats import get_format
 from compactlens.formats.caller import CallerMessages
 from compactlens.model.errors import CompactlensError
+from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import Message
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, message_sizes
 from compactlens.summarizers.base import SummaryResponse
@@ -315,17 +316,54 @@ def shared(value: Any, *, nulls: bool = True) -> Any:
     copies of ``"type"``, ``"role"``, ``"part_kind"``... (most of a short item's memory).
     Without ``nulls``, keys whose value is ``null`` are left out (for a format whose
     reader treats a null field as a missing one)."""
-    if isinstance(value, dict):
-        return {
-            (sys.intern(k) if isinstance(k, str) else k): shared(v, nulls=nulls)
-            for k, v in value.items()
-            if nulls or v is not None
-        }
-    if isinstance(value, list):
-        return [shared(v, nulls=nulls) for v in value]
-    if isinstance(value, str) and len(value) <= 24:
+    kind = type(value)
+    if kind is dict:
+        return _shared_dict(value, nulls)
+    if kind is list:
+        return _shared_list(value, nulls)
+    if kind is str and len(value) <= _SHORT:
         return sys.intern(value)
     return value
+
+
+_SHORT = 24  # the longest string :func:`shared` interns
+
+
+def _shared_dict(d: dict[Any, Any], nulls: bool) -> dict[Any, Any]:
+    # Scalars are handled in the loop (one function call per container, not per value:
+    # the first call of a loop reads every item of a long history through here).
+    intern, short = sys.intern, _SHORT
+    out: dict[Any, Any] = {}
+    for k, v in d.items():
+        kind = type(v)
+        if kind is str:
+            if len(v) <= short:
+                v = intern(v)
+        elif kind is dict:
+            v = _shared_dict(v, nulls)
+        elif kind is list:
+            v = _shared_list(v, nulls)
+        elif v is None and not nulls:
+            continue
+        out[intern(k) if type(k) is str else k] = v
+    return out
+
+
+def _shared_list(items: list[Any], nulls: bool) -> list[Any]:
+    out: list[Any] = []
+    add = out.append
+    intern, short = sys.intern, _SHORT
+    for v in items:
+        kind = type(v)
+        if kind is str:
+            if len(v) <= short:
+                v = intern(v)
+        elif kind is dict:
+            v = _shared_dict(v, nulls)
+        elif kind is list:
+            v = _shared_list(v, nulls)
+        add(v)
+    return out
 
 
 class Conversions:
@@ -358,8 +396,13 @@ class Conversions:
         tail = list(objects[k:])
         by_object, by_item = self._by_object, self._by_item
         missing = [o for o in tail if by_item.get(id(by_object.get(id(o)))) is not o]
-        for obj, item in zip(missing, self._to(missing) if missing else [], strict=True):
-            self._remember(obj, item)
+        if missing:
+            # A first call converts the whole history: plain dicts, no cycles, so the
+            # collector need not walk the heap while they are built.
+            with gc_paused():
+                made = self._to(missing)
+            for obj, item in zip(missing, made, strict=True):
+                self._remember(obj, item)
         head = self._items if k == len(self._items) else self._items[:k]
         self._items = head + [by_object[id(o)] for o in tail]
         self._objects = list(objects)
