@@ -31,6 +31,12 @@ CONFIG = {
         },
     ],
 }
+#: A truncation only marks messages (MAF): the strategy's view then follows its own marks.
+TRUNCATION = {
+    "type": "truncation",
+    "trigger": {"op": "exceed", "metric": "tokens", "n": 250},
+    "minimum_preserved": 2,
+}
 STEPS = st.lists(
     st.one_of(
         st.tuples(st.just("user"), st.integers(1, 25)),
@@ -141,6 +147,38 @@ def test_pydantic_ai_processor_as_a_fresh_one_gives(steps: list[tuple[str, int]]
         assert (sent is history) == (fresh is history)
 
 
+@_needs("pydantic_ai")
+@settings(max_examples=15, deadline=None)
+@given(steps=STEPS)
+def test_pydantic_ai_processor_compacts_as_the_engine_does_on_the_full_dump(
+    steps: list[tuple[str, int]],
+) -> None:
+    """The processor keeps its items without the null fields pydantic writes for unset
+    options; what it sends is what ``apply_compaction`` makes of the full dump."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from compactlens import apply_compaction
+    from compactlens.engine.telemetry import history_changed
+    from compactlens.formats.pydantic_ai import merge_requests
+    from compactlens.integrations.pydantic_ai import history_processor
+
+    compactor = Compactor.from_config(CONFIG)
+    assert compactor.strategy is not None
+    process = history_processor(compactor)
+    dump = ModelMessagesTypeAdapter.dump_python
+    history: list[Any] = []
+    for n, (op, value) in enumerate(steps):
+        history = _apply(history, op, value, n, _pydantic_make)
+        sent = process(history)
+        full = list(dump(history, mode="json"))
+        result = apply_compaction(full, compactor.strategy, format="pydantic-ai")
+        if not history_changed(result):
+            assert sent is history
+            continue
+        rebuilt = ModelMessagesTypeAdapter.validate_python(merge_requests(result.messages))
+        assert _untimed(dump(sent, mode="json")) == _untimed(dump(rebuilt, mode="json"))
+
+
 def _maf_make(op: str, n: int, size: int) -> list[Any]:
     from agent_framework import Content, Message
 
@@ -157,13 +195,15 @@ def _maf_make(op: str, n: int, size: int) -> list[Any]:
 
 @_needs("agent_framework")
 @settings(max_examples=30, deadline=None)
-@given(steps=STEPS)
-def test_maf_strategy_marks_and_inserts_as_a_fresh_one(steps: list[tuple[str, int]]) -> None:
+@given(steps=STEPS, config=st.sampled_from([CONFIG, TRUNCATION]))
+def test_maf_strategy_marks_and_inserts_as_a_fresh_one(
+    steps: list[tuple[str, int]], config: dict[str, Any]
+) -> None:
     from agent_framework import Message
 
     from compactlens.integrations.agent_framework import CompactlensStrategy
 
-    compactor = Compactor.from_config(CONFIG)
+    compactor = Compactor.from_config(config)
     strategy = CompactlensStrategy(compactor)
     mine: list[Any] = []
     theirs: list[Any] = []
@@ -194,19 +234,21 @@ MAF_STEPS = st.lists(
 
 @_needs("agent_framework")
 @settings(max_examples=40, deadline=None)
-@given(steps=MAF_STEPS, idle=st.booleans())
+@given(steps=MAF_STEPS, mode=st.sampled_from(["idle", "pipeline", "truncation"]))
 def test_maf_strategy_sees_marks_others_set_or_clear(
-    steps: list[tuple[str, int]], idle: bool
+    steps: list[tuple[str, int]], mode: str
 ) -> None:
     """Another strategy of a pipeline (or MAF's own reconciliation) marks or unmarks
-    messages already seen between two calls; the strategy, which remembers the marks
-    it saw, still answers as a fresh one."""
+    messages already seen between two calls, also messages the strategy itself marked;
+    the strategy, which remembers the marks it saw and set, still answers as a fresh
+    one."""
     from agent_framework import Message
 
     from compactlens.integrations.agent_framework import CompactlensStrategy
 
-    config = {"type": "truncation", "trigger": {"op": "exceed", "metric": "tokens", "n": 10**9}}
-    compactor = Compactor.from_config(config if idle else CONFIG)
+    idle = {"type": "truncation", "trigger": {"op": "exceed", "metric": "tokens", "n": 10**9}}
+    config = {"idle": idle, "pipeline": CONFIG, "truncation": TRUNCATION}[mode]
+    compactor = Compactor.from_config(config)
     strategy = CompactlensStrategy(compactor)
     mine: list[Any] = []
     for n, (op, value) in enumerate(steps):
@@ -241,3 +283,40 @@ def test_maf_strategy_sees_a_mark_cleared_between_calls() -> None:
     assert asyncio.run(strategy(messages)) is False
     messages[0].additional_properties["_excluded"] = False
     assert asyncio.run(strategy(messages)) is True
+
+
+@_needs("agent_framework")
+@settings(max_examples=20, deadline=None)
+@given(sizes=st.lists(st.integers(1, 30), min_size=3, max_size=12))
+def test_maf_strategy_follows_its_own_marks_without_reading_the_list_again(
+    sizes: list[int],
+) -> None:
+    """A call that only marks messages (a truncation) leaves the strategy's view of the
+    list as a fresh view reads the list after the marks: the next call reads only what
+    was appended, and every call answers as a fresh strategy."""
+    from agent_framework import Message
+
+    from compactlens.integrations.agent_framework import CompactlensStrategy, _View
+
+    compactor = Compactor.from_config(TRUNCATION)
+    strategy = CompactlensStrategy(compactor)
+    mine: list[Any] = []
+    for n in range(6):  # over budget from the first call on
+        mine += [*_maf_make("user", n, 5), *_maf_make("tools", n, 20)]
+    marked = 0
+    for n, size in enumerate(sizes, start=6):
+        mine += [*_maf_make("user", n, 5), *_maf_make("tools", n, size)]
+        theirs = [Message.from_dict(m.to_dict()) for m in mine]
+        changed = asyncio.run(strategy(mine))
+        assert changed == asyncio.run(CompactlensStrategy(compactor)(theirs))
+        assert [m.to_dict() for m in mine] == [m.to_dict() for m in theirs]
+        views = list(strategy._views._views.values())
+        assert len(views) == 1  # a call that only marked kept its view
+        view = views[0][1]
+        fresh = _View()
+        fresh.update(mine)
+        assert view.included == fresh.included
+        assert view.positions == fresh.positions
+        assert view.marks == fresh.marks
+        marked += changed
+    assert marked >= 1

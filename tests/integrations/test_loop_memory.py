@@ -21,6 +21,7 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compactlens import load_transcript
 from compactlens.formats.pydantic_ai import merge_requests
 from compactlens.integrations import Compactor
 from compactlens.integrations.compactor import OneShot
@@ -477,20 +478,44 @@ def _grow(
         history.append({"role": "system", "content": f"rule {n} " * value})
 
 
+class _InFormat:
+    """OpenAI Chat messages as ``format``'s wire items, each message converted once (so a
+    history that grows keeps its items, as a framework's store hands them over)."""
+
+    def __init__(self, format: str) -> None:
+        self.format = format
+        self._made: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+
+    def __call__(self, history: list[dict[str, Any]]) -> list[Any]:
+        if self.format == "openai-chat":
+            return history
+        out: list[Any] = []
+        for m in history:
+            held = self._made.get(id(m))
+            if held is None or held[0] is not m:
+                items, _ = load_transcript([m], "openai-chat").to_wire(self.format)
+                held = self._made[id(m)] = (m, items)
+            out += held[1]
+        return out
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     limit=st.sampled_from([150, 300, 600]),
     system=st.booleans(),
     opening=st.integers(5, 40),
     steps=st.lists(LONG_STEP, min_size=20, max_size=70),
+    format=st.sampled_from(["openai-chat", "openai-responses"]),
 )
 def test_a_history_over_budget_follows_the_kept_window_and_equals_a_fresh_run(
-    limit: int, system: bool, opening: int, steps: list[tuple[str, Any]]
+    limit: int, system: bool, opening: int, steps: list[tuple[str, Any]], format: str
 ) -> None:
     """Long loops over budget (appends, tool rounds, parallel calls, reasoning, calls
     answered many turns later, system messages in the middle, rewinds, edits inside the
     dropped prefix, strategy changes): every call equals a fresh run, and most calls are
-    answered from the window the call before left."""
+    answered from the window the call before left. In the Responses format each parallel
+    call is an item of its own, so its result is apart from its call (a split pair)."""
+    wire = _InFormat(format)
     compactors = _windowed_compactors(limit)
     chosen = compactors[0]
     memory = LoopMemory()
@@ -514,8 +539,9 @@ def test_a_history_over_budget_follows_the_kept_window_and_equals_a_fresh_run(
         else:
             history = list(history)
             _grow(history, n, op, value, open_calls)
-        remembered = chosen.run(history, "openai-chat", memory=memory)
-        _same(remembered, chosen.run(history, "openai-chat"))
+        items = wire(history)
+        remembered = chosen.run(items, format, memory=memory)
+        _same(remembered, chosen.run(items, format))
 
 
 class _Followed:
@@ -534,12 +560,16 @@ class _Followed:
 @given(
     system=st.booleans(),
     rounds=st.lists(st.tuples(st.integers(1, 30), st.integers(1, 3)), min_size=12, max_size=30),
+    format=st.sampled_from(["openai-chat", "openai-responses"]),
 )
 def test_a_loop_that_only_grows_over_budget_reads_only_the_window(
-    system: bool, rounds: list[tuple[int, int]]
+    system: bool, rounds: list[tuple[int, int]], format: str
 ) -> None:
     """After the first compacting call, each call of a loop that appends a tool round and
-    the next request runs on the kept window (and equals a fresh run)."""
+    the next request runs on the kept window (and equals a fresh run), also when the
+    window holds parallel calls whose results are apart from their calls (the Responses
+    format's one item per call)."""
+    wire = _InFormat(format)
     compactor = Compactor.from_config(
         {
             "type": "truncation",
@@ -552,7 +582,7 @@ def test_a_loop_that_only_grows_over_budget_reads_only_the_window(
     for n in range(20):
         _grow(history, n, "user", 5, [])
         _grow(history, n, "tools", 20, [])
-    compactor.run(history, "openai-chat", memory=memory)  # the first call runs in full
+    compactor.run(wire(history), format, memory=memory)  # the first call runs in full
     followed = _Followed()
     with (
         patch("compactlens.integrations.compactor.window_result", followed),
@@ -564,9 +594,57 @@ def test_a_loop_that_only_grows_over_budget_reads_only_the_window(
                 history, n, "parallel" if calls > 1 else "tools", calls if calls > 1 else size, []
             )
             _grow(history, n, "user", size, [])
-            remembered = compactor.run(history, "openai-chat", memory=memory)
-            _same(remembered, compactor.run(history, "openai-chat"))
+            items = wire(history)
+            remembered = compactor.run(items, format, memory=memory)
+            _same(remembered, compactor.run(items, format))
     assert followed.count == len(rounds)
+
+
+def test_parallel_calls_in_the_responses_format_follow_the_window_until_a_rewind_or_edit() -> None:
+    """Parallel calls in the Responses format (one item per call, results apart from their
+    calls): a call after a tool round and the next request runs on the kept window; a
+    rewind past the window's start, or an edit inside the dropped prefix, is a full run.
+    Every call equals a fresh run."""
+    compactor = Compactor.from_config(
+        {
+            "type": "truncation",
+            "trigger": {"op": "exceed", "metric": "tokens", "n": 300},
+            "minimum_preserved": 2,
+        }
+    )
+    wire = _InFormat("openai-responses")
+    memory = LoopMemory()
+    history: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+    for n in range(20):
+        _grow(history, n, "user", 5, [])
+        _grow(history, n, "parallel", 3, [])
+    followed = _Followed()
+
+    def call(expect_window: bool) -> None:
+        before = followed.count
+        items = wire(history)
+        remembered = compactor.run(items, "openai-responses", memory=memory)
+        _same(remembered, compactor.run(items, "openai-responses"))
+        assert followed.count == before + expect_window
+
+    with (
+        patch("compactlens.integrations.compactor.window_result", followed),
+        patch("compactlens.integrations.compactor.listening", return_value=False),
+    ):
+        call(False)  # the first call runs in full
+        for n in range(20, 23):
+            history = list(history)
+            _grow(history, n, "parallel", 3, [])
+            _grow(history, n, "user", 5, [])
+            call(True)
+        history = history[:40]  # a rewind far past the window's start
+        call(False)
+        history = list(history)
+        _grow(history, 23, "parallel", 4, [])
+        _grow(history, 23, "user", 5, [])
+        call(True)
+        history = [history[0], {"role": "user", "content": "edited"}, *history[2:]]
+        call(False)  # an edit inside the dropped prefix
 
 
 @settings(max_examples=10, deadline=None)
@@ -596,3 +674,29 @@ def test_a_call_over_budget_after_an_idle_stretch_equals_a_fresh_run(
             elif quiet >= 2:
                 engine += 1
     assert quiet >= 2 and engine >= 1, "no call over budget after two idle ones"
+
+
+@settings(max_examples=10, deadline=None)
+@given(shape=st.sampled_from(SHAPES), sizes=st.lists(st.integers(4, 12), min_size=4, max_size=10))
+def test_a_first_call_with_nothing_to_do_keeps_no_messages(shape: Shape, sizes: list[int]) -> None:
+    """A first call (a full run) that leaves the history unchanged and whose trigger the
+    running totals keep quiet keeps only the items and totals, not the messages it read
+    (an idle loop would otherwise free them all at once in a later call); the calls after
+    it, idle or over budget, still answer as fresh runs."""
+    compactor = Compactor.from_config(
+        {
+            "type": "truncation",
+            "trigger": {"op": "exceed", "metric": "tokens", "n": 200},
+            "minimum_preserved": 2,
+        }
+    )
+    memory = LoopMemory()
+    history = [*shape.user("q"), *shape.tools(0, 2)]
+    with patch("compactlens.integrations.compactor.listening", return_value=False):
+        first = compactor.run(history, shape.format, memory=memory)
+        assert first.status == "unchanged" and first.result is not None  # a full run
+        assert memory.counts == []
+        for n, size in enumerate(sizes, start=1):
+            history = [*history, *shape.user(f"q{n}"), *shape.tools(n, size)]
+            run = compactor.run(history, shape.format, memory=memory)
+            _same(run, compactor.run(history, shape.format))

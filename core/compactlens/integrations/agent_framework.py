@@ -17,10 +17,13 @@ saw, their ``additional_properties`` dicts and the exclusion mark each held. On 
 call the list must start with the messages seen (object identity, one C-speed list
 comparison); the marks are read from the remembered dicts in one C-speed pass and
 compared with the remembered ones, and when none changed the included messages are the
-remembered ones plus the new included ones. *Detected* (a full pass): a list that does
-not start with the messages seen (a rewind, an edit, another conversation, a list our
-own insertion rebuilt), any mark set or cleared since the last call (another strategy
-of a pipeline, MAF's summary reconciliation), a call that changed the list.
+remembered ones plus the new included ones. A call that only marked messages (a
+truncation) notes its own marks in the view, so a loop that stays over budget reads only
+what was appended too (the marks are still all compared, in C). *Detected* (a full
+pass): a list that does not start with the messages seen (a rewind, an edit, another
+conversation, a list our own insertion rebuilt), any mark set or cleared since the last
+call (another strategy of a pipeline, MAF's summary reconciliation), a call that
+inserted messages (a summary, a collapsed tool result).
 *Assumed*: a message's ``additional_properties`` is changed in place, not replaced by a
 new dict (MAF's own code only changes it in place).
 """
@@ -47,13 +50,14 @@ _PROPERTIES = attrgetter("additional_properties")
 class _View:
     """One message list as the strategy last saw it (see the module docstring)."""
 
-    __slots__ = ("included", "marks", "messages", "properties")
+    __slots__ = ("included", "marks", "messages", "positions", "properties")
 
     def __init__(self) -> None:
         self.messages: list[Any] = []
         self.properties: list[dict[str, Any]] = []
         self.marks: list[Any] = []
         self.included: list[Any] = []
+        self.positions: list[int] = []  # where each included message is in ``messages``
 
     def update(self, messages: list[Any]) -> list[Any]:
         """The included messages of ``messages``, reading only what changed. The list
@@ -66,14 +70,34 @@ class _View:
         if self.messages != messages:
             n, new = 0, list(messages)  # not the list seen: every message is new
             self.messages, self.properties, self.marks, self.included = new, [], [], []
+            self.positions = []
         self.properties += map(_PROPERTIES, new)
         marks = list(map(dict.get, self.properties, repeat(EXCLUDED)))
         if marks[:n] == self.marks:
-            self.included += compress(new, map(not_, marks[n:]))
+            keep = list(map(not_, marks[n:]))
+            self.included += compress(new, keep)
+            self.positions += compress(range(n, len(marks)), keep)
         else:  # a mark changed since the last call
-            self.included = list(compress(self.messages, map(not_, marks)))
+            keep = list(map(not_, marks))
+            self.included = list(compress(self.messages, keep))
+            self.positions = list(compress(range(len(marks)), keep))
         self.marks = marks
         return self.included
+
+    def excluded(self, included: list[Any], dropped: list[bool]) -> bool:
+        """Note the marks the strategy itself just set: the messages of ``included`` (the
+        list :meth:`update` returned, unchanged since) where ``dropped`` is true are now
+        excluded, and the list of messages is the same. False when ``included`` is no
+        longer the view's (another call read the list since)."""
+        if included is not self.included or len(dropped) != len(included):
+            return False
+        marks = self.marks
+        for at in compress(self.positions, dropped):
+            marks[at] = True  # what the mark reads as on the next call
+        keep = list(map(not_, dropped))
+        self.included = list(compress(included, keep))
+        self.positions = list(compress(self.positions, keep))
+        return True
 
 
 class _Views:
@@ -100,6 +124,12 @@ class _Views:
                     self._views.popitem(last=False)
             return view.update(messages)
 
+    def excluded(self, first: Any, included: list[Any], dropped: list[bool]) -> bool:
+        """:meth:`_View.excluded` on the view of the list that starts with ``first``."""
+        with self._lock:
+            held = self._views.get(id(first))
+            return held is not None and held[0] is first and held[1].excluded(included, dropped)
+
     def forget(self, first: Any) -> None:
         """Drop the view of the list that started with ``first`` (the strategy changed
         its marks or contents)."""
@@ -125,31 +155,38 @@ class CompactlensStrategy:
         loop = self._loops.of(included)
         # In a worker thread: a summarizer's model call must not block the event loop.
         try:
-            changed = await asyncio.to_thread(self._compact, messages, included, loop)
+            changed, dropped = await asyncio.to_thread(self._compact, messages, included, loop)
         except BaseException:
             self._views.forget(first)
             raise
-        if changed:
+        # Marks only (no message inserted): the view follows them, so the next call reads
+        # only what was appended; otherwise it reads the whole list again.
+        if changed and (dropped is None or not self._views.excluded(first, included, dropped)):
             self._views.forget(first)
         return changed
 
-    def _compact(self, messages: list[Any], included: list[Any], loop: Loop) -> bool:
+    def _compact(
+        self, messages: list[Any], included: list[Any], loop: Loop
+    ) -> tuple[bool, list[bool] | None]:
+        """Whether the compaction changed ``messages``, with which of ``included`` it
+        marked excluded when it only marked (None when it inserted messages)."""
         with loop.memory.lock:
             items = loop.conversions.items(included)
             result = self.compactor.run(items, FORMAT, memory=loop.memory)
             if not result.changed:
-                return False
+                return False, None
             made = loop.conversions.objects(result.messages)
         source = {id(item): m for item, m in zip(items, included, strict=True)}
         kept = {id(item) for item in result.messages}
-        for item, message in zip(items, included, strict=True):
-            if id(item) not in kept:
-                message.additional_properties[EXCLUDED] = True
-                message.additional_properties[EXCLUDE_REASON] = REASON
-        if any(id(item) not in source for item in result.messages):
+        dropped = [id(item) not in kept for item in items]
+        for message in compress(included, dropped):
+            message.additional_properties[EXCLUDED] = True
+            message.additional_properties[EXCLUDE_REASON] = REASON
+        inserted = any(id(item) not in source for item in result.messages)
+        if inserted:
             _insert(messages, included, result.messages, made, source)
         self._loops.follow(loop, made)
-        return True
+        return True, None if inserted else dropped
 
 
 def _insert(

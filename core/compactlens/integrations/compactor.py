@@ -252,11 +252,22 @@ class Compactor:
         emit_engine_result("apply_compaction", result, items)
         memory.summaries = result.summaries
         if totals is None:
-            memory.seed(items, format, counter, caller.messages, index.message_tokens)
+            # Messages seeded after a call that had nothing to do would only be freed
+            # on a later idle call (all at once, a spike in that call): keep them only
+            # when the next call may need them.
+            counts = index.message_tokens
+            idle = result.status == "unchanged" and self._quiet(Totals(sum(counts), len(counts)))
+            memory.seed(items, format, counter, caller.messages, counts, keep=not idle)
         memory.window = None
         if self._windowed():
             memory.window = remember(self, result, index, counter)
         return _engine_run(result, _projection_changed(result, index))
+
+    def _quiet(self, totals: Totals) -> bool:
+        """Whether the strategy certainly leaves a history with ``totals`` unchanged."""
+        assert self.strategy is not None
+        strategy = with_profile(self.strategy, self.profile)
+        return quiet(strategy, totals, self.tokenizer is not None)[0]
 
     def _windowed(self) -> bool:
         assert self.strategy is not None

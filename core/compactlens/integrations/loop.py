@@ -41,6 +41,7 @@ from compactlens.engine.triggers import Trigger
 from compactlens.formats import get_format
 from compactlens.formats.caller import CallerMessages
 from compactlens.model.errors import CompactlensError
+from compactlens.model.gc_pause import gc_paused
 from compactlens.model.messages import Message
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, message_sizes
 from compactlens.summarizers.base import SummaryResponse
@@ -245,15 +246,21 @@ class LoopMemory:
         counter: Tokenizer | None,
         messages: Sequence[Message],
         counts: Sequence[int],
+        *,
+        keep: bool = True,
     ) -> None:
-        """Remember ``items`` as read by a full run (``messages`` with their ``counts``)."""
+        """Remember ``items`` as read by a full run (``messages`` with their ``counts``).
+        Without ``keep`` only the items, totals and turns are kept, as after an idle call
+        (the run found nothing to do, so the next call probably does not read them; a
+        call that does reads the whole history again once)."""
         self._clear()
         if self._split(items, 0, messages, counts, 0, 0, 0):
             self._items = list(items)
             self._key = (format, counter)
-            self._messages = list(messages)
-            self._counts = list(counts)
-            self._kept = self._wanted = True
+            if keep:
+                self._messages = list(messages)
+                self._counts = list(counts)
+            self._kept = self._wanted = keep
         else:
             self._clear()
 
@@ -303,17 +310,60 @@ class LoopMemory:
         return True
 
 
-def shared(value: Any) -> Any:
+def shared(value: Any, *, nulls: bool = True) -> Any:
     """``value`` (decoded JSON) with its keys and short strings interned. A store or a
     converter builds each item on its own, so every item would otherwise hold its own
-    copies of ``"type"``, ``"role"``, ``"part_kind"``... (most of a short item's memory)."""
-    if isinstance(value, dict):
-        return {(sys.intern(k) if isinstance(k, str) else k): shared(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [shared(v) for v in value]
-    if isinstance(value, str) and len(value) <= 24:
+    copies of ``"type"``, ``"role"``, ``"part_kind"``... (most of a short item's memory).
+    Without ``nulls``, keys whose value is ``null`` are left out (for a format whose
+    reader treats a null field as a missing one)."""
+    kind = type(value)
+    if kind is dict:
+        return _shared_dict(value, nulls)
+    if kind is list:
+        return _shared_list(value, nulls)
+    if kind is str and len(value) <= _SHORT:
         return sys.intern(value)
     return value
+
+
+_SHORT = 24  # the longest string :func:`shared` interns
+
+
+def _shared_dict(d: dict[Any, Any], nulls: bool) -> dict[Any, Any]:
+    # Scalars are handled in the loop (one function call per container, not per value:
+    # the first call of a loop reads every item of a long history through here).
+    intern, short = sys.intern, _SHORT
+    out: dict[Any, Any] = {}
+    for k, v in d.items():
+        kind = type(v)
+        if kind is str:
+            if len(v) <= short:
+                v = intern(v)
+        elif kind is dict:
+            v = _shared_dict(v, nulls)
+        elif kind is list:
+            v = _shared_list(v, nulls)
+        elif v is None and not nulls:
+            continue
+        out[intern(k) if type(k) is str else k] = v
+    return out
+
+
+def _shared_list(items: list[Any], nulls: bool) -> list[Any]:
+    out: list[Any] = []
+    add = out.append
+    intern, short = sys.intern, _SHORT
+    for v in items:
+        kind = type(v)
+        if kind is str:
+            if len(v) <= short:
+                v = intern(v)
+        elif kind is dict:
+            v = _shared_dict(v, nulls)
+        elif kind is list:
+            v = _shared_list(v, nulls)
+        add(v)
+    return out
 
 
 class Conversions:
@@ -334,20 +384,27 @@ class Conversions:
         self._objects: list[Any] = []  # the last history handed over
         self._items: list[Any] = []  # its items
         # Every object converted either way, by identity: the last history's and the
-        # last compaction's (a framework may keep either as its next history).
-        self._by_object: dict[int, tuple[Any, Any]] = {}
-        self._by_item: dict[int, Any] = {}
+        # last compaction's (a framework may keep either as its next history). Each
+        # dict holds what the other's keys are the ids of, so no id is reused while
+        # its entry lives (an object is known when its item maps back to it).
+        self._by_object: dict[int, Any] = {}  # id(object) -> its item
+        self._by_item: dict[int, Any] = {}  # id(item) -> its object
 
     def items(self, objects: Sequence[Any]) -> list[Any]:
         """The wire items of ``objects``, converting only objects not seen before."""
         k = common_prefix(self._objects, objects)
         tail = list(objects[k:])
-        by_object = self._by_object
-        missing = [o for o in tail if by_object.get(id(o), (None,))[0] is not o]
-        for obj, item in zip(missing, self._to(missing) if missing else [], strict=True):
-            self._remember(obj, item)
+        by_object, by_item = self._by_object, self._by_item
+        missing = [o for o in tail if by_item.get(id(by_object.get(id(o)))) is not o]
+        if missing:
+            # A first call converts the whole history: plain dicts, no cycles, so the
+            # collector need not walk the heap while they are built.
+            with gc_paused():
+                made = self._to(missing)
+            for obj, item in zip(missing, made, strict=True):
+                self._remember(obj, item)
         head = self._items if k == len(self._items) else self._items[:k]
-        self._items = head + [by_object[id(o)][1] for o in tail]
+        self._items = head + [by_object[id(o)] for o in tail]
         self._objects = list(objects)
         if len(by_object) > 2 * len(self._objects) + 64:  # forget what left the history
             self._by_object, self._by_item = {}, {}
@@ -366,7 +423,7 @@ class Conversions:
         return [by_item[id(item)] for item in items]
 
     def _remember(self, obj: Any, item: Any) -> None:
-        self._by_object[id(obj)] = (obj, item)
+        self._by_object[id(obj)] = item
         self._by_item[id(item)] = obj
 
 

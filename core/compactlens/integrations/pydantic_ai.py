@@ -17,7 +17,7 @@ from typing import Any
 from compactlens.formats.pydantic_ai import NAME as FORMAT
 from compactlens.formats.pydantic_ai import merge_requests
 from compactlens.integrations.compactor import Compactor
-from compactlens.integrations.loop import Loops
+from compactlens.integrations.loop import Loops, shared
 
 
 def history_processor(compactor: Compactor) -> Callable[[list[Any]], list[Any]]:
@@ -27,7 +27,12 @@ def history_processor(compactor: Compactor) -> Callable[[list[Any]], list[Any]]:
     def to_items(objects: list[Any]) -> list[Any]:
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-        return list(ModelMessagesTypeAdapter.dump_python(objects, mode="json"))
+        # Kept between calls: with keys and short strings interned (pydantic's dump makes
+        # its own copy of every key and kind name) and without the null fields it writes
+        # for every unset option (the format reads a null field as a missing one, and
+        # validating an item fills them in again).
+        dumped = ModelMessagesTypeAdapter.dump_python(objects, mode="json")
+        return [shared(item, nulls=False) for item in dumped]
 
     def from_items(items: list[Any]) -> list[Any]:
         from pydantic_ai.messages import ModelMessagesTypeAdapter

@@ -52,6 +52,8 @@ from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages, m
 _COUNTED = ("tokens", "messages")  # the metrics the running totals know
 _EASIER = ("at_most", "below")  # targets that only get easier as groups are dropped
 _FIRES = ("exceed", "below", "at_most", "at_least")
+#: Pairing problems a window shows exactly where the whole history shows them.
+_LOCAL_PROBLEMS = ("unresolved_call", "split_pair")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +128,11 @@ def window_read(
     index = MessageIndex.from_counts(
         chosen, every, sizes, counter or CharEstimator(), grouping=grouping
     )
-    # A call still waiting for its result is the whole history's problem too; any other
-    # (a result whose call is not in the window, a reused id) may involve the prefix.
-    if any(p.kind != "unresolved_call" for p in index.problems):
+    # A call still waiting for its result, or a result apart from its call (both in the
+    # window: a result whose call is not there is an orphan; the Responses API's parallel
+    # calls are one item each), is the whole history's problem too; any other (an orphan
+    # result, a reused id) may involve the prefix.
+    if any(p.kind not in _LOCAL_PROBLEMS for p in index.problems):
         return None
     if latest_request_index(tail) is None:
         return None
