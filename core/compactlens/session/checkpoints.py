@@ -39,7 +39,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
@@ -122,11 +122,22 @@ class Checkpoint:
     tokens_before: int | None = None
     tokens_after: int | None = None
 
-    def covers(self, messages: Sequence[Message]) -> bool:
-        """True when ``messages`` starts with exactly the prefix this checkpoint covers."""
+    def covers(
+        self,
+        messages: Sequence[Message],
+        *,
+        digest: Callable[[Sequence[Message], int], str] | None = None,
+    ) -> bool:
+        """True when ``messages`` starts with exactly the prefix this checkpoint covers.
+
+        ``digest(messages, length)`` must equal ``prefix_digest(messages[:length])``; a
+        session passes its incremental :class:`~compactlens.session.digest.PrefixDigest`.
+        """
         if len(messages) < self.prefix_length:
             return False
-        return prefix_digest(messages[: self.prefix_length]) == self.prefix_sha256
+        if digest is None:
+            return prefix_digest(messages[: self.prefix_length]) == self.prefix_sha256
+        return digest(messages, self.prefix_length) == self.prefix_sha256
 
     def to_json(self, key: str | None = None) -> dict[str, Any]:
         """A JSON-serializable dict with its ``content_sha256`` (raises TypeError when a wire
