@@ -18,6 +18,12 @@ original history; send what it returns. It
 4. **persists** the checkpoint before the compacted history is used; a failure to
    write it fails the compaction.
 
+The prefix digests (of the checkpoint's prefix, of what is sent for the usage baseline,
+of the history a new checkpoint covers) are incremental
+(:class:`~compactlens.session.digest.PrefixDigest`): a call serialises only the messages
+appended since the last one, and a rewind or an edit is hashed again from before it.
+:meth:`CompactionSession.reset` releases what they keep.
+
 The original history is never rewritten. Lifecycle events (each with an evaluation
 id) go to ``on_event`` in this order: ``restored`` (or ``discarded``), ``started``, then
 ``completed`` or ``failed``. Events carry counts, ranges, phases and reasons, never summary text
