@@ -73,7 +73,11 @@ class CheckpointCorruptError(CompactlensError, ValueError):
 
 
 def canonical_json(messages: Sequence[Message]) -> str:
-    """Canonical JSON of messages: canonical dicts, sorted keys, no spaces, UTF-8 text."""
+    """Canonical JSON of messages: canonical dicts, sorted keys, no spaces, UTF-8 text.
+
+    It is ``"[" + ",".join(canonical_message_json(m) for m in messages) + "]"``, which
+    is what lets :class:`~compactlens.session.digest.PrefixDigest` hash it message by
+    message."""
     return json.dumps(
         [message_to_dict(m) for m in messages],
         ensure_ascii=False,
@@ -82,10 +86,22 @@ def canonical_json(messages: Sequence[Message]) -> str:
     )
 
 
+def canonical_message_json(message: Message) -> str:
+    """One message's item of :func:`canonical_json`."""
+    return json.dumps(
+        message_to_dict(message), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+
+
+def digest_bytes(text: str) -> bytes:
+    """The bytes of canonical JSON that are hashed (UTF-8; a lone surrogate as its three
+    ``surrogatepass`` bytes)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 def prefix_digest(messages: Sequence[Message]) -> str:
-    """SHA-256 (hex) of :func:`canonical_json` of ``messages`` (UTF-8; a lone surrogate
-    is hashed as its three ``surrogatepass`` bytes)."""
-    return hashlib.sha256(canonical_json(messages).encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 (hex) of :func:`canonical_json` of ``messages`` (see :func:`digest_bytes`)."""
+    return hashlib.sha256(digest_bytes(canonical_json(messages))).hexdigest()
 
 
 def content_digest(payload: Mapping[str, Any]) -> str:
@@ -523,6 +539,8 @@ __all__ = [
     "OnCorrupt",
     "SQLiteCheckpointStore",
     "canonical_json",
+    "canonical_message_json",
     "content_digest",
+    "digest_bytes",
     "prefix_digest",
 ]

@@ -22,24 +22,15 @@ most one parsed copy of the history. :meth:`clear` releases them.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from compactlens.model.errors import ConfigError
 from compactlens.model.messages import Message
-from compactlens.model.serialize import message_to_dict
+from compactlens.session.checkpoints import canonical_message_json, digest_bytes
 
 #: How many hasher states a :class:`PrefixDigest` keeps (the lengths asked for last).
 MAX_STATES = 4
-
-
-def _item_bytes(message: Message) -> bytes:
-    """One message's part of :func:`~compactlens.session.checkpoints.canonical_json`."""
-    text = json.dumps(
-        message_to_dict(message), ensure_ascii=False, sort_keys=True, separators=(",", ":")
-    )
-    return text.encode("utf-8", "surrogatepass")
 
 
 class PrefixDigest:
@@ -90,7 +81,7 @@ class PrefixDigest:
         for i in range(start, n):
             if i:
                 hasher.update(b",")
-            hasher.update(_item_bytes(messages[i]))
+            hasher.update(digest_bytes(canonical_message_json(messages[i])))
         if n and n not in states:
             states[n] = hasher.copy()
             while len(states) > MAX_STATES:
