@@ -39,7 +39,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
@@ -73,7 +73,11 @@ class CheckpointCorruptError(CompactlensError, ValueError):
 
 
 def canonical_json(messages: Sequence[Message]) -> str:
-    """Canonical JSON of messages: canonical dicts, sorted keys, no spaces, UTF-8 text."""
+    """Canonical JSON of messages: canonical dicts, sorted keys, no spaces, UTF-8 text.
+
+    It is ``"[" + ",".join(canonical_message_json(m) for m in messages) + "]"``, which
+    is what lets :class:`~compactlens.session.digest.PrefixDigest` hash it message by
+    message."""
     return json.dumps(
         [message_to_dict(m) for m in messages],
         ensure_ascii=False,
@@ -82,10 +86,22 @@ def canonical_json(messages: Sequence[Message]) -> str:
     )
 
 
+def canonical_message_json(message: Message) -> str:
+    """One message's item of :func:`canonical_json`."""
+    return json.dumps(
+        message_to_dict(message), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+
+
+def digest_bytes(text: str) -> bytes:
+    """The bytes of canonical JSON that are hashed (UTF-8; a lone surrogate as its three
+    ``surrogatepass`` bytes)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 def prefix_digest(messages: Sequence[Message]) -> str:
-    """SHA-256 (hex) of :func:`canonical_json` of ``messages`` (UTF-8; a lone surrogate
-    is hashed as its three ``surrogatepass`` bytes)."""
-    return hashlib.sha256(canonical_json(messages).encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 (hex) of :func:`canonical_json` of ``messages`` (see :func:`digest_bytes`)."""
+    return hashlib.sha256(digest_bytes(canonical_json(messages))).hexdigest()
 
 
 def content_digest(payload: Mapping[str, Any]) -> str:
@@ -122,11 +138,22 @@ class Checkpoint:
     tokens_before: int | None = None
     tokens_after: int | None = None
 
-    def covers(self, messages: Sequence[Message]) -> bool:
-        """True when ``messages`` starts with exactly the prefix this checkpoint covers."""
+    def covers(
+        self,
+        messages: Sequence[Message],
+        *,
+        digest: Callable[[Sequence[Message], int], str] | None = None,
+    ) -> bool:
+        """True when ``messages`` starts with exactly the prefix this checkpoint covers.
+
+        ``digest(messages, length)`` must equal ``prefix_digest(messages[:length])``; a
+        session passes its incremental :class:`~compactlens.session.digest.PrefixDigest`.
+        """
         if len(messages) < self.prefix_length:
             return False
-        return prefix_digest(messages[: self.prefix_length]) == self.prefix_sha256
+        if digest is None:
+            return prefix_digest(messages[: self.prefix_length]) == self.prefix_sha256
+        return digest(messages, self.prefix_length) == self.prefix_sha256
 
     def to_json(self, key: str | None = None) -> dict[str, Any]:
         """A JSON-serializable dict with its ``content_sha256`` (raises TypeError when a wire
@@ -512,6 +539,8 @@ __all__ = [
     "OnCorrupt",
     "SQLiteCheckpointStore",
     "canonical_json",
+    "canonical_message_json",
     "content_digest",
+    "digest_bytes",
     "prefix_digest",
 ]

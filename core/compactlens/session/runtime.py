@@ -18,6 +18,12 @@ original history; send what it returns. It
 4. **persists** the checkpoint before the compacted history is used; a failure to
    write it fails the compaction.
 
+The prefix digests (of the checkpoint's prefix, of what is sent for the usage baseline,
+of the history a new checkpoint covers) are incremental
+(:class:`~compactlens.session.digest.PrefixDigest`): a call serialises only the messages
+appended since the last one, and a rewind or an edit is hashed again from before it.
+:meth:`CompactionSession.reset` releases what they keep.
+
 The original history is never rewritten. Lifecycle events (each with an evaluation
 id) go to ``on_event`` in this order: ``restored`` (or ``discarded``), ``started``, then
 ``completed`` or ``failed``. Events carry counts, ranges, phases and reasons, never summary text
@@ -67,8 +73,8 @@ from compactlens.session.checkpoints import (
     CheckpointCorruptError,
     CheckpointStore,
     InMemoryCheckpointStore,
-    prefix_digest,
 )
+from compactlens.session.digest import PrefixDigest
 from compactlens.session.triggers import TriggerContext
 from compactlens.summarizers.base import Summarizer, Usage
 
@@ -320,6 +326,10 @@ class CompactionSession:
         self._sent: tuple[int, str] | None = None
         self._baseline: tuple[int, int, str] | None = None
         self._last_read: tuple[tuple[Any, ...], CallerMessages] | None = None
+        # Incremental prefix digests: of the original history (checkpoint coverage and
+        # save) and of the working messages (what is sent, the usage baseline).
+        self._history_digest = PrefixDigest()
+        self._sent_digest = PrefixDigest()
         self.last_result: Any = None
 
     # ----------------------------------------------------------------- public API
@@ -395,10 +405,13 @@ class CompactionSession:
         return self.store.load(self.key)
 
     def reset(self) -> None:
-        """Delete this session's checkpoint and forget the usage baseline."""
+        """Delete this session's checkpoint and forget the usage baseline and what the
+        session kept of the history (its prefix digests)."""
         self.store.delete(self.key)
         self._baseline = None
         self._sent = None
+        self._history_digest.clear()
+        self._sent_digest.clear()
 
     # ----------------------------------------------------------------- internals
     def _emit(self, event: SessionEvent) -> None:
@@ -421,7 +434,7 @@ class CompactionSession:
         read back only leave the session without a baseline. Ends the call's reading."""
         try:
             caller = self._read(sent)
-            self._sent = (len(caller.messages), prefix_digest(caller.messages))
+            self._sent = (len(caller.messages), self._sent_digest.digest(caller.messages))
         except Exception:
             self._sent = None
         self._last_read = None
@@ -446,7 +459,7 @@ class CompactionSession:
         same_kind = cp.kind == caller.kind and (
             cp.kind == "messages" or cp.wire_format == caller.format.name
         )
-        if not same_kind or not cp.covers(caller.messages):
+        if not same_kind or not cp.covers(caller.messages, digest=self._history_digest.digest):
             self.store.delete(self.key)  # rewound or edited: drop silently
             return list(history)
         problem = self._replacement_problem(cp)
@@ -477,7 +490,7 @@ class CompactionSession:
         msgs = caller.messages
         if self._baseline is not None and self.count_tokens is None:
             base, length, digest = self._baseline
-            if len(msgs) >= length and prefix_digest(msgs[:length]) == digest:
+            if len(msgs) >= length and self._sent_digest.digest(msgs, length) == digest:
                 return base + counter(msgs[length:])
             self._baseline = None  # the prefix changed
         return counter(msgs) + overhead
@@ -586,7 +599,7 @@ class CompactionSession:
         try:
             checkpoint = Checkpoint(
                 prefix_length=len(ev.history),
-                prefix_sha256=prefix_digest(ev.caller.messages),
+                prefix_sha256=self._history_digest.digest(ev.caller.messages),
                 replacement=tuple(compacted),
                 kind=ev.caller.kind,
                 wire_format=ev.caller.format.name,
