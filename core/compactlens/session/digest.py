@@ -10,8 +10,11 @@ is hashed from the nearest kept state, so only the appended messages are seriali
 The same messages are recognised by identity first, then by equality (messages are
 frozen and compare by role, name and parts, exactly what their canonical JSON holds), so
 an edit or a rewind inside the prefix is seen and hashed again from the last state
-before it. The digest is always byte for byte the one :func:`prefix_digest` gives:
-checkpoints written by either read the same.
+before it. The digest is byte for byte the one :func:`prefix_digest` gives: checkpoints
+written by either read the same. One known gap: Python's equality holds ``True == 1 ==
+1.0`` where JSON writes them apart, so a caller that rewrites a value inside the prefix
+to an equal one of another type (a tool argument ``true`` edited to ``1``) keeps the old
+digest. Readers parse the same text to the same types, so it takes such an edit.
 
 Memory kept: at most :data:`MAX_STATES` hasher states (a few hundred bytes each, never
 the JSON text) and the messages last hashed, to compare the next call's with: the
