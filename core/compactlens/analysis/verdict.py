@@ -35,7 +35,7 @@ trigger, or, when one turn alone is larger than the trigger allows, a larger tri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
@@ -718,6 +718,21 @@ def _summary(n: VerdictNumbers) -> str:
     return "; ".join(bits)
 
 
+def _first_cost(reasons: Iterable[Reason]) -> Reason | None:
+    costs = [r for r in reasons if r.level != "safe"]
+    return min(
+        costs,
+        key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
+        default=None,
+    )
+
+
+def first_cost(v: Verdict) -> Reason | None:
+    """The cost the next step of ``v`` is about: its failed check first in
+    :data:`COST_ORDER` (None when every check passed)."""
+    return _first_cost(v.reasons)
+
+
 def _next_step(
     level: Level,
     reasons: tuple[Reason, ...],
@@ -737,10 +752,9 @@ def _next_step(
             return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
-        first = min(
-            (r for r in reasons if r.level != "safe"),
-            key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
-        )
+        first = _first_cost(reasons)
+        if first is None:
+            return _FIXES["not-measured"]
         if first.code == "next-compaction":
             return _next_compaction_step(n)
         if first.code == "fact-recall":
@@ -851,6 +865,7 @@ __all__ = [
     "RecordedRun",
     "Verdict",
     "VerdictNumbers",
+    "first_cost",
     "group_counts",
     "percent",
     "verdict",
