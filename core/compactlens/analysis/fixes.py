@@ -747,8 +747,8 @@ def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list
     lowered = limit - turn
     if 0 < lowered < target:
         words = (
-            f"lower every stage's target to {lowered:,} tokens, the triggers staying at "
-            f"{limit:,} (a typical turn of {plural(turn, 'token')} then fits under them)"
+            f"lower every stage's target to {lowered:,} tokens, keeping the triggers at "
+            f"{limit:,} (room for a typical turn of {plural(turn, 'token')})"
         )
         out.append(
             _Candidate(
@@ -759,9 +759,9 @@ def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list
     raised = current.plan.tokens + math.ceil(base.growth.tokens)
     if raised > limit:
         words = (
-            f"raise every stage's trigger to {raised:,} tokens, the target staying at "
-            f"{target:,} (a larger context budget: a typical turn of {plural(turn, 'token')} "
-            "then fits under it)"
+            f"raise every stage's trigger to {raised:,} tokens, keeping the target at "
+            f"{target:,} (a larger context budget, room for a typical turn of "
+            f"{plural(turn, 'token')})"
         )
         out.append(
             _Candidate(
