@@ -619,16 +619,19 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
 
 def _next_compaction_step(n: VerdictNumbers) -> str:
     """What helps a run that would compact again at once or on the next turn: a target
-    that leaves a typical turn of room under the token trigger, or, when one typical turn
+    that leaves a typical turn of room under the token trigger or a trigger a typical turn
+    above the result (the debugger's fix search re-runs both), or, when one typical turn
     is larger than the trigger allows, a larger trigger (a lower target cannot help)."""
     limit, turn = n.token_limit, n.turn_tokens
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
     if turn < limit:
+        # Both changes, as the fix search re-runs them: in a pipeline whose later stages
+        # fire only above the trigger, a lower target alone may not be reachable.
         return (
-            f"Lower the target to at most {limit - turn:,} tokens: the trigger fires above "
-            f"{limit:,} and a typical turn adds about {turn:,}, so that leaves room for the "
-            "next turn without compacting again."
+            f"Lower the target to at most {limit - turn:,} tokens (every stage's) or raise "
+            f"the trigger to at least {n.tokens_after + turn:,}: it fires above {limit:,} "
+            f"and a typical turn adds about {turn:,}, so either leaves room for the next turn."
         )
     return (
         f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical turn "
