@@ -167,7 +167,8 @@ def test_every_proposed_fix_keeps_its_promises(data: st.DataObject) -> None:
     results = [(f.target_tokens, result_of(f.strategy, f.guards)) for f in found.fixes]
     assert len(set(results)) == len(results)
     for fix, (_, result) in zip(found.fixes, results, strict=True):
-        assert result != current or fix.changes_target, fix.summary
+        # A raised trigger keeps the cut and moves only the next compaction.
+        assert result != current or fix.changes_target or fix.raises_trigger, fix.summary
     if any(f.keeps_conversation and not f.changes_target for f in found.fixes):
         assert not found.fixes[0].changes_target
     for n, fix in enumerate(found.fixes):

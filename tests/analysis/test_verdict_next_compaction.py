@@ -177,6 +177,7 @@ def test_a_target_at_the_trigger_fires_again_and_the_next_step_names_a_target_wi
     assert v.numbers.token_limit == 1500
     assert f"{1500 - result.tokens_after:,} tokens under the trigger" in reason.text
     assert v.next_step.startswith(f"Lower the target to at most {1500 - turn:,} tokens")
+    assert f" or raise the trigger to at least {result.tokens_after + turn:,}:" in v.next_step
     # Following the advice helps: the next compaction is no longer on the next turn.
     fixed, fixed_report = _run(messages, {**config, "compact_to": 1500 - turn})
     assert "next-compaction" not in [r.code for r in verdict(fixed, fixed_report).costs]

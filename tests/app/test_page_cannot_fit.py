@@ -241,3 +241,35 @@ def test_stages_that_fell_short_are_named_in_a_sentence() -> None:
         )
         == "A, B and C each missed their own target; D failed"
     )
+
+
+def test_a_run_that_fires_again_gets_a_listed_lower_target_it_can_apply(app) -> None:
+    # Truncation above 4,000 tokens down to 4,000 on the coding agent: compaction fires
+    # again on the next turn. The step is the listed fix that lowers every stage's
+    # target (the triggers kept), with one click; applied, the run leaves room.
+    at = go(app(cfg=encode_config(_truncation(4000, 2))).run(), "cannot_fit")
+    no_exceptions(at)
+    bar = plain(at.warning[0].value)
+    assert "fires again on the very next turn" in bar
+    first = next(plain(m.value) for m in at.markdown if "**1.**" in m.value)
+    assert "**1.** Lower every stage's target to " in first
+    step = bar.split("**Next step:** ", 1)[1]
+    assert step.startswith("Apply: lower every stage's target to ")
+    assert first.split("**1.** ", 1)[1][1:] in step  # the same change, in the same words
+    at.button(key="cf_apply_0").click().run()
+    no_exceptions(at)
+    assert "fires again on the very next turn" not in plain(texts(at))
+    applied = at.session_state["cl_lab"]
+    assert [s["trigger"]["n"] for s in applied.stages] == [4000]  # the trigger kept
+
+
+def test_a_lower_target_that_adds_a_cost_is_not_the_next_step(app) -> None:
+    # Above 5,000 down to 5,000: lowering the target (re-run by the search) loses facts,
+    # and a larger trigger leaves the history over the target: the step must not be
+    # advice the search found does not help.
+    at = go(app(cfg=encode_config(_truncation(5000, 2))).run(), "cannot_fit")
+    no_exceptions(at)
+    bar = plain(at.warning[0].value)
+    assert "fires again on the very next turn" in bar
+    assert "Lower the target" not in bar
+    assert "**Next step:** Keep the run as it is: no change the fix search re-ran" in bar

@@ -470,7 +470,10 @@ def test_cannot_fit_exits_1_and_explains(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 1
     assert "status: cannot-fit" in out
     assert "reason: " in out
-    assert "protected (minimum_preserved)" in out
+    # Protections in the vocabulary's plain labels, never their code names.
+    assert "protected, newest groups never touched: " in out
+    assert "protected, system messages: 49 tokens in 1 group\n" in out
+    assert "minimum_preserved" not in out
     assert "smallest reachable:" in out
     assert "suggestions:" in out
 

@@ -22,6 +22,7 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.analysis import analyze, run_corpus_report, search_fixes
+from compactlens.engine.display import result_card
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 
@@ -67,6 +68,20 @@ def test_result_frame_has_one_row_per_decision_with_stage_and_reason(
     kept_tokens = frame.loc[frame["decision"] != "excluded", "tokens_after"].sum()
     assert kept_tokens <= result.tokens_after
     assert len(set(frame["stage"])) >= 2
+    assert frame["decision_label"].value_counts().to_dict() == result_card(result).counts
+
+
+def test_result_frame_labels_decisions_as_the_card_does(index: MessageIndex) -> None:
+    # One vocabulary: the label column counts what the result card counts, in its words
+    # ("dropped", never "excluded"); the code column stays for programs.
+    strategy = TruncationStrategy(trigger=tokens_exceed(3000), minimum_preserved=2)
+    result = apply_compaction(index.messages, strategy, CharEstimator())
+    frame = result.to_pandas()
+    codes = frame["decision"].value_counts().to_dict()
+    labels = frame["decision_label"].value_counts().to_dict()
+    assert codes["excluded"] > 0
+    assert labels == result_card(result).counts
+    assert "excluded" not in labels and labels["dropped"] == codes["excluded"]
 
 
 def test_corpus_report_frame_has_one_row_per_transcript(tmp_path: Path) -> None:

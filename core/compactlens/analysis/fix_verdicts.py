@@ -32,7 +32,7 @@ from compactlens.analysis.protocol import (
 )
 from compactlens.analysis.report import analyze
 from compactlens.analysis.retrigger import strategy_triggers
-from compactlens.analysis.verdict import Verdict, verdict
+from compactlens.analysis.verdict import Verdict, first_cost, verdict
 from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
@@ -154,14 +154,15 @@ def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
     return tuple(sorted(shown, key=_verdict_order))
 
 
-def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, int, float]:
+def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, bool, int, float]:
     """Listed fixes in the order their verdicts rank them: those that keep the
     conversation (the system prompt, the latest request) first, and among them those that
     keep the target (a larger target never comes first when a change keeping the system
     prompt and latest request fits, and a change that drops the system prompt never comes
-    before one that keeps it), then those that keep most facts, then the fewest failed
-    checks, then the highest fact recall; the search's order breaks ties (the sort is
-    stable)."""
+    before one that keeps it), then those that keep the triggers (a larger context budget
+    comes after a lower target that makes the same room), then those that keep most
+    facts, then the fewest failed checks, then the highest fact recall; the search's
+    order breaks ties (the sort is stable)."""
     v = fix.verdict
     # The prompt cache's cost is counted only where the run was priced (the inspector
     # prices, the library need not): it does not order fixes, so every surface agrees.
@@ -169,6 +170,7 @@ def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, int, float]:
     return (
         not keeps_conversation(fix),
         fix.changes_target,
+        fix.raises_trigger,
         destructive(fix),
         costs,
         -round(fix_recall(fix), 2),
@@ -324,6 +326,16 @@ def next_step(
             f"Raise the target{to} (the parameters stay as they are), or keep the target with "
             f"{costly.plain_summary}, which keeps only {kept} of the facts ({gives})."
         )
+    if best is None and search is not None and current.level == "costs":
+        first = first_cost(current)
+        if first is not None and first.code == "next-compaction":
+            # The verdict's own step (a lower target, or a larger trigger) is what the
+            # search re-ran: it is given only as a listed fix, never as untried advice.
+            return (
+                "Keep the run as it is: no change the fix search re-ran leaves room for "
+                "the next turn without adding another cost (it tried every stage's target "
+                "lowered and every trigger raised, alone and with the other changes)."
+            )
     if best is None:
         only = next((f for f in shown.fixes if _only_raises(f)), None)
         if only is None or only.target_tokens is None:

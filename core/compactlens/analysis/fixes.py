@@ -34,6 +34,7 @@ exactly the promised tokens and recall (:func:`measure`).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -59,7 +60,7 @@ from compactlens.engine.strategies.registry import strategy_info
 from compactlens.engine.strategies.summarization import NOT_RERUN
 from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
 from compactlens.engine.triggers import Trigger
-from compactlens.engine.vocabulary import change_words
+from compactlens.engine.vocabulary import change_words, plural
 from compactlens.model.messages import Message, TextPart, message_text
 from compactlens.summarizers.base import SummaryResponse
 
@@ -68,6 +69,9 @@ if TYPE_CHECKING:
 
 #: Below this share of the transcript's facts kept, a fix is destructive.
 DEFAULT_MIN_RECALL = 0.5
+#: The changes that make room for the next turn (:func:`_room_candidates`): every stage's
+#: target lowered, or every token trigger raised; already worded plainly.
+ROOM_PARAMETERS = ("stage_targets", "stage_triggers")
 #: How many candidate configurations one search re-runs at most (singles, then pairs).
 MAX_CANDIDATES = 160
 #: How many of the best single changes are combined into pairs.
@@ -137,6 +141,12 @@ class Fix:
     def changes_target(self) -> bool:
         """True when the fix moves the target itself (a larger budget, not a better cut)."""
         return any(c.parameter == "target_tokens" for c in self.changes)
+
+    @property
+    def raises_trigger(self) -> bool:
+        """True when the fix raises the triggers (a larger context budget, the target kept:
+        it makes room for the next turn without cutting more)."""
+        return any(c.parameter == "stage_triggers" for c in self.changes)
 
     @property
     def meets_requirements(self) -> bool:
@@ -307,7 +317,7 @@ def plain_change(change: Change, strategy: Strategy) -> str:
     stage or moves the target is already worded plainly."""
     if change.parameter == "target_tokens":
         return f"raise the target to {change.value:,} tokens"
-    if change.parameter.startswith("stage:"):
+    if change.parameter.startswith("stage:") or change.parameter in ROOM_PARAMETERS:
         return change.description
     stage, _, name = change.parameter.rpartition(".")
     kind = _stage_type(strategy, stage) if stage else strategy.to_dict().get("type")
@@ -603,9 +613,13 @@ def _stage_candidates(target: Trigger | None, limit: int | None) -> list[_Candid
     return out
 
 
-def retarget(strategy: Strategy, target: int, trigger: int) -> Strategy:
+def retarget(strategy: Strategy, target: int, trigger: int | None) -> Strategy:
     """``strategy`` with every token target set to ``target`` and every token trigger to
-    ``trigger`` (a token budget becomes ``target``)."""
+    ``trigger`` (a token budget becomes ``target``); ``trigger`` None keeps each trigger
+    as it is. A stage whose target was implied by its token trigger (its opposite) gets
+    an explicit ``tokens <= target``: every stage stops at ``target``, as the inspector's
+    "Budget for every stage" control sets the stages (that control moves the triggers to
+    the budget too)."""
     if isinstance(strategy, PipelineStrategy):
         kids = tuple(retarget(c, target, trigger) for c in strategy.strategies)
         own = _token(strategy.target, target)
@@ -617,11 +631,12 @@ def retarget(strategy: Strategy, target: int, trigger: int) -> Strategy:
         return strategy
     names = {f.name for f in fields(strategy)}
     updates: dict[str, Any] = {}
-    if "trigger" in names:
+    if "trigger" in names and trigger is not None:
         updates["trigger"] = _token(getattr(strategy, "trigger", None), trigger)
     if "target" in names:
         updates["target"] = _token(getattr(strategy, "target", None), target)
-    if updates.get("target") is None and updates.get("trigger") is not None:
+    kept_trigger = getattr(strategy, "trigger", None) if "trigger" in names else None
+    if updates.get("target") is None and (updates.get("trigger") or kept_trigger) is not None:
         old = getattr(strategy, "trigger", None)
         if old is not None and old.metric == "tokens":
             updates["target"] = Trigger("at_most", "tokens", target)
@@ -708,6 +723,53 @@ def raise_target_fix(
         if run is not None and run.fits:
             break
     return _as_fix(base, run, DEFAULT_MIN_RECALL) if run is not None else None
+
+
+def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list[_Candidate]:
+    """For a run that compacted and fires again on the next turn (it leaves less room
+    under its token trigger than a typical turn adds): every stage's target lowered to
+    leave that turn of room, the triggers kept (the change the verdict's next step names,
+    :func:`~compactlens.analysis.verdict.verdict`); and every token trigger raised a turn
+    above the result, the targets kept (a larger context budget). Empty when the run
+    does not fire again so soon, or the transcript has too few turns to tell a typical
+    one."""
+    turns = current.turns_until_trigger
+    if turns is None or turns > 1 or base.growth.source == "none":
+        return []
+    triggers = strategy_triggers(strategy.to_dict(), tokenizer_given=base.tokenizer_given)
+    start = HistoryMetrics(**current.plan.metrics())
+    limit = estimate_retrigger(start, triggers, base.growth).token_limit
+    target = current.target_tokens
+    turn = round(base.growth.tokens)
+    if limit is None or target is None or turn <= 0:
+        return []
+    out: list[_Candidate] = []
+    lowered = limit - turn
+    if 0 < lowered < target:
+        words = (
+            f"lower every stage's target to {lowered:,} tokens, keeping the triggers at "
+            f"{limit:,} (room for a typical turn of {plural(turn, 'token')})"
+        )
+        out.append(
+            _Candidate(
+                (Change(words, "stage_targets", lowered),),
+                lambda s: retarget(s, lowered, None),
+            )
+        )
+    raised = current.plan.tokens + math.ceil(base.growth.tokens)
+    if raised > limit:
+        words = (
+            f"raise every stage's trigger to {raised:,} tokens, keeping the target at "
+            f"{target:,} (a larger context budget, room for a typical turn of "
+            f"{plural(turn, 'token')})"
+        )
+        out.append(
+            _Candidate(
+                (Change(words, "stage_triggers", raised),),
+                lambda s: retarget(s, target, raised),
+            )
+        )
+    return out
 
 
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:
@@ -948,6 +1010,14 @@ def search_fixes(
     loosened: list[_Run] = []  # kept whatever the search recall says (the verdict judges)
     singles = _singles(strategy, target, limit)
     tried = [(c, r) for c in singles if (r := attempt(c)) is not None]
+    room = _room_candidates(base, strategy, current) if current.fits else []
+    for candidate in room:
+        attempt(candidate)
+        if candidate.changes[0].parameter == "stage_targets":
+            # A lower target the first stage cannot reach alone: with a change that cuts
+            # more (the later stages fire only above the triggers it keeps).
+            for single in singles:
+                attempt(_pair(single, candidate))
     if limit is not None:
         # A change that drops the system prompt does not keep the conversation: when only
         # such changes reach the target, a larger target is offered beside them.
@@ -998,10 +1068,13 @@ def _finish(
     measured: list[Fix] = []
     extra: list[Fix] = []  # the loosened stages: listed beside the best, not ranked out
     # A change whose result is the current one is no fix; two with the same result are one.
-    outcomes: set[tuple[Any, ...]] = {(current.target_tokens, *_outcome(current.plan))}
+    # When compaction fires next is part of the result: a raised trigger keeps the plan.
+    outcomes: set[tuple[Any, ...]] = {
+        (current.target_tokens, current.turns_until_trigger, *_outcome(current.plan))
+    }
     for run in sorted((r for r in runs if r.fits), key=_rank):
         # A pair whose second change does nothing repeats a simpler fix: keep the simpler.
-        outcome = (run.target_tokens, *_outcome(run.plan))
+        outcome = (run.target_tokens, run.turns_until_trigger, *_outcome(run.plan))
         if outcome not in outcomes:
             outcomes.add(outcome)
             fix = _as_fix(base, run, min_recall)
@@ -1033,12 +1106,13 @@ def _finish(
 
 
 def _fix_order(f: Fix) -> tuple[Any, ...]:
-    """Fixes that keep the conversation first, and among them those that keep the target;
-    then the cheap before the costly, facts kept, tokens close to the target, fewest
-    changes."""
+    """Fixes that keep the conversation first, and among them those that keep the target,
+    then those that keep the triggers; then the cheap before the costly, facts kept,
+    tokens close to the target, fewest changes."""
     return (
         not f.keeps_conversation,
         f.changes_target,
+        f.raises_trigger,
         f.destructive,
         -round(f.recall, 3),
         f.target_tokens - f.tokens_after if f.target_tokens is not None else 0,

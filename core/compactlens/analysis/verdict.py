@@ -35,7 +35,7 @@ trigger, or, when one turn alone is larger than the trigger allows, a larger tri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
@@ -619,16 +619,19 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
 
 def _next_compaction_step(n: VerdictNumbers) -> str:
     """What helps a run that would compact again at once or on the next turn: a target
-    that leaves a typical turn of room under the token trigger, or, when one typical turn
+    that leaves a typical turn of room under the token trigger or a trigger a typical turn
+    above the result (the debugger's fix search re-runs both), or, when one typical turn
     is larger than the trigger allows, a larger trigger (a lower target cannot help)."""
     limit, turn = n.token_limit, n.turn_tokens
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
     if turn < limit:
+        # Both changes, as the fix search re-runs them: in a pipeline whose later stages
+        # fire only above the trigger, a lower target alone may not be reachable.
         return (
-            f"Lower the target to at most {limit - turn:,} tokens: the trigger fires above "
-            f"{limit:,} and a typical turn adds about {turn:,}, so that leaves room for the "
-            "next turn without compacting again."
+            f"Lower the target to at most {limit - turn:,} tokens (every stage's) or raise "
+            f"the trigger to at least {n.tokens_after + turn:,}: it fires above {limit:,} "
+            f"and a typical turn adds about {turn:,}, so either leaves room for the next turn."
         )
     return (
         f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical turn "
@@ -718,6 +721,21 @@ def _summary(n: VerdictNumbers) -> str:
     return "; ".join(bits)
 
 
+def _first_cost(reasons: Iterable[Reason]) -> Reason | None:
+    costs = [r for r in reasons if r.level != "safe"]
+    return min(
+        costs,
+        key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
+        default=None,
+    )
+
+
+def first_cost(v: Verdict) -> Reason | None:
+    """The cost the next step of ``v`` is about: its failed check first in
+    :data:`COST_ORDER` (None when every check passed)."""
+    return _first_cost(v.reasons)
+
+
 def _next_step(
     level: Level,
     reasons: tuple[Reason, ...],
@@ -737,10 +755,9 @@ def _next_step(
             return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
-        first = min(
-            (r for r in reasons if r.level != "safe"),
-            key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
-        )
+        first = _first_cost(reasons)
+        if first is None:
+            return _FIXES["not-measured"]
         if first.code == "next-compaction":
             return _next_compaction_step(n)
         if first.code == "fact-recall":
@@ -851,6 +868,7 @@ __all__ = [
     "RecordedRun",
     "Verdict",
     "VerdictNumbers",
+    "first_cost",
     "group_counts",
     "percent",
     "verdict",

@@ -13,6 +13,7 @@ from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.verdict import Verdict
 from compactlens.engine.index import MessageGroup, MessageIndex
 from compactlens.engine.result import CompactionResult
+from compactlens.engine.vocabulary import plural, protection_words
 from compactlens.transcript import (
     Transcript,
 )
@@ -172,9 +173,10 @@ def render_result(
     if result.status == "cannot-fit":
         for item in ex.protected:
             detail = f" - {item.detail}" if item.detail else ""
+            # The protection's plain label (the vocabulary's), never its code name.
             lines.append(
-                f"  protected ({item.why}): {item.tokens:,} tokens in "
-                f"{len(item.group_ids)} groups{detail}"
+                f"  protected, {protection_words(item.why)}: {item.tokens:,} tokens in "
+                f"{plural(len(item.group_ids), 'group')}{detail}"
             )
         if ex.target_tokens is not None:
             lines.append(f"  target: {ex.target_tokens:,} tokens")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from compactlens.engine.vocabulary import protection_words
+from compactlens.engine.vocabulary import decision_words, protection_words
 from compactlens.model import Card, data_frame
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ DECISION_COLUMNS = (
     "group",
     "kind",
     "decision",
+    "decision_label",
     "stage",
     "reason",
     "turn",
@@ -74,13 +75,17 @@ def index_rows(index: MessageIndex) -> list[dict[str, Any]]:
 
 
 def decision_rows(result: CompactionResult) -> list[dict[str, Any]]:
-    """One row per decision, in output order: the decision, the stage that made it, why."""
+    """One row per decision, in output order: the decision, the stage that made it, why.
+    ``decision`` is the engine's code (``kept``, ``collapsed``, ``summarized``,
+    ``excluded``, ``inserted``: stable, for programs); ``decision_label`` is the word every
+    card, figure and page shows for it (``excluded`` reads ``dropped``)."""
     return [
         {
             "position": d.position,
             "group": d.group_id,
             "kind": d.kind,
             "decision": d.action,
+            "decision_label": decision_words(d.action),
             "stage": d.strategy,
             "reason": d.reason,
             "turn": d.turn,

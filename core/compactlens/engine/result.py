@@ -307,7 +307,9 @@ class CompactionResult:
     def to_pandas(self) -> Any:
         """A ``pandas.DataFrame`` with one row per decision, in output order: the group,
         its kind, the decision, the stage that made it and why, tokens before and after
-        (pandas: the notebook extra)."""
+        (pandas: the notebook extra). ``decision`` holds the engine's code (``excluded``
+        for a dropped group, stable for programs); ``decision_label`` the word the cards
+        and figures show (``dropped``): group by it for a table a reader sees."""
         from compactlens.engine.display import decision_frame
 
         return decision_frame(self)
