@@ -74,10 +74,11 @@ LEVEL_COLORS: Mapping[Level, str] = MappingProxyType(
 DEFAULT_RECALL_FLOOR = 0.8
 #: What fact recall counts, in one line.
 FACT_DEFINITION = (
-    "Facts are the identifiers, paths, numbers, names and other exact values in the "
-    "messages the compaction dropped, collapsed or summarized; a fact counts as kept when "
-    "it still appears word for word in the compacted history. Timestamps, hashes and "
-    "redaction placeholders are counted apart, not in recall."
+    "Facts are the identifiers, paths, numbers, names and other exact values of the whole "
+    "conversation; only those in the messages the compaction dropped, collapsed or "
+    "summarized can be lost. A fact counts as kept when it still appears word for word in "
+    "the compacted history. Timestamps, hashes and redaction placeholders are counted "
+    "apart, not in recall."
 )
 #: How the verdict names each group decision, in display order.
 GROUP_LABELS: Mapping[str, str] = MappingProxyType(
