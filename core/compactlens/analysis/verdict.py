@@ -65,12 +65,13 @@ LEVEL_COLORS: Mapping[Level, str] = MappingProxyType(
     {"safe": "#2BB673", "costs": "#F2A541", "no-fit": "#E4572E"}
 )
 #: The lowest fact recall a run may have and still be ``safe``: at most one fact in five
-#: of the messages the compaction changed may be lost. Green means a person or an agent can
-#: go on from the compacted history without missing an identifier, path or number it
-#: replaced; a compaction that loses more (the bundled coding agent's reference run keeps
-#: 57%, a truncation 19%) still fits, but the loss is named as a cost (amber) so the
-#: user decides whether it is acceptable. The floor is per call (``recall_floor=``); the
-#: rule, with this rationale, is written down in docs/guide.md ("The verdict").
+#: of the conversation may be lost (only those in the messages it changed can be). Green
+#: means a person or an agent can go on from the compacted history without missing an
+#: identifier, path or number it replaced; a compaction that loses more (the bundled coding
+#: agent's reference run keeps 57%, a truncation 19%) still fits, but the loss is named as
+#: a cost (amber) so the user decides whether it is acceptable. The floor is per call
+#: (``recall_floor=``); the rule, with this rationale, is written down in docs/guide.md
+#: ("The verdict").
 DEFAULT_RECALL_FLOOR = 0.8
 #: What fact recall counts, in one line.
 FACT_DEFINITION = (
@@ -330,6 +331,7 @@ def verdict_card(v: Verdict) -> Card:
     return Card(
         title=f"Verdict: {v.headline}",
         status=n.status,
+        status_color=LEVEL_COLORS[v.level],
         tokens_before=n.tokens_before,
         tokens_after=n.tokens_after,
         budget=n.target_tokens,
