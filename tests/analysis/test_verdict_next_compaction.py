@@ -206,6 +206,19 @@ def test_when_one_turn_is_larger_than_the_trigger_allows_compacting_further_cann
     assert v.next_step.startswith("Raise the trigger above")
     assert "compacting further cannot help" in v.next_step
     assert "Lower the target" not in v.next_step
+    # The cache estimate prices one compaction: it says so when another falls within it.
+    cache = _reason(v, "cache")
+    assert v.numbers.cache_turns is not None and v.numbers.cache_turns > 1
+    assert "assumes no further compaction" in cache.text
+
+
+def test_a_cache_estimate_without_a_compaction_in_its_turns_has_no_caveat() -> None:
+    messages = _turns([100] * 20)
+    config = {"type": "truncation", "max_n": 2000, "compact_to": 600, "minimum_preserved": 2}
+    result, report = _run(messages, config)
+    v = verdict(result, report)
+    assert (v.numbers.turns_until_next_compaction or 0) > (v.numbers.cache_turns or 0)
+    assert "assumes no further compaction" not in _reason(v, "cache").text
 
 
 ASTROPY_LOG = CORPUS / "openhands_llmc__astropy__astropy-7671.json"

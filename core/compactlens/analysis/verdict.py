@@ -540,21 +540,30 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
     extra, turns = n.cache_extra_cost, n.cache_turns
     if extra is None or turns is None or n.status != "compacted":
         return None
-    ahead = f"the next {_plural(turns, 'turn')}"
+    ahead = f"the next {_plural(turns, n.growth_unit)}"
+    again = n.turns_until_next_compaction
+    # The estimate prices one compaction: say so when another falls within the turns priced.
+    assumes = (
+        " (an estimate that assumes no further compaction, but it fires again within them)"
+        if again is not None and again < turns
+        else ""
+    )
     if extra > 0:
         text = (
             f"With the prompt cache rewritten, {ahead} cost {money(extra)} more than without "
-            "compacting."
+            f"compacting{assumes}."
             if extra >= 0.005
             else f"With the prompt cache rewritten, {ahead} cost more than without compacting "
-            "(under one cent)."
+            f"(under one cent){assumes}."
         )
         return Reason(code="cache", level="costs", text=text)
     saved = -extra
     text = (
-        f"The compaction saves {money(saved)} over {ahead}, the prompt cache rewrite included."
+        f"The compaction saves {money(saved)} over {ahead}, the prompt cache rewrite "
+        f"included{assumes}."
         if saved >= 0.005
-        else f"The compaction costs no more over {ahead}, the prompt cache rewrite included."
+        else f"The compaction costs no more over {ahead}, the prompt cache rewrite "
+        f"included{assumes}."
     )
     return Reason(code="cache", level="safe", text=text)
 
