@@ -198,7 +198,7 @@ def _loop_words(report: AnalysisOverview) -> str | None:
     if until == 0:
         return "loops: fires now"
     if until == 1:
-        return "loops: next turn"
+        return f"loops: next {report.retrigger.growth.unit}"
     return None
 
 
@@ -385,8 +385,8 @@ def _retrigger(report: AnalysisOverview) -> None:
         when = f"it fires again ({firing}) after **{plural(n, growth.unit)}**"
     source = {
         "transcript": f"the median of the latest {plural(growth.turns_measured, 'turn')}",
-        "steps": f"the median of the latest {plural(growth.turns_measured, 'agent step')} "
-        "(one model call each): the log has too few user turns to measure a typical turn",
+        "steps": f"the median of the latest {plural(growth.turns_measured, 'agent step')}, "
+        "one model call each, as the log has too few user turns to measure a typical turn",
         "given": "given",
     }.get(growth.source, "none could be measured")
     st.markdown(
