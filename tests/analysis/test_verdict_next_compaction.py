@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from analysis_helpers import assistant, system, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compactlens import (
     CharEstimator,
@@ -23,8 +25,14 @@ from compactlens import (
     verdict,
 )
 from compactlens.analysis import CompactionReport, growth_from_index, strategy_triggers
-from compactlens.analysis.retrigger import MIN_TURNS, RECENT_TURNS
+from compactlens.analysis.retrigger import (
+    MIN_TURNS,
+    RECENT_TURNS,
+    HistoryMetrics,
+    estimate_retrigger,
+)
 from compactlens.engine import CompactionResult
+from compactlens.engine.triggers import Trigger
 from compactlens.formats import from_caller
 
 REPO = Path(__file__).resolve().parents[2]
@@ -117,9 +125,10 @@ def test_without_a_trigger_nothing_fires_again_and_nothing_is_to_compact_further
     assert "below the trigger" not in v.next_step
 
 
-def test_one_huge_turn_is_not_a_growth_rate() -> None:
+def test_one_huge_turn_is_not_a_growth_rate_its_agent_steps_are() -> None:
     # cannot_fit_16k has one user turn of 23,512 tokens. The debugger's fix "add tool-result
     # collapse first (newest 0 tool calls kept verbatim)" gives 1,317 of 16,000 tokens.
+    # One turn is not a rate: the growth is measured per agent step (group) instead.
     trigger = _exceed(16_000)
     config = {
         "type": "pipeline",
@@ -137,12 +146,13 @@ def test_one_huge_turn_is_not_a_growth_rate() -> None:
     result, report = _run(load_transcript(SAMPLES / "cannot_fit_16k.json").messages, config)
     assert result.status == "compacted" and result.tokens_after == 1317
     growth = report.retrigger.growth
-    assert growth.source == "none" and growth.turns_measured == 1
+    assert growth.source == "steps" and growth.unit == "step" and growth.turns_measured >= 3
+    assert growth.tokens < 23_512
     v = verdict(result, report)
     reason = _reason(v, "next-compaction")
     assert reason.level == "safe" and "fires again" not in reason.text
-    assert "1 user turn" in reason.text
-    assert v.numbers.turn_tokens is None and v.numbers.turns_measured == 1
+    assert "steps away" in reason.text and "agent step" in reason.text
+    assert v.numbers.turn_tokens == round(growth.tokens) and v.numbers.growth_unit == "step"
     assert "further" not in v.next_step and "below the trigger" not in v.next_step
 
 
@@ -156,11 +166,13 @@ def test_the_typical_turn_is_the_median_of_the_recent_turns() -> None:
     sizes = [5000] * 10 + [100] * RECENT_TURNS
     growth = growth_from_index(MessageIndex.build(from_caller(_turns(sizes)).messages))
     assert growth.turns_measured == RECENT_TURNS and growth.tokens < 200
-    # Too few turns: no growth rate at all.
-    few = growth_from_index(
-        MessageIndex.build(from_caller(_turns([100] * (MIN_TURNS - 1))).messages)
-    )
-    assert few.source == "none" and few.tokens == 0 and few.turns_measured == MIN_TURNS - 1
+    # Too few turns: the growth is per agent step (here one reply per turn: ~100 tokens).
+    steps = [system(), user("fix it"), *(assistant("a" * 400) for _ in range(MIN_TURNS + 2))]
+    few = growth_from_index(MessageIndex.build(from_caller(steps).messages))
+    assert few.source == "steps" and few.unit == "step" and 90 < few.tokens < 120
+    # Too few turns and too few steps: no growth rate at all.
+    one = growth_from_index(MessageIndex.build(from_caller(_turns([100])).messages))
+    assert one.source == "none" and one.tokens == 0 and one.turns_measured == 1
 
 
 def test_a_target_at_the_trigger_fires_again_and_the_next_step_names_a_target_with_room() -> None:
@@ -195,3 +207,61 @@ def test_when_one_turn_is_larger_than_the_trigger_allows_compacting_further_cann
     assert v.next_step.startswith("Raise the trigger above")
     assert "compacting further cannot help" in v.next_step
     assert "Lower the target" not in v.next_step
+    # The cache estimate prices one compaction: it says so when another falls within it.
+    cache = _reason(v, "cache")
+    assert v.numbers.cache_turns is not None and v.numbers.cache_turns > 1
+    assert "assumes no further compaction" in cache.text
+
+
+def test_a_cache_estimate_without_a_compaction_in_its_turns_has_no_caveat() -> None:
+    messages = _turns([100] * 20)
+    config = {"type": "truncation", "max_n": 2000, "compact_to": 600, "minimum_preserved": 2}
+    result, report = _run(messages, config)
+    v = verdict(result, report)
+    assert (v.numbers.turns_until_next_compaction or 0) > (v.numbers.cache_turns or 0)
+    assert "assumes no further compaction" not in _reason(v, "cache").text
+
+
+ASTROPY_LOG = CORPUS / "openhands_llmc__astropy__astropy-7671.json"
+
+
+@pytest.mark.skipif(not ASTROPY_LOG.exists(), reason="the corpus is not on this machine")
+def test_an_agent_log_left_just_under_its_trigger_is_not_green() -> None:
+    # OpenHands astropy (2 user turns, 31 messages): the reference pipeline at 6,200
+    # compacts 12,442 to 6,198 tokens, 2 under the trigger. Each agent step adds a few
+    # hundred tokens, so compaction fires again on the very next step: not "Fits and safe".
+    from compactlens.analysis import reference_pipeline
+
+    found = load_transcript(ASTROPY_LOG).messages
+    index = MessageIndex.build(found, CharEstimator())
+    strategy = reference_pipeline(6_200)
+    result = run_strategy(index, strategy, tokenizer_given=True)
+    triggers = strategy_triggers(strategy, tokenizer_given=True)
+    report = analyze(found, result, triggers=triggers, tokenizer=CharEstimator())
+    v = verdict(result, report)
+    room = (report.retrigger.token_limit or 0) - result.tokens_after
+    growth = report.retrigger.growth
+    assert growth.source == "steps" and room < growth.tokens
+    assert v.level != "safe"
+    reason = _reason(v, "next-compaction")
+    assert reason.level == "costs" and "very next step" in reason.text
+    assert f"{room:,} tokens under the trigger" in reason.text
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(min_value=5, max_value=3_000), min_size=MIN_TURNS, max_size=30))
+def test_an_agent_log_with_one_request_is_measured_per_step(sizes: list[int]) -> None:
+    # One user request, then one reply per step: the typical step lies between the
+    # smallest and the largest of the latest steps, and a history left with less room
+    # under the trigger than one typical step fires again at once or on the next step.
+    messages = [system(), user("fix the bug"), *(assistant("a" * (4 * s)) for s in sizes)]
+    index = MessageIndex.build(from_caller(messages).messages, CharEstimator())
+    growth = growth_from_index(index)
+    recent = [g.tokens for g in index.groups if g.turn][-RECENT_TURNS:]
+    assert growth.source == "steps" and min(recent) <= growth.tokens <= max(recent)
+    limit = 50_000
+    room = max(0, int(growth.tokens) - 1)
+    start = HistoryMetrics(tokens=limit - room, messages=10, groups=5, turns=1, tool_call_groups=0)
+    trigger = Trigger.from_dict(_exceed(limit))
+    estimate = estimate_retrigger(start, [trigger], growth)
+    assert estimate.loops and estimate.turns_until_trigger is not None

@@ -21,9 +21,10 @@ from compactlens import (
     load_transcript,
     tokens_exceed,
 )
-from compactlens.analysis import analyze
+from compactlens.analysis import analyze, verdict
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.model import Card, card_html, card_text
-from compactlens.model.display import budget_bar_html
+from compactlens.model.display import STATUS_COLORS, budget_bar_html
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 #: The only tags a card writes itself.
@@ -116,7 +117,7 @@ def test_the_result_card_shows_the_engines_numbers() -> None:
     assert f"{result.tokens_before:,} -> {result.tokens_after:,} tokens" in repr(result)
 
 
-def test_a_cannot_fit_card_names_the_reason_and_the_top_fix() -> None:
+def test_a_cannot_fit_card_names_the_reason_and_points_to_the_fix_search() -> None:
     stuck = load_transcript(SAMPLES / "cannot_fit_16k.json")
     result = apply_compaction(
         stuck.messages, TruncationStrategy(tokens_exceed(16000), minimum_preserved=4)
@@ -126,13 +127,66 @@ def test_a_cannot_fit_card_names_the_reason_and_the_top_fix() -> None:
     reason = parse(html)
     roles = {dict(attrs).get("data-role") for _, attrs in reason.tags}
     assert {"status", "tokens", "budget", "reason", "fix"} <= roles
-    assert result.explanation.suggestions[0].change.split()[0] in html
+    # Not the explanation's own first suggestion (a second "top fix" that disagreed with
+    # the debugger's next step): the card points to the fix search that gives the verdict's.
+    fix = next(d for d in _roles(html) if d[0] == "fix")[1]
+    assert result.explanation.suggestions[0].change not in fix
+    assert fix.startswith("next step") and "debug(" in fix and "--explain" in fix
     # The explanation names what is protected in words, as the reason does, not by the
     # parameter's name ("minimum_preserved (23,512 tokens)").
     text = " ".join(" ".join(parse(result.explanation._repr_html_()).text).split())
     assert "minimum_preserved" not in text
     kept = next(p for p in result.explanation.protected if p.why == "minimum_preserved")
     assert f"newest groups never touched ({kept.tokens:,} tokens)" in text
+
+
+def _roles(html: str) -> list[tuple[str, str]]:
+    """(data-role, its text) of each element of a card that has a role."""
+    found: list[tuple[str, str]] = []
+
+    class _Roles(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: list[tuple[str | None, list[str]]] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.open.append((dict(attrs).get("data-role"), []))
+
+        def handle_endtag(self, tag: str) -> None:
+            role, text = self.open.pop()
+            if self.open:
+                self.open[-1][1].extend(text)
+            if role:
+                found.append((role, " ".join("".join(text).split())))
+
+        def handle_data(self, data: str) -> None:
+            if self.open:
+                self.open[-1][1].append(data)
+
+    _Roles().feed(html)
+    return found
+
+
+def test_the_report_card_is_the_verdicts_colour_and_next_step() -> None:
+    # The walkthrough's case: a run that fits but loses facts and adds warnings is amber,
+    # never a green "compacted" badge; the card's next step is the verdict's.
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    strategy = TruncationStrategy(tokens_exceed(4000), minimum_preserved=2)
+    result = apply_compaction(transcript.messages, strategy)
+    report = analyze(transcript, result, triggers=strategy)
+    judged = verdict(result, report)
+    assert judged.level == "costs"
+    html = report._repr_html_()
+    status = dict(_roles(html))["status"]
+    assert status == judged.headline
+    assert f"background:{LEVEL_COLORS['costs']}" in html
+    assert STATUS_COLORS["compacted"] not in html.split('data-role="tokens"')[0]
+    label, step = judged.next_step_parts
+    assert dict(_roles(html))["fix"] == " ".join(f"{label} {step}".split())
+    assert judged.headline in repr(report)
+    # Without a verdict a "compacted" badge is not green: green is "Fits and safe".
+    badge = result._repr_html_().split('data-role="tokens"')[0]
+    assert 'data-role="status"' in badge and STATUS_COLORS["compacted"] not in badge
 
 
 def test_the_report_card_words_a_cache_of_one_message_without_a_count() -> None:

@@ -94,8 +94,9 @@ def analysis_summary(outcome: RunOutcome) -> None:
         cols[3].metric(
             "Re-trigger in",
             turns_text(report),
-            help="Turns until a configured trigger fires again on the compacted history "
-            "(a dash: the transcript has too few user turns to tell what a typical turn adds).",
+            help="Turns until a configured trigger fires again on the compacted history; "
+            "agent steps (model calls) for an agent log with too few user turns to measure a "
+            "typical turn (a dash: too few steps as well).",
         )
         if report.warnings:
             st.caption(" · ".join(md_escape(group_digits(w)) for w in report.warnings))

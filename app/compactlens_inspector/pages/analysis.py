@@ -171,7 +171,8 @@ def _cards(report: AnalysisOverview) -> tuple[DeltaGenerator, DeltaGenerator]:
         delta_arrow="off",
         border=True,
         help="Turns (of the measured per-turn growth) until a configured trigger fires again "
-        "on the compacted history (a dash: too few user turns to measure that growth).",
+        "on the compacted history; agent steps (model calls) for an agent log with too few "
+        "user turns to measure a typical turn (a dash: too few steps as well).",
     )
 
     return recall, lost
@@ -197,7 +198,7 @@ def _loop_words(report: AnalysisOverview) -> str | None:
     if until == 0:
         return "loops: fires now"
     if until == 1:
-        return "loops: next turn"
+        return f"loops: next {report.retrigger.growth.unit}"
     return None
 
 
@@ -336,9 +337,11 @@ def _cache(report: AnalysisOverview) -> None:
         f"{md_escape(cost.model)}: input {price(cost.prices.input)}, cached input "
         f"{price(cost.prices.cached_input)}, cache write {price(write)} per "
         "million tokens (editable "
-        f"list prices above); every turn adds {num(cost.growth_tokens)} tokens (measured on "
-        "this transcript) and re-reads the previous request from the cache. An estimate to "
-        "compare setups, not a bill: cache minimums, block sizes and expiry are ignored."
+        f"list prices above); every {report.retrigger.growth.unit} adds "
+        f"{num(cost.growth_tokens)} tokens ({_growth_words(report)}) and re-reads the "
+        "previous request from the cache. An estimate to compare setups, not a bill: "
+        "re-compactions within these turns, cache minimums, block sizes and expiry are "
+        "ignored."
     )
     cols = st.columns(3)
     cols[0].metric("Without compaction", money(cost.cost_without), border=True)
@@ -350,6 +353,16 @@ def _cache(report: AnalysisOverview) -> None:
         border=True,
         help="The first turn after which the compaction has paid for rewriting the cache.",
     )
+
+
+def _growth_words(report: AnalysisOverview) -> str:
+    """Where the growth a cost estimate assumes comes from, in a few words."""
+    growth = report.retrigger.growth
+    return {
+        "transcript": "measured on this transcript",
+        "steps": "a typical agent step of this log",
+        "given": "given",
+    }.get(growth.source, "none could be measured on this transcript")
 
 
 def _retrigger(report: AnalysisOverview) -> None:
@@ -364,23 +377,22 @@ def _retrigger(report: AnalysisOverview) -> None:
     if r.turns_until_trigger is None and growth.source == "none":
         when = "when the next compaction comes is not estimated"
     elif r.turns_until_trigger is None:
-        when = f"no trigger fires within {num(r.horizon)} turns"
+        when = f"no trigger fires within {plural(r.horizon, growth.unit)}"
     elif r.turns_until_trigger == 0:
         when = f"it **already fires** on the compacted history ({firing})"
     else:
         n = r.turns_until_trigger
-        when = f"it fires again ({firing}) after **{plural(n, 'turn')}**"
-    source = (
-        f"the median of {plural(growth.turns_measured, 'turn')} of this transcript"
-        if growth.source == "transcript"
-        else "given"
-        if growth.source == "given"
-        else "none could be measured"
-    )
+        when = f"it fires again ({firing}) after **{plural(n, growth.unit)}**"
+    source = {
+        "transcript": f"the median of the latest {plural(growth.turns_measured, 'turn')}",
+        "steps": f"the median of the latest {plural(growth.turns_measured, 'agent step')}, "
+        "one model call each, as the log has too few user turns to measure a typical turn",
+        "given": "given",
+    }.get(growth.source, "none could be measured")
     st.markdown(
         f"Compaction starts at {triggers}. The compacted history starts at "
-        f"{num(r.start.tokens)} tokens and grows by about {growth.tokens:,.0f} tokens a turn "
-        f"({source}): {when}."
+        f"{num(r.start.tokens)} tokens and grows by about {growth.tokens:,.0f} tokens a "
+        f"{'step' if growth.unit == 'step' else 'turn'} ({source}): {when}."
     )
     if r.context_window:
         fraction = r.window_fraction or 0.0

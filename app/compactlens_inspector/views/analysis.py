@@ -338,9 +338,11 @@ def turns_text(report: CompactionReport | AnalysisOverview) -> str:
         # Too few user turns to tell a typical turn: not estimated, as the verdict says
         # (a dash: the card's help says why, and "not estimated" is cut in a narrow card).
         return "—"
+    # An agent log is projected per agent step (too few user turns): say so in the card.
+    unit = "" if r.growth.unit == "turn" else " step" if r.turns_until_trigger == 1 else " steps"
     if r.turns_until_trigger is None:
-        return f"> {num(r.horizon)}"
-    return num(r.turns_until_trigger)
+        return f"> {num(r.horizon)}{unit}"
+    return f"{num(r.turns_until_trigger)}{unit}"
 
 
 def recall_text(report: CompactionReport) -> str:

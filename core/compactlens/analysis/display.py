@@ -4,7 +4,7 @@ report, and the corpus report's DataFrame."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
 from compactlens.engine.vocabulary import plural
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from compactlens.analysis.corpus import CorpusReport, CorpusRow
     from compactlens.analysis.fixes import FixSearch
     from compactlens.analysis.report import CompactionReport
+    from compactlens.analysis.verdict import Verdict
 
 
 def report_card(report: CompactionReport) -> Card:
@@ -35,7 +36,7 @@ def report_card(report: CompactionReport) -> Card:
         ("next trigger", f"in {plural(turns, 'turn')}" if turns is not None else horizon),
         ("new protocol problems", _introduced_words(report)),
     ]
-    return Card(
+    card = Card(
         title="CompactionReport",
         status=report.status,
         tokens_before=report.tokens_before,
@@ -43,6 +44,36 @@ def report_card(report: CompactionReport) -> Card:
         facts=tuple(lines),
         reason=report.warnings[0] if report.warnings else (report.reason or ""),
     )
+    judged = _verdict_of(report)
+    if judged is None:
+        return card
+    from compactlens.analysis.verdict import LEVEL_COLORS
+
+    # The verdict of the run this report measured: its level colours the badge and the
+    # edge, its headline is the badge and its next step is the card's.
+    label, step = judged.next_step_parts
+    return replace(
+        card,
+        status=judged.headline,
+        status_color=LEVEL_COLORS[judged.level],
+        accent=LEVEL_COLORS[judged.level],
+        fix=step,
+        fix_label=label,
+    )
+
+
+def _verdict_of(report: CompactionReport) -> Verdict | None:
+    """The verdict of ``report.run`` with ``report`` (None when the report was built
+    without its run, or for another run)."""
+    from compactlens.analysis.verdict import verdict
+    from compactlens.model.errors import CompactlensError
+
+    if report.run is None:
+        return None
+    try:
+        return verdict(report.run, report)
+    except CompactlensError:
+        return None
 
 
 def _introduced_words(report: CompactionReport) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compactlens.analysis.cache import (
@@ -98,6 +98,9 @@ class CompactionReport:
     #: The API the transcript was sent to, when its messages say
     #: (:func:`~compactlens.analysis.protocol.own_provider`); the verdict counts for it.
     own_provider: str | None = None
+    #: The run :func:`analyze` measured (not part of the data: its notebook card renders
+    #: the verdict of this run and this report, so the card's colour is the verdict's level).
+    run: Any = field(default=None, compare=False, repr=False)
 
     @property
     def errors(self) -> tuple[ProtocolProblem, ...]:
@@ -454,7 +457,7 @@ def analyze(
         horizon=horizon,
     )
     overview = _overview(caller, outcome, settings)
-    return overview.with_facts(_facts(caller, outcome, judge, fact_cache))
+    return replace(overview.with_facts(_facts(caller, outcome, judge, fact_cache)), run=result)
 
 
 @gc_paused()

@@ -15,9 +15,14 @@ turns).
 The measured growth (a *typical turn*) is the median, over the transcript's latest
 :data:`RECENT_TURNS` user turns, of what one turn added: a single huge tool output is not
 the median of three or more turns, and recent turns say more about the next one than the
-first ones do. With fewer than :data:`MIN_TURNS` user turns there is no typical turn (one
-turn's size is not a rate): the growth is not measured (``source="none"``), the projection
-assumes none and says so.
+first ones do.
+
+An agent log (SWE-agent, OpenHands...) has one or two user turns and many steps: each
+model call adds one group (a tool call and its results, or a reply). With fewer than
+:data:`MIN_TURNS` user turns the growth is measured per *step* instead (``source="steps"``):
+the median of the latest :data:`RECENT_TURNS` groups, and the projection counts steps
+(``k`` steps add no user turn). Only with fewer than :data:`MIN_TURNS` groups as well is
+the growth not measured (``source="none"``): the projection assumes none and says so.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from compactlens.engine.vocabulary import condition_words
 from compactlens.model.errors import ConfigError
 from compactlens.model.validation import check_int
 
-GrowthSource = Literal["transcript", "given", "none"]
+GrowthSource = Literal["transcript", "steps", "given", "none"]
 
 #: How far ahead the projection looks by default.
 DEFAULT_HORIZON = 1000
@@ -51,7 +56,9 @@ MIN_TURNS = 3
 
 @dataclass(frozen=True, slots=True)
 class Growth:
-    """What one user turn adds, on average (tokens, messages, non-system groups...)."""
+    """What one user turn adds, on average (tokens, messages, non-system groups...); with
+    ``source="steps"``, what one agent step (one group) adds, and ``turns_measured`` counts
+    the steps measured."""
 
     tokens: float
     messages: float = 0.0
@@ -68,7 +75,13 @@ class Growth:
             "tool_call_groups": self.tool_call_groups,
             "source": self.source,
             "turns_measured": self.turns_measured,
+            "unit": self.unit,
         }
+
+    @property
+    def unit(self) -> Literal["turn", "step"]:
+        """What one projection step is: a user turn, or (``source="steps"``) an agent step."""
+        return "step" if self.source == "steps" else "turn"
 
 
 NO_GROWTH = Growth(0.0, source="none")
@@ -76,8 +89,10 @@ NO_GROWTH = Growth(0.0, source="none")
 
 def growth_from_index(index: MessageIndex) -> Growth:
     """The typical turn of a transcript: the median of what each of its latest
-    :data:`RECENT_TURNS` user turns added (``source="none"``, growth 0, with fewer than
-    :data:`MIN_TURNS` user turns; ``turns_measured`` says how many there were)."""
+    :data:`RECENT_TURNS` user turns added. With fewer than :data:`MIN_TURNS` user turns,
+    the typical agent step: the median of its latest :data:`RECENT_TURNS` groups
+    (``source="steps"``); with fewer groups too, ``source="none"`` and growth 0
+    (``turns_measured`` says how many turns there were)."""
     per_turn: dict[int, list[int]] = {}
     for g in index.groups:
         if g.turn is None or g.turn < 1:
@@ -89,7 +104,7 @@ def growth_from_index(index: MessageIndex) -> Growth:
         slot[3] += int(g.kind is GroupKind.TOOL_CALL)
     rows = [per_turn[t] for t in sorted(per_turn)][-RECENT_TURNS:]
     if len(rows) < MIN_TURNS:
-        return Growth(0.0, source="none", turns_measured=len(rows))
+        return _step_growth(index, len(rows))
     return Growth(
         tokens=float(statistics.median(r[0] for r in rows)),
         messages=float(statistics.median(r[1] for r in rows)),
@@ -97,6 +112,25 @@ def growth_from_index(index: MessageIndex) -> Growth:
         tool_call_groups=float(statistics.median(r[3] for r in rows)),
         source="transcript",
         turns_measured=len(rows),
+    )
+
+
+def _step_growth(index: MessageIndex, turns: int) -> Growth:
+    """What one agent step adds: the median of the latest :data:`RECENT_TURNS` groups
+    after the first user request (a step is one model call: a tool call with its results,
+    or a reply)."""
+    steps = [g for g in index.groups if g.turn is not None and g.turn >= 1][-RECENT_TURNS:]
+    if len(steps) < MIN_TURNS:
+        return Growth(0.0, source="none", turns_measured=turns)
+    return Growth(
+        tokens=float(statistics.median(g.tokens for g in steps)),
+        messages=float(statistics.median(g.message_count for g in steps)),
+        groups=1.0,
+        tool_call_groups=float(
+            statistics.median(int(g.kind is GroupKind.TOOL_CALL) for g in steps)
+        ),
+        source="steps",
+        turns_measured=len(steps),
     )
 
 
@@ -122,12 +156,12 @@ class HistoryMetrics:
         )
 
     def after(self, turns: int, growth: Growth) -> HistoryMetrics:
-        """The projected metrics ``turns`` turns later."""
+        """The projected metrics ``turns`` turns (or agent steps: no new user turn) later."""
         return HistoryMetrics(
             tokens=self.tokens + round(turns * growth.tokens),
             messages=self.messages + round(turns * growth.messages),
             groups=self.groups + round(turns * growth.groups),
-            turns=self.turns + turns,
+            turns=self.turns + (0 if growth.unit == "step" else turns),
             tool_call_groups=self.tool_call_groups + round(turns * growth.tool_call_groups),
         )
 
@@ -242,7 +276,7 @@ def estimate_retrigger(
         )
     elif until == 1:
         warnings.append(
-            f"compaction would fire again on the very next turn ({firing}); "
+            f"compaction would fire again on the very next {growth.unit} ({firing}); "
             "leave more room between the trigger and the target"
         )
     if triggers and growth.source == "none" and until is None:

@@ -25,9 +25,11 @@ were not all measured is never ``safe``.
 
 When compaction fires again is a cost only where it can be one: a run that compacted and
 leaves less room under its trigger than one typical turn adds (the median of the latest
-turns, :func:`~compactlens.analysis.retrigger.growth_from_index`). A run that needed no
-compaction has not fired; a configuration without a trigger never fires; a transcript with
-too few turns to measure a typical turn gives no estimate (said so, not a cost). The next
+turns, :func:`~compactlens.analysis.retrigger.growth_from_index`). An agent log with one or
+two user turns is judged per agent step instead (the median of its latest groups: every
+model call adds one), so "unmeasured" never stands in for "safe" there. A run that needed
+no compaction has not fired; a configuration without a trigger never fires; a transcript
+with too few turns and steps to measure either gives no estimate (said so). The next
 step for that cost is one that helps: a target that leaves a typical turn of room under the
 trigger, or, when one turn alone is larger than the trigger allows, a larger trigger
 (compacting further cannot help then).
@@ -63,19 +65,21 @@ LEVEL_COLORS: Mapping[Level, str] = MappingProxyType(
     {"safe": "#2BB673", "costs": "#F2A541", "no-fit": "#E4572E"}
 )
 #: The lowest fact recall a run may have and still be ``safe``: at most one fact in five
-#: of the messages the compaction changed may be lost. Green means a person or an agent can
-#: go on from the compacted history without missing an identifier, path or number it
-#: replaced; a compaction that loses more (the bundled coding agent's reference run keeps
-#: 57%, a truncation 19%) still fits, but the loss is named as a cost (amber) so the
-#: user decides whether it is acceptable. The floor is per call (``recall_floor=``); the
-#: rule, with this rationale, is written down in docs/guide.md ("The verdict").
+#: of the conversation may be lost (only those in the messages it changed can be). Green
+#: means a person or an agent can go on from the compacted history without missing an
+#: identifier, path or number it replaced; a compaction that loses more (the bundled coding
+#: agent's reference run keeps 57%, a truncation 19%) still fits, but the loss is named as
+#: a cost (amber) so the user decides whether it is acceptable. The floor is per call
+#: (``recall_floor=``); the rule, with this rationale, is written down in docs/guide.md
+#: ("The verdict").
 DEFAULT_RECALL_FLOOR = 0.8
 #: What fact recall counts, in one line.
 FACT_DEFINITION = (
-    "Facts are the identifiers, paths, numbers, names and other exact values in the "
-    "messages the compaction dropped, collapsed or summarized; a fact counts as kept when "
-    "it still appears word for word in the compacted history. Timestamps, hashes and "
-    "redaction placeholders are counted apart, not in recall."
+    "Facts are the identifiers, paths, numbers, names and other exact values of the whole "
+    "conversation; only those in the messages the compaction dropped, collapsed or "
+    "summarized can be lost. A fact counts as kept when it still appears word for word in "
+    "the compacted history. Timestamps, hashes and redaction placeholders are counted "
+    "apart, not in recall."
 )
 #: How the verdict names each group decision, in display order.
 GROUP_LABELS: Mapping[str, str] = MappingProxyType(
@@ -182,7 +186,9 @@ class VerdictNumbers:
     ``provider_warnings`` are the problems the compaction introduced, for ``provider``
     (None: every provider the report checked). ``turns_until_next_compaction`` is None
     when no trigger fires within ``horizon`` turns; ``turn_tokens`` is what a typical turn
-    adds (None: too few of the ``turns_measured`` user turns to tell) and ``token_limit``
+    adds (None: too few of the ``turns_measured`` user turns to tell); ``growth_unit`` is
+    ``"step"`` when the log had too few user turns and both are per agent step (one model
+    call) instead; ``token_limit``
     the most tokens the history holds before a token trigger fires (None: no token
     trigger). ``cache_extra_cost`` is what the next
     ``cache_turns`` turns cost more with the compaction than without it, in USD (negative:
@@ -209,6 +215,7 @@ class VerdictNumbers:
     triggers: tuple[str, ...] = ()
     turn_tokens: int | None = None
     turns_measured: int | None = None
+    growth_unit: str = "turn"
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
@@ -255,6 +262,7 @@ class VerdictNumbers:
             "triggers": list(self.triggers),
             "turn_tokens": self.turn_tokens,
             "turns_measured": self.turns_measured,
+            "growth_unit": self.growth_unit,
             "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
@@ -323,6 +331,7 @@ def verdict_card(v: Verdict) -> Card:
     return Card(
         title=f"Verdict: {v.headline}",
         status=n.status,
+        status_color=LEVEL_COLORS[v.level],
         tokens_before=n.tokens_before,
         tokens_after=n.tokens_after,
         budget=n.target_tokens,
@@ -411,6 +420,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "triggers": report.retrigger.triggers,
         "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
         "turns_measured": growth.turns_measured,
+        "growth_unit": growth.unit,
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
@@ -530,21 +540,30 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
     extra, turns = n.cache_extra_cost, n.cache_turns
     if extra is None or turns is None or n.status != "compacted":
         return None
-    ahead = f"the next {_plural(turns, 'turn')}"
+    ahead = f"the next {_plural(turns, n.growth_unit)}"
+    again = n.turns_until_next_compaction
+    # The estimate prices one compaction: say so when another falls within the turns priced.
+    assumes = (
+        " (an estimate that assumes no further compaction, but it fires again within them)"
+        if again is not None and again < turns
+        else ""
+    )
     if extra > 0:
         text = (
             f"With the prompt cache rewritten, {ahead} cost {money(extra)} more than without "
-            "compacting."
+            f"compacting{assumes}."
             if extra >= 0.005
             else f"With the prompt cache rewritten, {ahead} cost more than without compacting "
-            "(under one cent)."
+            f"(under one cent){assumes}."
         )
         return Reason(code="cache", level="costs", text=text)
     saved = -extra
     text = (
-        f"The compaction saves {money(saved)} over {ahead}, the prompt cache rewrite included."
+        f"The compaction saves {money(saved)} over {ahead}, the prompt cache rewrite "
+        f"included{assumes}."
         if saved >= 0.005
-        else f"The compaction costs no more over {ahead}, the prompt cache rewrite included."
+        else f"The compaction costs no more over {ahead}, the prompt cache rewrite "
+        f"included{assumes}."
     )
     return Reason(code="cache", level="safe", text=text)
 
@@ -577,7 +596,10 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     """When compaction fires again: a cost only for a run that compacted and leaves less
     room under its trigger than one typical turn (see the module docstring)."""
     turns, code = n.turns_until_next_compaction, "next-compaction"
-    typical = f"a typical turn adds about {n.turn_tokens:,} tokens" if n.turn_tokens else ""
+    unit = n.growth_unit
+    typical = (
+        f"a typical {_typical_unit(n)} adds about {n.turn_tokens:,} tokens" if n.turn_tokens else ""
+    )
     if not n.triggers:
         text = "No trigger is set for the next turns, so nothing makes compaction fire again."
         return Reason(code=code, level="safe", text=text)
@@ -587,7 +609,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
         elif n.turn_tokens is None:
             text = "No compaction is due yet."
         else:
-            when = "on the next turn" if turns <= 1 else f"in about {turns:,} turns"
+            when = f"on the next {unit}" if turns <= 1 else f"in about {_plural(turns, unit)}"
             text = f"No compaction is due yet; at this pace ({typical}) the first is {when}."
         return Reason(code=code, level="safe", text=text)
     if turns == 0:
@@ -596,8 +618,8 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     if n.turn_tokens is None:
         text = (
             f"The next compaction is not estimated: the transcript has "
-            f"{_plural(n.turns_measured or 0, 'user turn')}, too few to tell a typical turn "
-            "from a one-off."
+            f"{_plural(n.turns_measured or 0, 'user turn')} and too few steps to tell a "
+            "typical turn from a one-off."
         )
         return Reason(code=code, level="safe", text=text)
     if turns == 1:
@@ -608,12 +630,12 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
             else f" ({typical})"
         )
         return Reason(
-            code=code, level="costs", text=f"Compaction fires again on the very next turn{room}."
+            code=code, level="costs", text=f"Compaction fires again on the very next {unit}{room}."
         )
     if turns is None:
-        text = f"No compaction is due within {n.horizon or 0:,} turns."
+        text = f"No compaction is due within {_plural(n.horizon or 0, unit)}."
     else:
-        text = f"The next compaction is {turns:,} turns away ({typical})."
+        text = f"The next compaction is {_plural(turns, unit)} away ({typical})."
     return Reason(code=code, level="safe", text=text)
 
 
@@ -625,19 +647,28 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     limit, turn = n.token_limit, n.turn_tokens
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
+    typical, unit = _typical_unit(n), n.growth_unit
     if turn < limit:
         # Both changes, as the fix search re-runs them: in a pipeline whose later stages
         # fire only above the trigger, a lower target alone may not be reachable.
         return (
             f"Lower the target to at most {limit - turn:,} tokens (every stage's) or raise "
             f"the trigger to at least {n.tokens_after + turn:,}: it fires above {limit:,} "
-            f"and a typical turn adds about {turn:,}, so either leaves room for the next turn."
+            f"and a typical {typical} adds about {turn:,}, so either leaves room for the "
+            f"next {unit}."
         )
     return (
-        f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical turn "
-        f"adds about {turn:,} tokens, more than the trigger's {limit:,} allow, so compaction "
-        "fires on every turn whatever the target and compacting further cannot help."
+        f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical "
+        f"{typical} adds about {turn:,} tokens, more than the trigger's {limit:,} allow, so "
+        f"compaction fires on every {unit} whatever the target and compacting further cannot "
+        "help."
     )
+
+
+def _typical_unit(n: VerdictNumbers) -> str:
+    """What ``turn_tokens`` measures, in words: a user turn, or an agent step (one model
+    call: a tool call with its results, or a reply)."""
+    return "agent step" if n.growth_unit == "step" else "turn"
 
 
 def _recall_step(n: VerdictNumbers) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from compactlens.engine.vocabulary import param_words
 from compactlens.model import Card
 
 if TYPE_CHECKING:
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
 
 def compact_card(result: CompactResult) -> Card:
     facts: list[tuple[str, str]] = [
-        ("keep_last_messages", f"{result.keep_last_messages:,}"),
+        (param_words("keep_last_messages"), f"{result.keep_last_messages:,}"),
         ("messages out", f"{len(result.messages):,}"),
     ]
     if result.replaced_range is not None:

@@ -129,10 +129,18 @@ def index_card(index: MessageIndex) -> Card:
     )
 
 
+#: A run that did not fit points to the fix search: the explanation's first suggestion
+#: (often "a target of at least N") is not the verdict's next step, which the fix search
+#: ranks (a notebook's ``debug()``, the command line's ``--explain``).
+NO_FIT_STEP = (
+    "the ranked fixes and the verdict's next step: debug(result, strategy) in a notebook, "
+    "compactlens compact --explain on the command line"
+)
+
+
 def result_card(result: CompactionResult, budget: int | None = None) -> Card:
     explanation = result.explanation
     target = budget if budget is not None else explanation.target_tokens
-    suggestions = explanation.suggestions
     return Card(
         title="CompactionResult",
         status=result.status,
@@ -145,7 +153,8 @@ def result_card(result: CompactionResult, budget: int | None = None) -> Card:
             ("messages", f"{result.messages_before:,} → {result.messages_after:,}"),
         ),
         reason=result.reason or explanation.summary,
-        fix=suggestions[0].change if suggestions else "",
+        fix=NO_FIT_STEP if result.status == "cannot-fit" else "",
+        fix_label="next step",
     )
 
 

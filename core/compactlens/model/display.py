@@ -33,6 +33,10 @@ STATUS_COLORS: dict[str, str] = {
     "error": "#B00020",
 }
 
+#: Colours of a card's status badge without a verdict: only the failures are coloured (a
+#: green "compacted" read as "safe" over a run that lost half its facts).
+_BADGE_COLORS = {name: STATUS_COLORS[name] for name in ("cannot-fit", "error")}
+
 #: Colours of a card's group counts (``dropped`` is the ``excluded`` decision).
 _COUNT_COLORS = {**DECISION_COLORS, "dropped": DECISION_COLORS["excluded"]}
 
@@ -82,6 +86,10 @@ class Card:
 
     accent: str | None = None
     """A colour for the card's left edge (a verdict's level: green, amber, red)."""
+
+    status_color: str | None = None
+    """The badge's colour (a verdict's level); default: red for a run that did not fit
+    or failed, grey otherwise (green is the verdict's "Fits and safe", never a status's)."""
 
 
 def clip(text: str, limit: int = CARD_TEXT_LIMIT) -> str:
@@ -168,7 +176,7 @@ def budget_bar_html(tokens: int, budget: int, before: int | None = None) -> str:
 def _header(card: Card) -> str:
     head = f"<b>{escape(card.title)}</b>"
     if card.status:
-        color = STATUS_COLORS.get(card.status, "#6C757D")
+        color = card.status_color or _BADGE_COLORS.get(card.status, STATUS_COLORS["unchanged"])
         head += (
             f' <span data-role="status" style="background:{color};color:white;'
             f'border-radius:3px;padding:0 6px">{escape(card.status)}</span>'

@@ -41,6 +41,7 @@ from compactlens.engine import (
     run_strategy,
 )
 from compactlens.engine.display import explanation_card
+from compactlens.engine.vocabulary import plural
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
 from compactlens.notebook.widgets import HIDE_SNAPSHOT_CSS, Snapshot, load_widgets, show_panel
@@ -128,7 +129,8 @@ class Debugger:
 
     def _ipython_display_(self) -> None:
         show_panel(
-            self._panel, f"compactlens debugger: {len(self.fixes)} fixes for {self.result!r}"
+            self._panel,
+            f"compactlens debugger: {plural(len(self.fixes), 'fix')} for {self.result!r}",
         )
         self.snapshot.show()
 
@@ -245,7 +247,7 @@ def fix_table_html(fixes: Sequence[Fix]) -> str:
 
 
 def _after_html(fix: Fix, result: CompactionResult) -> str:
-    head = f"<div><b>applied</b>: {escape(fix.plain_summary)}</div>"
+    head = f"<div><b>applied</b> {escape(fix.plain_summary)}</div>"
     judged = fix.verdict
     if judged is None or judged.numbers.tokens_after != result.tokens_after:
         return head + f"<div>{escape(result.status)}: {result.tokens_after:,} tokens</div>"
