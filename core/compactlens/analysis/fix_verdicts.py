@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from compactlens.analysis.facts import Fact
 from compactlens.analysis.fixes import (
+    DEFAULT_MIN_RECALL,
     Fix,
     FixSearch,
     destructive,
@@ -201,15 +202,8 @@ def shown_fixes(
     listed = listed_fixes(fixes, current)
     ok = [f for f in listed if not destructive(f)]
     costly: Fix | None = None
-    if current.level == "no-fit" and not any(not f.changes_target for f in ok):
-        costly = next(
-            (
-                f
-                for f in listed
-                if destructive(f) and keeps_conversation(f) and not f.changes_target
-            ),
-            None,
-        )
+    if not any(not f.changes_target for f in ok):
+        costly = _costly_choice(listed, current)
     raised: tuple[Fix, ...] = ()
     if _offers_raise(current, ok, costly):
         # The other choice: the fix that only raises the target (when the search has it).
@@ -222,6 +216,23 @@ def shown_fixes(
     hidden = len(listed) - len(ok)
     ok.extend(f for f in raised if f not in ok)
     return ShownFixes(fixes=tuple(ok), hidden=hidden, costly_choice=costly)
+
+
+def _costly_choice(listed: Sequence[Fix], current: Verdict) -> Fix | None:
+    """The best change that keeps the target and the conversation although it loses most
+    facts: for a run that does not fit, or for one that fits but already keeps less than
+    half of the facts, when the change keeps more of them than the run does (from 12% to
+    49% is worth offering, with its cost named)."""
+    recall = current.numbers.fact_recall
+    fitting_loss = current.level != "no-fit" and recall is not None and recall < DEFAULT_MIN_RECALL
+    if current.level != "no-fit" and not fitting_loss:
+        return None
+    for f in listed:
+        if not destructive(f) or not keeps_conversation(f) or f.changes_target:
+            continue
+        if current.level == "no-fit" or (f.fits and fix_recall(f) > (recall or 0.0)):
+            return f
+    return None
 
 
 def _offers_raise(current: Verdict, ok: Sequence[Fix], costly: Fix | None) -> bool:
@@ -316,6 +327,14 @@ def next_step(
     ordinary = [f for f in shown.fixes if not destructive(f)]
     best = ordinary[0] if ordinary else None
     costly = shown.costly_choice
+    if costly is not None and current.level != "no-fit" and best is None:
+        gives = f" ({costly.verdict.summary})" if costly.verdict is not None else ""
+        was = current.numbers.fact_recall or 0.0
+        return (
+            f"Apply: {costly.plain_summary}: it keeps {fix_recall(costly):.0%} of the "
+            f"conversation's facts where the run keeps {was:.0%}, the most any change the "
+            f"search re-ran keeps within the target{gives}."
+        )
     if costly is not None and (best is None or best.changes_target):
         raised = raise_target_to(current, search)
         kept = f"{fix_recall(costly):.0%}"

@@ -823,14 +823,16 @@ def _dropped(plan: Plan) -> int:
 def _largest_fitting(
     low: int, high: int, probe: Callable[[int], _Run], most_dropped: int | None = None
 ) -> _Run | None:
-    """The run of the largest value in ``(low, high]`` that fits (and, with
-    ``most_dropped``, drops at most that many groups: a loosened stage must not leave the
-    cutting to a harsher later one), by bisection (that is assumed to hold up to some
-    value and fail above it), in at most :data:`LOOSEN_STEPS` re-runs; None when none
-    does."""
+    """The run of the largest value in ``(low, high]`` that fits with room for more than
+    the next turn (and, with ``most_dropped``, drops at most that many groups: a loosened
+    stage must not leave the cutting to a harsher later one), by bisection (that is
+    assumed to hold up to some value and fail above it), in at most
+    :data:`LOOSEN_STEPS` re-runs; None when none does."""
 
     def good(run: _Run) -> bool:
-        return run.fits and (most_dropped is None or _dropped(run.plan) <= most_dropped)
+        # A loosened run that fires again within a turn trades one cost for another.
+        room = run.turns_until_trigger is None or run.turns_until_trigger > 1
+        return run.fits and room and (most_dropped is None or _dropped(run.plan) <= most_dropped)
 
     first = probe(high)
     if good(first):
@@ -1069,12 +1071,15 @@ def _finish(
     extra: list[Fix] = []  # the loosened stages: listed beside the best, not ranked out
     # A change whose result is the current one is no fix; two with the same result are one.
     # When compaction fires next is part of the result: a raised trigger keeps the plan.
+    # The target is, only for a fix that raises it: a lower target that cuts no more than
+    # the run did is no fix.
     outcomes: set[tuple[Any, ...]] = {
         (current.target_tokens, current.turns_until_trigger, *_outcome(current.plan))
     }
     for run in sorted((r for r in runs if r.fits), key=_rank):
         # A pair whose second change does nothing repeats a simpler fix: keep the simpler.
-        outcome = (run.target_tokens, run.turns_until_trigger, *_outcome(run.plan))
+        limit = run.target_tokens if run.changes_target else current.target_tokens
+        outcome = (limit, run.turns_until_trigger, *_outcome(run.plan))
         if outcome not in outcomes:
             outcomes.add(outcome)
             fix = _as_fix(base, run, min_recall)
