@@ -13,7 +13,10 @@ from compactlens import ExtractiveSummarizer, MessageIndex, compact, load_transc
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WALKTHROUGH = REPO_ROOT / "examples" / "walkthrough.ipynb"
-BEFORE = re.compile(r"<Compact(?:ion)?Result: \w[\w-]*; ([\d,]+) -> ")
+# A result's repr, or its verdict's (the cells end with ``verdict(...)``).
+BEFORE = re.compile(
+    r"<Compact(?:ion)?Result: \w[\w-]*; ([\d,]+) -> |<Verdict [\w-]+: [^;]+; ([\d,]+) to "
+)
 
 
 def _tokens_before(source_start: str) -> list[int]:
@@ -24,7 +27,9 @@ def _tokens_before(source_start: str) -> list[int]:
             continue
         for output in cell.outputs:
             text = output.get("data", {}).get("text/plain", "")
-            found += [int(m.replace(",", "")) for m in BEFORE.findall(text)]
+            text = "".join(text) if isinstance(text, list) else text
+            for groups in BEFORE.findall(text):
+                found += [int(g.replace(",", "")) for g in groups if g]
     return found
 
 
