@@ -99,9 +99,13 @@ _FIXES = {
         "Keep tool calls and their results together (set the provider in the guards so "
         "every strategy respects its rules), then run again."
     ),
+    # No guard or setting removes these (the provider guard keeps tool calls paired and
+    # the first turn a user turn; the warnings are what the API rewrites on its own).
     "provider-warnings": (
-        "Set the provider in the guards so every strategy respects its rules (the "
-        "warnings name what the provider would change), then run again."
+        f"{NOTHING_TO_CHANGE}: the warnings are harmless. The provider joins consecutive "
+        "turns of one role into one turn, and moves a system message to the top, on its "
+        "own; nothing is dropped. No guard prevents them: setting the provider in the "
+        "guards keeps tool calls paired and the first turn a user turn, not these."
     ),
     "cache": (
         "Compact less often and deeper (a lower target), so the cache is rewritten once for "
@@ -637,18 +641,56 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     )
 
 
-def _recall_step(n: VerdictNumbers) -> str:
+#: The stages whose "newest ... kept" parameters keep recent groups word for word.
+_KEEPS_RECENT = frozenset(
+    {
+        "truncation",
+        "sliding_window",
+        "summarization",
+        "tool_result_collapse",
+        "selective_tool_calls",
+    }
+)
+
+
+def _controls(result: CompactionResult | CompactResult | RecordedRun) -> tuple[str, ...]:
+    """The stages the run's configuration has, by the names its events carry (``compact``
+    for ``compact()``, which has no stages; none for a recorded run): the next step names
+    only controls the configuration has."""
+    if isinstance(result, CompactResult):
+        return ("compact",)
+    if isinstance(result, RecordedRun):
+        return ()
+    return tuple(dict.fromkeys(e.strategy for e in result.events))
+
+
+def _recall_step(n: VerdictNumbers, controls: tuple[str, ...] = ()) -> str:
     """What helps a run that loses too many facts: when it uses less than
     :data:`ROOM_SHARE` of its target, the room (raising the target cannot help a run that
-    does not fill it); else a larger target or collapsing tool results first."""
+    does not fill it), by the controls its configuration has (``controls``,
+    :func:`_controls`); else a larger target, or collapsing tool results first when no
+    stage collapses them yet."""
     target = n.target_tokens
+    if "compact" in controls:
+        loosen = "keep more of the newest messages verbatim (a larger “newest messages kept”)"
+    else:
+        ways = [
+            *(["more recent groups kept verbatim"] if _KEEPS_RECENT & set(controls) else []),
+            *(["a larger clamp cut"] if "clamp" in controls else []),
+        ]
+        loosen = f"let its stages cut less ({', '.join(ways)})" if ways else "let it cut less"
     if target is None or n.tokens_after >= ROOM_SHARE * target:
+        if "compact" in controls or "tool_result_collapse" in controls:
+            return (
+                "Keep more of the history word for word: raise the target (the fix search "
+                "finds the target at which enough facts are kept)."
+            )
         return _FIXES["fact-recall"]
+    searched = "" if "compact" in controls else "; the fix search tries such changes"
     return (
         f"Keep more of the history word for word: the run uses {percent(n.tokens_after, target)} "
-        f"of its target ({target - n.tokens_after:,} tokens of room), so let its "
-        "stages cut less (more recent groups kept verbatim, a larger clamp cut) until it "
-        "nears the target; the fix search tries such changes."
+        f"of its target ({target - n.tokens_after:,} tokens of room), so {loosen} until it "
+        f"nears the target{searched}."
     )
 
 
@@ -724,6 +766,7 @@ def _next_step(
     n: VerdictNumbers,
     fixes: FixSearch | None,
     recorded: bool = False,
+    controls: tuple[str, ...] = (),
 ) -> str:
     if recorded and level != "safe":
         # An agent's own compaction cannot be rerun here: what can be changed is ours.
@@ -737,14 +780,18 @@ def _next_step(
             return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
+        failed = [r for r in reasons if r.level != "safe"]
+        # Nothing removes the provider's warnings: another cost, when there is one, is
+        # the step that helps.
+        actionable = [r for r in failed if r.code != "provider-warnings"] or failed
         first = min(
-            (r for r in reasons if r.level != "safe"),
+            actionable,
             key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
         )
         if first.code == "next-compaction":
             return _next_compaction_step(n)
         if first.code == "fact-recall":
-            return _recall_step(n)
+            return _recall_step(n, controls)
         return _FIXES.get(first.code, "Look at the costs above.")
     # The first fix that is not destructive, by the rule every surface uses (a search
     # with destructive fixes included lists them last).
@@ -832,7 +879,12 @@ def verdict(
         reasons=reasons,
         numbers=numbers,
         next_step=_next_step(
-            level, reasons, numbers, fixes, recorded=isinstance(result, RecordedRun)
+            level,
+            reasons,
+            numbers,
+            fixes,
+            recorded=isinstance(result, RecordedRun),
+            controls=_controls(result),
         ),
         recall_floor=recall_floor,
     )
