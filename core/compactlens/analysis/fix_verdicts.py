@@ -20,6 +20,7 @@ from compactlens.analysis.fixes import (
     Fix,
     FixSearch,
     destructive,
+    fits_at,
     fix_mark,
     fix_recall,
     keeps_conversation,
@@ -419,6 +420,39 @@ def advised(
         tokenizer_given=tokenizer_given,
         judge=judge,
     )
+    lowered = current.lowered_target
+    if (
+        lowered is not None
+        and current.numbers.token_limit is not None
+        and not any(not destructive(f) for f in listed_fixes(found.fixes, current))
+        and not fits_at(
+            index,
+            strategy,
+            lowered,
+            current.numbers.token_limit,
+            guards=guards,
+            summaries=summaries,
+            tokenizer_given=tokenizer_given,
+        )
+    ):
+        # "Lower the target" would not fit (the stages cannot reach it): following it
+        # would lead to "does not fit" and back to a larger target. The step is then the
+        # pair that fits with room for the next turn: a larger target and trigger.
+        raised = raise_target_fix(
+            index,
+            strategy,
+            current.numbers.tokens_after + 1,
+            guards=guards,
+            summaries=summaries,
+            tokenizer_given=tokenizer_given,
+        )
+        if raised is not None and raised.fits:
+            judged = (
+                judge(raised)
+                if judge is not None
+                else judge_fix(index, raised, tokenizer_given=tokenizer_given)
+            )
+            found = replace(found, fixes=(*found.fixes, judged))
     step = next_step(current, found, include_destructive=include_destructive)
     return replace(current, next_step=step), found
 

@@ -724,6 +724,23 @@ def raise_target_fix(
     return _as_fix(base, run, DEFAULT_MIN_RECALL) if run is not None else None
 
 
+def fits_at(
+    index: MessageIndex,
+    strategy: Strategy,
+    target: int,
+    trigger: int,
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+) -> bool:
+    """Whether ``strategy`` with its token target at ``target`` and its token trigger at
+    ``trigger`` (:func:`retarget`) fits over ``index`` (summaries replayed): a next step
+    that asks for a lower target is checked with it before it is given."""
+    base = _baseline(index, guards, tokenizer_given, summaries)
+    return _run(base, retarget(strategy, target, trigger), ()).fits
+
+
 def recall_target_fix(
     index: MessageIndex,
     strategy: Strategy,

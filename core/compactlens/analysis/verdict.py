@@ -290,6 +290,24 @@ class Verdict:
         return "Next step", self.next_step
 
     @property
+    def step_cost(self) -> str | None:
+        """The code of the cost the verdict's own next step is about (a run that fits
+        with costs; None otherwise)."""
+        if self.level != "costs":
+            return None
+        return _step_reason(self.reasons).code
+
+    @property
+    def lowered_target(self) -> int | None:
+        """The target the next step asks for when compaction would fire again on the next
+        turn and a lower target can leave a typical turn of room under the token trigger
+        (None otherwise)."""
+        n = self.numbers
+        if self.step_cost != "next-compaction" or n.token_limit is None or not n.turn_tokens:
+            return None
+        return n.token_limit - n.turn_tokens if n.turn_tokens < n.token_limit else None
+
+    @property
     def next_step_line(self) -> str:
         """:attr:`next_step_parts` as one line: ``Next step: ...`` or ``Nothing to change:
         ...``."""
@@ -760,6 +778,18 @@ def _summary(n: VerdictNumbers) -> str:
     return "; ".join(bits)
 
 
+def _step_reason(reasons: tuple[Reason, ...]) -> Reason:
+    """The failed check the next step of a run that fits with costs is about: the first by
+    :data:`COST_ORDER`; nothing removes the provider's warnings, so another cost, when
+    there is one, is the step that helps."""
+    failed = [r for r in reasons if r.level != "safe"]
+    actionable = [r for r in failed if r.code != "provider-warnings"] or failed
+    return min(
+        actionable,
+        key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
+    )
+
+
 def _next_step(
     level: Level,
     reasons: tuple[Reason, ...],
@@ -780,14 +810,7 @@ def _next_step(
             return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
-        failed = [r for r in reasons if r.level != "safe"]
-        # Nothing removes the provider's warnings: another cost, when there is one, is
-        # the step that helps.
-        actionable = [r for r in failed if r.code != "provider-warnings"] or failed
-        first = min(
-            actionable,
-            key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
-        )
+        first = _step_reason(reasons)
         if first.code == "next-compaction":
             return _next_compaction_step(n)
         if first.code == "fact-recall":
