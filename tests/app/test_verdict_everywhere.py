@@ -608,3 +608,28 @@ def test_no_surface_shows_none_for_a_next_step_with_nothing_to_do(
     section = html.split("<section class='verdict", 1)[1].split("</section>", 1)[0]
     assert f"<b>Nothing to change:</b> {escape(step)}" in section
     assert "None" not in section
+
+
+@pytest.mark.parametrize(
+    ("sample", "name", "budget"),
+    [("coding_agent.json", "reference", None), ("cannot_fit_16k.json", "sliding_window", None)],
+)
+def test_the_debugger_and_the_command_line_give_one_next_step(
+    app, capsys: pytest.CaptureFixture[str], tmp_path: Path, sample: str, name: str, budget: Any
+) -> None:
+    """Review 3, #9: the debugger's bar and ``compactlens compact --json`` and
+    ``--explain`` give the same next step for the same run."""
+    expected = case(sample, name, budget)
+    config = tmp_path / "config.json"
+    guards = expected.config.guard_set(expected.format)
+    config.write_text(
+        json.dumps({"strategy": expected.config.strategy_config(), "guards": guards.to_dict()})
+    )
+    argv = ["compact", str(BUNDLED / sample), "--config", str(config)]
+    step = _cli_json(capsys, *argv, "--json")["verdict"]["next_step"]
+    main([*argv, "--explain"])
+    explained = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert explained == f"Next step: {step}"
+    at = app(sample=Path(sample).stem, cfg=encode_config(expected.config)).run()
+    _kind, text = bar(go(at, "cannot_fit"))
+    assert f"**Next step:** {step}" in text, (step, text)
