@@ -123,7 +123,12 @@ def test_when_only_a_change_losing_most_facts_keeps_the_target_it_is_a_choice() 
         assert debugger.fixes[0] is shown.costly_choice
         assert any(f.changes_target for f in debugger.fixes[1:])
         step = debugger.verdict.next_step
-        assert step.startswith("Choose: ") and "Raise the target to " in step
+        assert step.startswith("Choose: ") and "Raise the target " in step
+        # The larger target's words are the fix's own: they name the trigger it moves.
+        raised = next(f for f in debugger.fixes[1:] if f.changes_target)
+        words = raised.plain_summary
+        assert f"{words[:1].upper()}{words[1:]} (nothing else changes)" in step
+        assert "the trigger" in words and "parameters stay as they are" not in step
         assert f"keeps only {fix_recall(shown.costly_choice):.0%} of the facts" in step
     else:
         assert debugger.fixes, "never 'no fix': at least the larger target"

@@ -58,7 +58,9 @@ def test_a_run_that_does_not_fit_lists_fixes_with_one_primary_choice() -> None:
     # most facts is offered only as a choice beside the larger target.
     assert all(not r.primary for r in rows if destructive(r.fix))
     assert all(r.rank == 1 for r in rows if r.choice)
-    assert rows[-1].raises_target and rows[-1].title.startswith("Raise the target to ")
+    last = rows[-1]
+    assert last.raises_target and last.title.startswith("Raise the target ")
+    assert "the trigger" in last.title  # the trigger moves with it, and the title says so
     assert all("=" not in r.title and "_" not in r.title for r in rows)  # no code names
 
 

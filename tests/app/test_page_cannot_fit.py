@@ -91,7 +91,13 @@ def test_a_costly_best_fix_comes_with_a_one_click_larger_target(app) -> None:
     assert "No fix" not in body and "only destructive changes fit" not in body
     # Fix 1 is the change a user would make, with its cost; fix 2 raises the target.
     assert "**1.** Set “newest groups never dropped” to" in body  # the vocabulary's label
-    assert f"**2.** Raise the target to {whole:,} tokens" in body
+    # Fix 2 names the trigger that moves with the target (review 3, #4).
+    raised = re.escape(f"{whole:,}")
+    assert re.search(
+        rf"\*\*2\.\*\* Raise the target (to {raised} tokens and the trigger to [\d,]+"
+        rf"|and the trigger to {raised} tokens)",
+        body,
+    ), body
     assert "Fact recall is" in body and "under the floor" in body  # the cost, named
     labels = [b.label for b in at.button if b.key and b.key.startswith("cf_apply_")]
     assert labels == ["Apply", "Raise the target"]

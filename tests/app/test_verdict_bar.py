@@ -7,6 +7,7 @@ over the bundled samples, for two presets, and compared with the bar's headline 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,7 @@ from compactlens import (
     strategy_from_config,
     verdict,
 )
+from compactlens.analysis import Fix, advised, search_fixes
 from compactlens.analysis.verdict import Verdict
 from compactlens_inspector.lab.config import LabConfig, encode_config, preset
 
@@ -61,7 +63,23 @@ def expected_verdict(sample: str, config: LabConfig) -> Verdict:
         ix.messages, result, triggers=strategy, context_window=128_000, prices="gpt-4o"
     )
     provider = guards.provider if guards.provider in report.providers else None
-    return verdict(result, report, provider=provider)
+    current = verdict(result, report, provider=provider)
+
+    def judged(fix: Fix) -> Fix:  # each fix judged as the lab judges the run it gives
+        run = run_strategy(ix, fix.strategy, guards=fix.guards)
+        rep = analyze(
+            ix.messages, run, triggers=fix.strategy, context_window=128_000, prices="gpt-4o"
+        )
+        chosen = fix.guards.provider if fix.guards.provider in rep.providers else None
+        return replace(fix, verdict=verdict(run, rep, provider=chosen))
+
+    # The bar's next step is the run's one next step: the library's advice over the
+    # judged fixes (review 3, #9).
+    search = search_fixes(ix, strategy, guards=guards, summaries=result.summaries)
+    search = replace(search, fixes=tuple(judged(f) for f in search.fixes))
+    return advised(
+        ix, strategy, current, search, guards=guards, summaries=result.summaries, judge=judged
+    )[0]
 
 
 def bar(at) -> tuple[str, str]:

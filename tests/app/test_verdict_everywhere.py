@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ from compactlens import (
     strategy_from_config,
     verdict,
 )
-from compactlens.analysis import Verdict, postmortem, reference_pipeline
+from compactlens.analysis import Fix, Verdict, advised, postmortem, reference_pipeline
 from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR, LEVEL_COLORS
 from compactlens.cli import main
 from compactlens.notebook import Tuner, tune
@@ -59,7 +59,14 @@ from compactlens_inspector.exports.files import report_html
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, encode_config
 from compactlens_inspector.lab.presets import PRESETS, nice_budget, preset
 from compactlens_inspector.lab.replay import replay_session
-from compactlens_inspector.lab.runs import RunOutcome, build_index, make_summarizer, run_config
+from compactlens_inspector.lab.runs import (
+    RunOutcome,
+    build_index,
+    find_fixes,
+    fix_config,
+    make_summarizer,
+    run_config,
+)
 from compactlens_inspector.serving.loader import parse_transcript
 from compactlens_inspector.views.analysis import AnalysisSettings, judge, run_analysis
 from compactlens_inspector.views.story import STORY_SAMPLE, STRATEGIES
@@ -97,6 +104,9 @@ class Case:
     format: str
     outcome: RunOutcome
     verdict: Verdict
+    #: The verdict with the run's one next step, as every page's bar shows it (the
+    #: library's advice over the fixes, each judged as the inspector judges its run).
+    advised: Verdict
 
 
 @functools.cache
@@ -116,7 +126,38 @@ def case(sample: str, name: str, budget: int | None = None) -> Case:
     )
     judged = judge(outcome, run_analysis(index, outcome, AnalysisSettings()))
     assert judged is not None, outcome.error
-    return Case(sample, config, transcript.format, outcome, judged)
+    advice = _advised(index, outcome, judged, transcript.format)
+    return Case(sample, config, transcript.format, outcome, judged, advice)
+
+
+def _advised(index: Any, outcome: RunOutcome, current: Verdict, format_name: str) -> Verdict:
+    """``current`` with the run's one next step (review 3, #9)."""
+    if outcome.config.mode == "compact" or outcome.strategy is None or outcome.result is None:
+        return current
+
+    def judged(fix: Fix) -> Fix:
+        run = run_config(
+            index,
+            fix_config(fix, outcome.config),
+            make_summarizer(SummarizerSettings()),
+            explain=False,
+            format_name=format_name,
+        )
+        v = judge(run, run_analysis(index, run, AnalysisSettings()))
+        return replace(fix, verdict=v) if v is not None else fix
+
+    search = find_fixes(index, outcome)
+    if search is not None:
+        search = replace(search, fixes=tuple(judged(f) for f in search.fixes))
+    return advised(
+        index,
+        outcome.strategy,
+        current,
+        search,
+        guards=outcome.guards,
+        summaries=outcome.result.summaries,
+        judge=judged,
+    )[0]
 
 
 def _run_numbers(numbers: dict[str, Any]) -> dict[str, Any]:
@@ -269,16 +310,13 @@ def assert_bar(at: AppTest, v: Verdict, where: str) -> None:
     assert "None" not in step_line(v)
     for reason in v.costs:
         assert reason.text in text, (where, reason.text)
-    if where == "cannot_fit" and step_line(v) not in text:
-        # The debugger's bar gives the debugger's next step (compactlens.analysis.next_step
-        # over the fixes it lists, as debug() and the command line do): the first listed fix.
-        step = text.split("**Next step:** ", 1)[1]
-        assert step.startswith(("Apply: ", "Choose: ", "Raise the target to ")), step
-        if step.startswith("Apply: "):
-            rows = [plain(m.value) for m in at.markdown if re.search(r"\*\*1\.\*\* ", m.value)]
-            assert rows and rows[0].split("**1.** ", 1)[1].lower() in step.lower(), (rows, step)
-        return
+    # One next step on every page: the debugger's (review 3, #9).
     assert step_line(v) in text, (where, text)
+    step = text.split("**Next step:** ", 1)[1] if "**Next step:** " in text else ""
+    if where == "cannot_fit" and step.startswith("Apply: "):
+        # ...and it is the first fix the debugger lists.
+        rows = [plain(m.value) for m in at.markdown if re.search(r"\*\*1\.\*\* ", m.value)]
+        assert rows and rows[0].split("**1.** ", 1)[1].lower() in step.lower(), (rows, step)
 
 
 #: One run of each level (sample, preset, budget; None: half the sample's tokens), the
@@ -315,7 +353,7 @@ def test_a_large_recall_loss_is_amber_on_the_diff_page(app) -> None:
 @pytest.mark.parametrize(("sample", "name", "budget"), PAGE_PAIRS)
 def test_every_page_shows_the_verdict(app, sample: str, name: str, budget: int | None) -> None:
     expected = case(sample, name, budget)
-    v, n = expected.verdict, expected.verdict.numbers
+    v, n = expected.advised, expected.verdict.numbers
     at = app(sample=Path(sample).stem, cfg=encode_config(expected.config)).run()
     at = go(at, "lab")
     assert_bar(at, v, "lab")
@@ -344,7 +382,7 @@ def test_the_overview_shows_the_verdict_of_its_compaction(app) -> None:
     no_exceptions(at)
     budget = int(at.slider(key="landing_budget").value)
     at.button(key="landing_compact").click().run()
-    assert_bar(at, case("coding_agent.json", "reference", budget).verdict, "overview")
+    assert_bar(at, case("coding_agent.json", "reference", budget).advised, "overview")
 
 
 def test_story_mode_shows_each_strategys_verdict(app) -> None:
@@ -570,3 +608,28 @@ def test_no_surface_shows_none_for_a_next_step_with_nothing_to_do(
     section = html.split("<section class='verdict", 1)[1].split("</section>", 1)[0]
     assert f"<b>Nothing to change:</b> {escape(step)}" in section
     assert "None" not in section
+
+
+@pytest.mark.parametrize(
+    ("sample", "name", "budget"),
+    [("coding_agent.json", "reference", None), ("cannot_fit_16k.json", "sliding_window", None)],
+)
+def test_the_debugger_and_the_command_line_give_one_next_step(
+    app, capsys: pytest.CaptureFixture[str], tmp_path: Path, sample: str, name: str, budget: Any
+) -> None:
+    """Review 3, #9: the debugger's bar and ``compactlens compact --json`` and
+    ``--explain`` give the same next step for the same run."""
+    expected = case(sample, name, budget)
+    config = tmp_path / "config.json"
+    guards = expected.config.guard_set(expected.format)
+    config.write_text(
+        json.dumps({"strategy": expected.config.strategy_config(), "guards": guards.to_dict()})
+    )
+    argv = ["compact", str(BUNDLED / sample), "--config", str(config)]
+    step = _cli_json(capsys, *argv, "--json")["verdict"]["next_step"]
+    main([*argv, "--explain"])
+    explained = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert explained == f"Next step: {step}"
+    at = app(sample=Path(sample).stem, cfg=encode_config(expected.config)).run()
+    _kind, text = bar(go(at, "cannot_fit"))
+    assert f"**Next step:** {step}" in text, (step, text)

@@ -19,8 +19,15 @@ from compactlens import (
     strategy_from_config,
     verdict,
 )
-from compactlens.analysis import strategy_triggers
+from compactlens.analysis import (
+    advised,
+    judge_fixes,
+    reference_pipeline,
+    search_fixes,
+    strategy_triggers,
+)
 from compactlens.cli import main
+from compactlens.notebook import debug
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_transcripts"
@@ -47,7 +54,17 @@ def _library_verdict(path: Path, config: dict[str, Any], guards: Guards) -> dict
         tokenizer=CharEstimator(),
         providers=(provider,) if provider else ("openai-chat", "anthropic"),
     )
-    return verdict(result, report, provider=provider).to_dict()
+    current = verdict(result, report, provider=provider)
+    # The run's one next step: the library's advice over the judged fixes.
+    search = search_fixes(index, strategy, guards=guards, summaries=result.summaries)
+    return advised(
+        index,
+        strategy,
+        current,
+        judge_fixes(index, search),
+        guards=guards,
+        summaries=result.summaries,
+    )[0].to_dict()
 
 
 @pytest.mark.parametrize(
@@ -127,11 +144,8 @@ def test_cannot_fit_prints_no_fit_with_a_target_and_still_exits_1(
     assert code == 1
     assert "verdict: no-fit - Does not fit: 23,561 to 23,561 tokens (target 12,000)" in out
     assert "  [no fit] The history does not fit: at best 23,561 tokens" in out
-    assert (
-        out.rstrip()
-        .splitlines()[-1]
-        .startswith("Next step: Raise the target to at least 23,561 tokens")
-    )
+    # The step is the debugger's (the best fix), without --explain too.
+    assert out.rstrip().splitlines()[-1].startswith("Next step: Apply: add a clamp stage first")
 
 
 def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,3 +171,33 @@ def test_with_output_to_stdout_the_verdict_goes_to_stderr(
     assert code == 0
     json.loads(out)  # the transcript alone
     assert "verdict: safe - Fits and safe" in err and "Nothing to change:" in err
+
+
+@pytest.mark.parametrize(("case", "target"), [("swe", 2100), ("coding_agent", 4300)])
+def test_one_next_step_in_text_json_explain_and_the_notebook(
+    capsys: pytest.CaptureFixture[str], corpus_dir: Path, tmp_path: Path, case: str, target: int
+) -> None:
+    """Review 3, #9: one run, one next step: the text, ``--json`` and ``--explain`` print
+    the one the library's :func:`~compactlens.analysis.advised` gives, and the notebook's
+    ``debug()`` shows it too (SWE-agent at 2,100 and coding_agent at 4,300 under the
+    reference pipeline, the inspector's default configuration)."""
+    path = (
+        corpus_dir / "swe_agent__pwn__warmup.json"
+        if case == "swe"
+        else SAMPLES / "coding_agent.json"
+    )
+    strategy = reference_pipeline(target)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(strategy.to_dict()))
+    _code, text, _err = run(capsys, "compact", path, "--config", config)
+    _code, explained, _err = run(capsys, "compact", path, "--config", config, "--explain")
+    _code, out, _err = run(capsys, "compact", path, "--config", config, "--json")
+    data = json.loads(out)
+    step = data["verdict"]["next_step"]
+    assert step.startswith("Apply: "), step  # a fix, one click away, on every surface
+    assert text.rstrip().splitlines()[-1] == f"Next step: {step}"
+    assert explained.rstrip().splitlines()[-1] == f"Next step: {step}"
+    index = MessageIndex.build(load_transcript(path).messages, CharEstimator())
+    guards = Guards.from_dict(data["guards"])
+    result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
+    assert debug(result, strategy, index, guards=guards).verdict.next_step == step

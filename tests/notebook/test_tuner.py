@@ -240,8 +240,9 @@ def test_the_debugger_of_a_safe_run_has_nothing_to_fix() -> None:
     debugger = debug(result, strategy, index)
     assert debugger.verdict.level == "safe" and debugger.nothing_to_fix
     assert debugger.fixes == ()
-    assert debugger.verdict.next_step.startswith("Nothing to fix")
-    assert "Nothing to fix" in debugger.before.value
+    # The run's one next step, as every other surface words it (review 3, #9).
+    assert debugger.verdict.next_step.startswith("Nothing to change")
+    assert "Nothing to change" in debugger.before.value
     assert debugger.apply_button.disabled
 
 

@@ -66,10 +66,12 @@ def verdict_bar(v: Verdict, *, key: str, why: str = "") -> None:
 def page_verdict(outcome: RunOutcome | None, *, page: str, why: str = "") -> Verdict | None:
     """The verdict of ``outcome`` (the session's run of the lab configuration) as the
     page's sticky bar, judged as the Lab judges it (with the analysis when the Lab would
-    analyze the run live); None (and nothing drawn) without a result."""
+    analyze the run live), with the run's one next step (the debugger's,
+    :func:`~compactlens_inspector.state.advised_verdict`); None (and nothing drawn)
+    without a result."""
     if outcome is None or outcome.result is None:
         return None
-    judged = state.run_verdict(outcome, measured=analysis_wanted(outcome))
+    judged = state.advised_verdict(outcome, measured=analysis_wanted(outcome))
     if judged is not None:
         verdict_bar(judged, key=f"{KEY_PREFIX}{page}", why=why)
     return judged

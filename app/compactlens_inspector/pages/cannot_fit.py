@@ -4,7 +4,6 @@ target that fits, and single changes that fit, found by re-running."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -16,7 +15,6 @@ from compactlens.analysis import (
     BudgetPart,
     Verdict,
     fix_recall,
-    next_step,
     protection_label,
     raise_target_to,
     unique_protections,
@@ -239,7 +237,7 @@ def render() -> None:
     if outcome.result is None:
         budget_bar.status_line(outcome)
         return
-    _verdict_bar(outcome, config)
+    _verdict_bar(outcome)
     r = outcome.result
     expl = r.explanation
     target = config.target_tokens if config.target_tokens is not None else expl.target_tokens
@@ -351,24 +349,16 @@ def render() -> None:
         _ranked_fixes(config, current_verdict)
 
 
-def _verdict_bar(outcome: RunOutcome, config: LabConfig) -> None:
-    """The page's verdict bar, whose next step is the debugger's (the library's
+def _verdict_bar(outcome: RunOutcome) -> None:
+    """The page's verdict bar, with the run's one next step (the library's
     :func:`~compactlens.analysis.next_step` over the fixes listed below: the same sentence
-    the notebook's ``debug()`` and the command line give)."""
-    shown = state.run_verdict(outcome, measured=analysis_wanted(outcome))
-    if shown is None:
-        return
-    current = state.run_verdict(outcome)
-    if (
-        config.mode != "compact"
-        and current is not None
-        and current.level == shown.level != "safe"  # safe: the verdict's own words
-    ):
-        include = bool(st.session_state.get(SHOW_DESTRUCTIVE))
-        found = state.judged_fixes(include_destructive=include)
-        step = next_step(current, found, include_destructive=include)
-        shown = replace(shown, next_step=step)
-    verdict_bar(shown, key=f"{KEY_PREFIX}debugger")
+    every page's bar, the notebook's ``debug()`` and the command line give)."""
+    include = bool(st.session_state.get(SHOW_DESTRUCTIVE))
+    shown = state.advised_verdict(
+        outcome, measured=analysis_wanted(outcome), include_destructive=include
+    )
+    if shown is not None:
+        verdict_bar(shown, key=f"{KEY_PREFIX}debugger")
 
 
 def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) -> None:

@@ -86,6 +86,7 @@ from compactlens_inspector.state.keys import (
 )
 from compactlens_inspector.state.products import sample_index, samples, shared_cache_stats, story
 from compactlens_inspector.state.results import (
+    advised_verdict,
     analysis,
     analysis_facts,
     analysis_overview,
@@ -131,6 +132,7 @@ __all__ = [
     "activate",
     "active_ref",
     "add_source",
+    "advised_verdict",
     "analysis",
     "analysis_facts",
     "analysis_overview",

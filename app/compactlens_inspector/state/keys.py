@@ -15,6 +15,7 @@ LAB = "cl_lab"
 SUMMARIZER = "cl_summarizer"
 LOAD_ERRORS = "cl_load_errors"
 NONCE = "cl_nonce"
+JUDGED_FIXES = "cl_judged_fixes"  # the lab run's judged fixes, with their run key
 INITIALIZED = "cl_initialized"
 URL_NOTICE = "cl_url_notice"
 ANALYSIS = "cl_analysis"

@@ -22,6 +22,7 @@ from compactlens.analysis import (
     Fix,
     FixSearch,
     Verdict,
+    next_step,
     with_raised_target,
 )
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
@@ -38,7 +39,7 @@ from compactlens_inspector.state.inputs import (
     summarizer_settings,
     tokenizer,
 )
-from compactlens_inspector.state.keys import LIMIT_NOTICE, NONCE
+from compactlens_inspector.state.keys import JUDGED_FIXES, LIMIT_NOTICE, NONCE
 from compactlens_inspector.state.products import (
     Limited,
     analysis_part,
@@ -208,7 +209,45 @@ def summary_notice() -> str:
     return value if isinstance(value, str) else ""
 
 
+def advised_verdict(
+    outcome: RunOutcome | None = None, *, measured: bool = True, include_destructive: bool = False
+) -> Verdict | None:
+    """The verdict of the lab's run (``outcome``: that run, as the pages hold it) with the
+    run's one next step: the library's :func:`~compactlens.analysis.next_step` over
+    :func:`judged_fixes`, the step the debugger, the command line and the notebook give.
+    ``measured``: as :func:`run_verdict`; a bar that judges without the analysis keeps
+    its own step when its level differs from the analyzed one (compact() mode and runs
+    that fit and are safe keep the verdict's own step)."""
+    shown = run_verdict(outcome, measured=measured)
+    current = run_verdict(outcome) if measured is False else shown
+    if (
+        shown is None
+        or current is None
+        or lab().mode == "compact"
+        or not current.level == shown.level != "safe"
+    ):
+        return shown
+    found = judged_fixes(include_destructive=include_destructive)
+    step = next_step(current, found, include_destructive=include_destructive)
+    return replace(shown, next_step=step)
+
+
 def judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
+    """:func:`_judged_fixes`, once per run key in this session (the larger target it may
+    add is found by re-running the configuration, which no other cache holds)."""
+    current = loaded()
+    summ = summarizer_cache_key(summarizer_settings(), access())
+    digest = current.content_hash if current is not None else ""
+    key = (digest, tokenizer(), lab().key(), summ, nonce(), include_destructive)
+    cached = st.session_state.get(JUDGED_FIXES)
+    if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key:
+        return cast(FixSearch | None, cached[1])
+    found = _judged_fixes(include_destructive=include_destructive)
+    st.session_state[JUDGED_FIXES] = (key, found)
+    return found
+
+
+def _judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
     """:func:`fixes`, each with the verdict of the lab configuration it gives once applied
     (:func:`run_verdict` of that run, the verdict the page shows after Apply; cached),
     with the fix that only raises the target when the library's rule offers it

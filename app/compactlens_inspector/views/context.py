@@ -136,9 +136,16 @@ def _bar(row: GaugeRow, gauge: ContextGauge) -> str:
 
 
 def row_caption(row: GaugeRow, gauge: ContextGauge) -> str:
-    """``8,667 tokens · 201% of the 4,300 budget · over by 4,367`` (plain text)."""
+    """``8,667 tokens · 201% of the 4,300 budget · over by 4,367`` (plain text). When the
+    budget is a trigger above the target, both are named: "of the 3,649 trigger (target
+    2,713)", so a gauge never shows two budgets without saying which is which."""
     of = share(row.used / gauge.budget)
     text = f"{num(row.used)} tokens · {of} of the {num(gauge.budget)} budget"
+    if gauge.trigger and gauge.target is not None and gauge.target != gauge.budget:
+        text = (
+            f"{num(row.used)} tokens · {of} of the {num(gauge.budget)} trigger "
+            f"(target {num(gauge.target)})"
+        )
     if row.over:
         return text + f" · over by {num(row.over)}"
     return text + f" · {num(row.free)} free"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from compactlens import CompactionResult, MessageIndex, Verdict
-from compactlens.analysis import FACT_KIND_LABELS, Fact
+from compactlens.analysis import FACT_KIND_LABELS, Fact, Fix, advised
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, default_stage
 from compactlens_inspector.lab.presets import nice_budget, preset
 from compactlens_inspector.lab.runs import (
@@ -227,11 +227,29 @@ def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
     r = outcome.result
     if r is None or current is None:
         return None
-    search = find_fixes(index, outcome)
-    fixes = []
-    for fix in search.fixes if search is not None else ():
+
+    def judged_fix(fix: Fix) -> Fix:
         v = judged(fix_config(fix, config))[1]
-        fixes.append(replace(fix, verdict=v) if v is not None else fix)
+        return replace(fix, verdict=v) if v is not None else fix
+
+    search = find_fixes(index, outcome)
+    if search is not None:
+        search = replace(search, fixes=tuple(judged_fix(f) for f in search.fixes))
+    # The run's one next step and the fixes behind it, as the debugger gives them.
+    current, search = (
+        advised(
+            index,
+            outcome.strategy,
+            current,
+            search,
+            guards=outcome.guards,
+            summaries=r.summaries,
+            judge=judged_fix,
+        )
+        if outcome.strategy is not None
+        else (current, search)
+    )
+    fixes = list(search.fixes) if search is not None else []
     return FixStory(
         config=config,
         tokens=r.tokens_before,

@@ -51,6 +51,7 @@ from compactlens.analysis.facts import (
 from compactlens.analysis.fix_verdicts import (
     RECALL_GAIN,
     ShownFixes,
+    advised,
     destructive,
     fix_mark,
     fix_recall,
@@ -72,6 +73,7 @@ from compactlens.analysis.fixes import (
     FixSearch,
     measure,
     raise_target_fix,
+    recall_target_fix,
     retarget,
     search_fixes,
 )
@@ -164,6 +166,7 @@ __all__ = [
     "Verdict",
     "VerdictLevel",
     "VerdictNumbers",
+    "advised",
     "agent_kept",
     "analyze",
     "analyze_facts",
@@ -202,6 +205,7 @@ __all__ = [
     "raise_target_fix",
     "raise_target_to",
     "read_rows",
+    "recall_target_fix",
     "reference_config",
     "reference_pipeline",
     "retarget",

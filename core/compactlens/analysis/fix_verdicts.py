@@ -21,10 +21,12 @@ from compactlens.analysis.fixes import (
     Fix,
     FixSearch,
     destructive,
+    fits_at,
     fix_mark,
     fix_recall,
     keeps_conversation,
     raise_target_fix,
+    recall_target_fix,
 )
 from compactlens.analysis.protocol import (
     DEFAULT_PROVIDERS,
@@ -247,6 +249,19 @@ def _offers_raise(current: Verdict, ok: Sequence[Fix], costly: Fix | None) -> bo
     return costly is not None or not any(keeps_conversation(f) for f in ok)
 
 
+def _loses_facts(current: Verdict, ok: Sequence[Fix]) -> bool:
+    """Whether a run that fits gets the one-click target at which it keeps enough facts:
+    its fact recall is a cost and no listed fix that keeps most facts removes that cost
+    or already moves the target."""
+    if current.level != "costs" or "fact-recall" not in {r.code for r in current.costs}:
+        return False
+    return not any(
+        f.changes_target
+        or (f.verdict is not None and "fact-recall" not in {r.code for r in f.verdict.costs})
+        for f in ok
+    )
+
+
 def _only_raises(fix: Fix) -> bool:
     return fix.changes_target and len(fix.changes) == 1 and fix.target_tokens is not None
 
@@ -266,10 +281,38 @@ def with_raised_target(
     parameters reach (:func:`raise_target_to`), when it lacks one and the run does not
     fit and no listed change keeps the target and most facts (a change that loses most
     facts is then offered beside it as a choice, :class:`ShownFixes`): never "no fix".
+    A run that fits but keeps too few facts, with no listed fix that keeps enough, gets
+    the fix that raises the target to where it does (:func:`recall_target_fix`).
     ``judge``: how the new fix is judged (default :func:`judge_fix`; a surface that
     judges runs its own way passes its own)."""
     listed = listed_fixes(search.fixes, current)
     ok = [f for f in listed if not destructive(f)]
+    if _loses_facts(current, ok):
+        # A run that fits but keeps too few facts: the target at which its verdict keeps
+        # enough (each try judged as the fix will be shown).
+        tried: dict[int | None, Fix] = {}
+
+        def enough(fix: Fix) -> bool:
+            j = (
+                judge(fix)
+                if judge is not None
+                else judge_fix(index, fix, tokenizer_given=tokenizer_given)
+            )
+            tried[fix.target_tokens] = j
+            recall = j.verdict.numbers.fact_recall if j.verdict is not None else None
+            return recall is not None and recall >= current.recall_floor
+
+        found = recall_target_fix(
+            index,
+            strategy,
+            enough,
+            guards=guards,
+            summaries=summaries,
+            tokenizer_given=tokenizer_given,
+        )
+        if found is None:
+            return search
+        return replace(search, fixes=(*search.fixes, tried[found.target_tokens]))
     if not _offers_raise(current, ok, shown_fixes(search.fixes, current).costly_choice):
         return search
     if any(_only_raises(f) for f in search.fixes):
@@ -336,14 +379,22 @@ def next_step(
             f"search re-ran keeps within the target{gives}."
         )
     if costly is not None and (best is None or best.changes_target):
-        raised = raise_target_to(current, search)
+        raise_fix = next((f for f in shown.fixes if _only_raises(f)), None)
         kept = f"{fix_recall(costly):.0%}"
         gives = costly.verdict.summary if costly.verdict is not None else ""
-        to = f" to {raised:,} tokens" if raised is not None else ""
+        if raise_fix is not None:
+            # The fix's own words: a larger target moves the trigger with it.
+            raise_words = raise_fix.plain_summary
+        else:
+            raised = raise_target_to(current, search)
+            raise_words = "raise the target" + (
+                f" to {raised:,} tokens" if raised is not None else ""
+            )
         return (
             "Choose: no change that keeps the target keeps most of the conversation's facts. "
-            f"Raise the target{to} (the parameters stay as they are), or keep the target with "
-            f"{costly.plain_summary}, which keeps only {kept} of the facts ({gives})."
+            f"{raise_words[:1].upper()}{raise_words[1:]} (nothing else changes), "
+            f"or keep the target with {costly.plain_summary}, which keeps only "
+            f"{kept} of the facts ({gives})."
         )
     if best is None and search is not None and current.level == "costs":
         first = first_cost(current)
@@ -360,18 +411,87 @@ def next_step(
         if only is None or only.target_tokens is None:
             return current.next_step
         gives = f" ({only.verdict.summary})" if only.verdict is not None else ""
+        words = only.plain_summary
         return (
-            f"Raise the target to {only.target_tokens:,} tokens: no change that keeps the "
+            f"{words[:1].upper()}{words[1:]}: no change that keeps the "
             "target fits without dropping the latest request or most of the conversation's "
-            f"facts; at {only.target_tokens:,} the current parameters fit{gives}."
+            f"facts; there the current parameters fit{gives}."
         )
     cost = f" ({best.verdict.summary})" if best.verdict is not None else ""
     return f"Apply: {best.plain_summary}{cost}."
 
 
+def advised(
+    index: MessageIndex,
+    strategy: Strategy,
+    current: Verdict,
+    search: FixSearch | None,
+    *,
+    guards: Guards | None = None,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+    tokenizer_given: bool = True,
+    include_destructive: bool = False,
+    judge: Callable[[Fix], Fix] | None = None,
+) -> tuple[Verdict, FixSearch | None]:
+    """The run's one next step, computed once for every surface (the command line's text,
+    ``--json`` and ``--explain``, the notebook's ``debug()``, the inspector's verdict bars,
+    debugger and story): ``current`` with :attr:`Verdict.next_step` set to
+    :func:`next_step` over ``search`` (the judged fixes) completed by
+    :func:`with_raised_target`, and that search. A run that fits and is safe, or one with
+    no search (``compact()``), keeps the verdict's own step."""
+    if current.level == "safe" or search is None:
+        return current, search
+    found = with_raised_target(
+        index,
+        strategy,
+        search,
+        current,
+        guards=guards,
+        summaries=summaries,
+        tokenizer_given=tokenizer_given,
+        judge=judge,
+    )
+    lowered = current.lowered_target
+    if (
+        lowered is not None
+        and current.numbers.token_limit is not None
+        and not any(not destructive(f) for f in listed_fixes(found.fixes, current))
+        and not fits_at(
+            index,
+            strategy,
+            lowered,
+            current.numbers.token_limit,
+            guards=guards,
+            summaries=summaries,
+            tokenizer_given=tokenizer_given,
+        )
+    ):
+        # "Lower the target" would not fit (the stages cannot reach it): following it
+        # would lead to "does not fit" and back to a larger target. The step is then the
+        # pair that fits with room for the next turn: a larger target and trigger.
+        raised = raise_target_fix(
+            index,
+            strategy,
+            current.numbers.tokens_after + 1,
+            guards=guards,
+            summaries=summaries,
+            tokenizer_given=tokenizer_given,
+        )
+        if raised is not None and raised.fits:
+            judged = (
+                judge(raised)
+                if judge is not None
+                else judge_fix(index, raised, tokenizer_given=tokenizer_given)
+            )
+            found = replace(found, fixes=(*found.fixes, judged))
+    step = next_step(current, found, include_destructive=include_destructive)
+    return replace(current, next_step=step), found
+
+
 __all__ = [
     "RECALL_GAIN",
     "ShownFixes",
+    "advised",
     "destructive",
     "fix_mark",
     "fix_recall",

@@ -48,6 +48,7 @@ from compactlens.analysis.retrigger import (
     estimate_retrigger,
     growth_from_index,
     strategy_triggers,
+    token_ceiling,
 )
 from compactlens.engine.guards import DEFAULT_GUARDS, Guards, latest_request_index
 from compactlens.engine.index import MessageIndex
@@ -309,6 +310,19 @@ def joined_changes(said: Sequence[str]) -> str:
     return "; ".join(out)
 
 
+def raise_words(target: int, strategy: Strategy) -> str:
+    """A larger target in plain words, with the token trigger ``strategy`` then has (a
+    raised target moves the trigger with it, and saying only the target would hide that):
+    "raise the target to 2,713 tokens and the trigger to 3,649"."""
+    ceilings = [c for c in map(token_ceiling, strategy_triggers(strategy)) if c is not None]
+    trigger = min(ceilings) if ceilings else None
+    if trigger is None:
+        return f"raise the target to {target:,} tokens"
+    if trigger == target:
+        return f"raise the target and the trigger to {target:,} tokens"
+    return f"raise the target to {target:,} tokens and the trigger to {trigger:,}"
+
+
 def plain_change(change: Change, strategy: Strategy) -> str:
     """One change in plain words, as the vocabulary words a change
     (:func:`~compactlens.engine.vocabulary.change_words`): the parameter's label and the
@@ -316,7 +330,7 @@ def plain_change(change: Change, strategy: Strategy) -> str:
     "Tool-result collapse: set “collapsed line” to tool names only"); a change that adds a
     stage or moves the target is already worded plainly."""
     if change.parameter == "target_tokens":
-        return f"raise the target to {change.value:,} tokens"
+        return raise_words(change.value, strategy)
     if change.parameter.startswith("stage:") or change.parameter in ROOM_PARAMETERS:
         return change.description
     stage, _, name = change.parameter.rpartition(".")
@@ -770,6 +784,68 @@ def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list
             )
         )
     return out
+
+
+def fits_at(
+    index: MessageIndex,
+    strategy: Strategy,
+    target: int,
+    trigger: int,
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+) -> bool:
+    """Whether ``strategy`` with its token target at ``target`` and its token trigger at
+    ``trigger`` (:func:`retarget`) fits over ``index`` (summaries replayed): a next step
+    that asks for a lower target is checked with it before it is given."""
+    base = _baseline(index, guards, tokenizer_given, summaries)
+    return _run(base, retarget(strategy, target, trigger), ()).fits
+
+
+def recall_target_fix(
+    index: MessageIndex,
+    strategy: Strategy,
+    enough: Callable[[Fix], bool],
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+) -> Fix | None:
+    """The fix that raises the target of ``strategy`` (and its token trigger with it, as
+    :func:`raise_target_fix`) to the smallest target whose run fits, keeps the
+    conversation and is ``enough`` (the caller's test: its verdict keeps enough facts),
+    found by bisection (:data:`LOOSEN_STEPS` re-runs): the one-click answer to a run that
+    fits but loses most facts. None when ``strategy`` has no token target, or no target
+    under the whole history is enough."""
+    base = _baseline(index, guards, tokenizer_given, summaries)
+    limit, total = _run(base, strategy, ()).target_tokens, index.total_tokens
+    if limit is None or limit >= total - 1:
+        return None
+
+    def at(target: int) -> Fix | None:
+        candidate = _own_target_candidate(limit, target, total, base)
+        built = candidate.build(strategy)
+        run = _run(base, built, candidate.changes) if built is not None else None
+        if run is None or not run.fits or not run.hard_ok:
+            return None
+        fix = _as_fix(base, run, DEFAULT_MIN_RECALL)
+        return fix if enough(fix) else None
+
+    lo, hi = limit, total - 1  # lo is not enough (the run at hand); hi is tried first
+    found = at(hi)
+    if found is None:
+        return None
+    for _ in range(LOOSEN_STEPS):
+        if hi - lo <= 1:
+            break
+        mid = (lo + hi) // 2
+        fix = at(mid)
+        if fix is None:
+            lo = mid
+        else:
+            hi, found = mid, fix
+    return found
 
 
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:

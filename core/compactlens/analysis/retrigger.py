@@ -230,7 +230,7 @@ class RetriggerEstimate:
         }
 
 
-def _token_ceiling(trigger: Trigger) -> int | None:
+def token_ceiling(trigger: Trigger) -> int | None:
     """The most tokens at which ``trigger`` cannot fire on tokens alone (``tokens > n``:
     ``n``; any of several: the lowest), else None."""
     if trigger.metric == "tokens" and trigger.op == "exceed":
@@ -238,7 +238,7 @@ def _token_ceiling(trigger: Trigger) -> int | None:
     if trigger.metric == "tokens" and trigger.op == "at_least":
         return trigger.n - 1
     if trigger.op == "any":
-        found = [c for c in map(_token_ceiling, trigger.children) if c is not None]
+        found = [c for c in map(token_ceiling, trigger.children) if c is not None]
         return min(found) if found else None
     return None
 
@@ -301,7 +301,7 @@ def estimate_retrigger(
         context_window=context_window,
         max_fraction=max_fraction,
         warnings=tuple(warnings),
-        token_limit=min((c for c in map(_token_ceiling, triggers) if c is not None), default=None),
+        token_limit=min((c for c in map(token_ceiling, triggers) if c is not None), default=None),
     )
 
 

@@ -103,9 +103,13 @@ _FIXES = {
         "Keep tool calls and their results together (set the provider in the guards so "
         "every strategy respects its rules), then run again."
     ),
+    # No guard or setting removes these (the provider guard keeps tool calls paired and
+    # the first turn a user turn; the warnings are what the API rewrites on its own).
     "provider-warnings": (
-        "Set the provider in the guards so every strategy respects its rules (the "
-        "warnings name what the provider would change), then run again."
+        f"{NOTHING_TO_CHANGE}: the warnings are harmless. The provider joins consecutive "
+        "turns of one role into one turn, and moves a system message to the top, on its "
+        "own; nothing is dropped. No guard prevents them: setting the provider in the "
+        "guards keeps tool calls paired and the first turn a user turn, not these."
     ),
     "cache": (
         "Compact less often and deeper (a lower target), so the cache is rewritten once for "
@@ -292,6 +296,25 @@ class Verdict:
         if sep and head in (NOTHING_TO_CHANGE, "Nothing to fix"):
             return head, rest
         return "Next step", self.next_step
+
+    @property
+    def step_cost(self) -> str | None:
+        """The code of the cost the verdict's own next step is about (a run that fits
+        with costs; None otherwise)."""
+        if self.level != "costs":
+            return None
+        first = _first_cost(self.reasons)
+        return first.code if first is not None else None
+
+    @property
+    def lowered_target(self) -> int | None:
+        """The target the next step asks for when compaction would fire again on the next
+        turn and a lower target can leave a typical turn of room under the token trigger
+        (None otherwise)."""
+        n = self.numbers
+        if self.step_cost != "next-compaction" or n.token_limit is None or not n.turn_tokens:
+            return None
+        return n.token_limit - n.turn_tokens if n.turn_tokens < n.token_limit else None
 
     @property
     def next_step_line(self) -> str:
@@ -671,18 +694,56 @@ def _typical_unit(n: VerdictNumbers) -> str:
     return "agent step" if n.growth_unit == "step" else "turn"
 
 
-def _recall_step(n: VerdictNumbers) -> str:
+#: The stages whose "newest ... kept" parameters keep recent groups word for word.
+_KEEPS_RECENT = frozenset(
+    {
+        "truncation",
+        "sliding_window",
+        "summarization",
+        "tool_result_collapse",
+        "selective_tool_calls",
+    }
+)
+
+
+def _controls(result: CompactionResult | CompactResult | RecordedRun) -> tuple[str, ...]:
+    """The stages the run's configuration has, by the names its events carry (``compact``
+    for ``compact()``, which has no stages; none for a recorded run): the next step names
+    only controls the configuration has."""
+    if isinstance(result, CompactResult):
+        return ("compact",)
+    if isinstance(result, RecordedRun):
+        return ()
+    return tuple(dict.fromkeys(e.strategy for e in result.events))
+
+
+def _recall_step(n: VerdictNumbers, controls: tuple[str, ...] = ()) -> str:
     """What helps a run that loses too many facts: when it uses less than
     :data:`ROOM_SHARE` of its target, the room (raising the target cannot help a run that
-    does not fill it); else a larger target or collapsing tool results first."""
+    does not fill it), by the controls its configuration has (``controls``,
+    :func:`_controls`); else a larger target, or collapsing tool results first when no
+    stage collapses them yet."""
     target = n.target_tokens
+    if "compact" in controls:
+        loosen = "keep more of the newest messages verbatim (a larger “newest messages kept”)"
+    else:
+        ways = [
+            *(["more recent groups kept verbatim"] if _KEEPS_RECENT & set(controls) else []),
+            *(["a larger clamp cut"] if "clamp" in controls else []),
+        ]
+        loosen = f"let its stages cut less ({', '.join(ways)})" if ways else "let it cut less"
     if target is None or n.tokens_after >= ROOM_SHARE * target:
+        if "compact" in controls or "tool_result_collapse" in controls:
+            return (
+                "Keep more of the history word for word: raise the target (the fix search "
+                "finds the target at which enough facts are kept)."
+            )
         return _FIXES["fact-recall"]
+    searched = "" if "compact" in controls else "; the fix search tries such changes"
     return (
         f"Keep more of the history word for word: the run uses {percent(n.tokens_after, target)} "
-        f"of its target ({target - n.tokens_after:,} tokens of room), so let its "
-        "stages cut less (more recent groups kept verbatim, a larger clamp cut) until it "
-        "nears the target; the fix search tries such changes."
+        f"of its target ({target - n.tokens_after:,} tokens of room), so {loosen} until it "
+        f"nears the target{searched}."
     )
 
 
@@ -753,17 +814,21 @@ def _summary(n: VerdictNumbers) -> str:
 
 
 def _first_cost(reasons: Iterable[Reason]) -> Reason | None:
-    costs = [r for r in reasons if r.level != "safe"]
+    """The failed check a next step is about: the first by :data:`COST_ORDER`; nothing
+    removes the provider's warnings, so another cost, when there is one, is the step that
+    helps (None when every check passed)."""
+    failed = [r for r in reasons if r.level != "safe"]
+    actionable = [r for r in failed if r.code != "provider-warnings"] or failed
     return min(
-        costs,
+        actionable,
         key=lambda r: COST_ORDER.index(r.code) if r.code in COST_ORDER else len(COST_ORDER),
         default=None,
     )
 
 
 def first_cost(v: Verdict) -> Reason | None:
-    """The cost the next step of ``v`` is about: its failed check first in
-    :data:`COST_ORDER` (None when every check passed)."""
+    """The cost the next step of ``v`` is about (:func:`_first_cost`; None when every
+    check passed)."""
     return _first_cost(v.reasons)
 
 
@@ -773,6 +838,7 @@ def _next_step(
     n: VerdictNumbers,
     fixes: FixSearch | None,
     recorded: bool = False,
+    controls: tuple[str, ...] = (),
 ) -> str:
     if recorded and level != "safe":
         # An agent's own compaction cannot be rerun here: what can be changed is ours.
@@ -792,7 +858,7 @@ def _next_step(
         if first.code == "next-compaction":
             return _next_compaction_step(n)
         if first.code == "fact-recall":
-            return _recall_step(n)
+            return _recall_step(n, controls)
         return _FIXES.get(first.code, "Look at the costs above.")
     # The first fix that is not destructive, by the rule every surface uses (a search
     # with destructive fixes included lists them last).
@@ -880,7 +946,12 @@ def verdict(
         reasons=reasons,
         numbers=numbers,
         next_step=_next_step(
-            level, reasons, numbers, fixes, recorded=isinstance(result, RecordedRun)
+            level,
+            reasons,
+            numbers,
+            fixes,
+            recorded=isinstance(result, RecordedRun),
+            controls=_controls(result),
         ),
         recall_floor=recall_floor,
     )

@@ -27,12 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from compactlens.analysis.fix_verdicts import (
-    judge_fixes,
-    next_step,
-    shown_fixes,
-    with_raised_target,
-)
+from compactlens.analysis.fix_verdicts import advised, judge_fixes, shown_fixes
 from compactlens.analysis.fixes import FixSearch, search_fixes
 from compactlens.analysis.postmortem import (
     REFERENCE_LABEL,
@@ -154,37 +149,37 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
     result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
-    found = (
-        search_fixes(
-            index,
-            strategy,
-            guards=guards,
-            summaries=result.summaries,
-            include_destructive=args.include_destructive,
-        )
-        if args.explain
-        else None
-    )
     judged = run_verdict(transcript, result, strategy, guards, tokenizer)
-    if found is not None:
-        # The fixes the notebook's debug() and the inspector's debugger list, by the same
-        # rule (each judged by the verdict of its run; the destructive hidden unless asked;
-        # a change that loses most facts offered beside a larger target), and the same
-        # next step.
-        found = with_raised_target(
+    wanted = args.include_destructive
+    found: FixSearch | None = None
+    if judged.level != "safe" or args.explain:
+        # The run's one next step, as the notebook's debug() and the inspector give it:
+        # the fixes judged by the verdicts of their runs, with the one-click larger target
+        # when the library's rule offers it. The text, --json and --explain all show it;
+        # only --explain lists the fixes.
+        search = search_fixes(
             index,
             strategy,
-            judge_fixes(index, found),
-            judged,
             guards=guards,
             summaries=result.summaries,
+            include_destructive=wanted,
         )
-        wanted = args.include_destructive
-        judged = replace(judged, next_step=next_step(judged, found, include_destructive=wanted))
+        judged, found = advised(
+            index,
+            strategy,
+            judged,
+            judge_fixes(index, search),
+            guards=guards,
+            summaries=result.summaries,
+            include_destructive=wanted,
+        )
+    if found is not None and args.explain:
         shown = shown_fixes(found.fixes, judged, include_destructive=wanted)
         found = replace(
             found, fixes=shown.fixes, hidden_destructive=found.hidden_destructive + shown.hidden
         )
+    else:
+        found = None
     # With ``-o -`` the transcript goes to stdout and the report to stderr.
     report = err if args.output == "-" else out
     if args.output is not None:

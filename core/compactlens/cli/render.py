@@ -202,7 +202,10 @@ def render_fixes(found: FixSearch) -> str:
     marked as every surface marks them (:func:`~compactlens.analysis.fix_mark`)."""
     lines = ["", f"fixes ({found.tried} changes re-run, {found.duration_ms:,.0f} ms):"]
     if not found.fixes:
-        lines.append(f"  none: {found.none_reason}")
+        why = found.none_reason or (
+            "no single change the search re-ran removes one of the costs without adding another"
+        )
+        lines.append(f"  none: {why}")
     for n, fix in enumerate(found.fixes, 1):
         mark = fix_mark(fix)
         label = f" [{mark.upper()}]" if mark else ""

@@ -22,14 +22,13 @@ from compactlens.analysis import (
     FixSearch,
     ShownFixes,
     Verdict,
+    advised,
     fix_mark,
     fix_recall,
     judge_fixes,
     judge_run,
-    next_step,
     search_fixes,
     shown_fixes,
-    with_raised_target,
 )
 from compactlens.analysis.verdict import verdict_card
 from compactlens.engine import (
@@ -74,19 +73,20 @@ class Debugger:
             summaries=result.summaries,
             include_destructive=include_destructive,
         )
-        search = judge_fixes(index, found)
-        judged = judge_run(index, result, strategy, guards)
-        search = with_raised_target(
-            index, strategy, search, judged, guards=guards, summaries=result.summaries
+        judged, search = advised(
+            index,
+            strategy,
+            judge_run(index, result, strategy, guards),
+            judge_fixes(index, found),
+            guards=guards,
+            summaries=result.summaries,
+            include_destructive=include_destructive,
         )
-        self.search: FixSearch = search
+        self.search: FixSearch = search if search is not None else found
         self.include_destructive = include_destructive
         #: The run's verdict; its next step is the one every surface gives
-        #: (:func:`compactlens.analysis.next_step`).
-        self.verdict: Verdict = replace(
-            judged,
-            next_step=next_step(judged, search, include_destructive=include_destructive),
-        )
+        #: (:func:`compactlens.analysis.advised`).
+        self.verdict: Verdict = judged
         self.applied: CompactionResult | None = None
         self.applied_fix: Fix | None = None
         self._build()
