@@ -34,6 +34,7 @@ from compactlens import (
 )
 from compactlens.analysis import (
     CompactionReport,
+    destructive,
     judge_fixes,
     reference_config,
     search_fixes,
@@ -249,7 +250,11 @@ def test_a_fix_search_gives_the_next_step_of_a_run_that_does_not_fit() -> None:
     judged = judge_fixes(index, found)
     assert judged.best is not None and judged.best.verdict is not None
     v = verdict(result, report, fixes=judged)
-    assert v.next_step.endswith(f"({judged.best.verdict.summary}).")
+    if destructive(judged.best):  # it keeps under half of the facts: never the step
+        assert judged.best.plain_summary not in v.next_step
+        assert v.next_step.startswith(f"Raise the target to at least {result.tokens_after:,}")
+    else:
+        assert v.next_step.endswith(f"({judged.best.verdict.summary}).")
 
 
 def test_a_run_whose_trigger_did_not_fire_says_so() -> None:

@@ -101,6 +101,9 @@ def test_story_numbers_keep_their_promises() -> None:
     for row in story.fix.fixes:  # each listed fix fits, by the verdict of its run
         v = row.fix.verdict
         assert v is not None and v.level != "no-fit", row
+        if v.numbers.status == "unchanged":  # a target raised over the whole history
+            assert row.fix.changes_target and v.numbers.tokens_after == story.fix.tokens
+            continue
         assert v.numbers.target_tokens is not None
         assert v.numbers.tokens_after <= v.numbers.target_tokens
 
