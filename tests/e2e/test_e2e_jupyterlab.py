@@ -54,8 +54,8 @@ from compactlens import (
     load_transcript,
     tokens_exceed,
 )
-from compactlens.analysis import judge_fixes, judge_run, listed_fixes, search_fixes
 from compactlens.engine import CompactionResult, tokens_at_most
+from compactlens.notebook import debug
 
 pytestmark = pytest.mark.e2e
 
@@ -396,10 +396,11 @@ def test_debugger_pick_a_fix_and_apply_it(pages: Any, lab: Lab) -> None:
     strategy = TruncationStrategy(trigger=tokens_exceed(16000), minimum_preserved=4)
     stuck = apply_compaction(dump.messages, strategy, CharEstimator())
     index = MessageIndex.build(dump.messages, CharEstimator())
-    # The fixes as the widget lists them: judged by the verdict of their run, in its order.
-    search = judge_fixes(index, search_fixes(index, strategy, summaries=stuck.summaries))
-    fixes = listed_fixes(search.fixes, judge_run(index, stuck, strategy, None))
-    assert len(fixes) >= 2, "the sample has more than one fix"
+    # The fixes as the widget lists them: the notebook's own call, the one rule for what is
+    # shown (a fix that loses most facts is hidden), judged by the verdict of their run.
+    fixes = list(debug(stuck, strategy, index).fixes)
+    assert fixes, "the debugger lists a fix"
+    pick = len(fixes) - 1  # the last one listed (the first when there is one)
 
     page = pages("debug")
     _open_and_run(page, lab, "debug_cannot_fit.ipynb")
@@ -412,13 +413,13 @@ def test_debugger_pick_a_fix_and_apply_it(pages: Any, lab: Lab) -> None:
     button = panel.get_by_role("button", name="Apply the selected fix").bounding_box()
     assert box is not None and button is not None and box["y"] + box["height"] <= button["y"]
 
-    choice.select_option(index=1)
+    choice.select_option(index=pick)
     panel.get_by_role("button", name="Apply the selected fix").click()
     applied = panel.locator("text=applied").first
     applied.wait_for()
     page.wait_for_function(
         """([sel, want]) => document.querySelector(sel)?.textContent.includes(want)""",
-        arg=[".compactlens-debugger", f"applied: {fixes[1].plain_summary}"],
+        arg=[".compactlens-debugger", f"applied {fixes[pick].plain_summary}"],
     )
     after = panel.locator("[data-role='tokens']").last
-    assert after.inner_text().endswith(f"{fixes[1].tokens_after:,} tokens")
+    assert after.inner_text().endswith(f"{fixes[pick].tokens_after:,} tokens")
