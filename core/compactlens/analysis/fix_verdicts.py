@@ -266,6 +266,15 @@ def _only_raises(fix: Fix) -> bool:
     return fix.changes_target and len(fix.changes) == 1 and fix.target_tokens is not None
 
 
+def _judger(
+    index: MessageIndex, judge: Callable[[Fix], Fix] | None, tokenizer_given: bool
+) -> Callable[[Fix], Fix]:
+    """``judge``, or :func:`judge_fix` over ``index`` when the caller gives none."""
+    if judge is not None:
+        return judge
+    return lambda fix: judge_fix(index, fix, tokenizer_given=tokenizer_given)
+
+
 def with_raised_target(
     index: MessageIndex,
     strategy: Strategy,
@@ -293,11 +302,7 @@ def with_raised_target(
         tried: dict[int | None, Fix] = {}
 
         def enough(fix: Fix) -> bool:
-            j = (
-                judge(fix)
-                if judge is not None
-                else judge_fix(index, fix, tokenizer_given=tokenizer_given)
-            )
+            j = _judger(index, judge, tokenizer_given)(fix)
             tried[fix.target_tokens] = j
             recall = j.verdict.numbers.fact_recall if j.verdict is not None else None
             return recall is not None and recall >= current.recall_floor
@@ -332,11 +337,7 @@ def with_raised_target(
     )
     if raised is None or not raised.fits:
         return search
-    judged = (
-        judge(raised)
-        if judge is not None
-        else judge_fix(index, raised, tokenizer_given=tokenizer_given)
-    )
+    judged = _judger(index, judge, tokenizer_given)(raised)
     return replace(search, fixes=(*search.fixes, judged))
 
 
@@ -478,11 +479,7 @@ def advised(
             tokenizer_given=tokenizer_given,
         )
         if raised is not None and raised.fits:
-            judged = (
-                judge(raised)
-                if judge is not None
-                else judge_fix(index, raised, tokenizer_given=tokenizer_given)
-            )
+            judged = _judger(index, judge, tokenizer_given)(raised)
             found = replace(found, fixes=(*found.fixes, judged))
     step = next_step(current, found, include_destructive=include_destructive)
     return replace(current, next_step=step), found
