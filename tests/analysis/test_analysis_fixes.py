@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -133,9 +134,15 @@ def test_a_search_with_nothing_that_fits_says_why() -> None:
     assert [f.changes_target for f in found.fixes] == [True]
     raised = found.fixes[0]
     assert raised.fits and raised.target_tokens == current.tokens_after
-    # The words name the trigger too: a larger target moves it (review 3, #4).
+    # The words name the trigger too: a larger target moves it (review 3, #4), above the
+    # history it leaves, so the next turn does not compact again at once (review 4, #1).
     words = raised.plain_summary
-    assert words == f"raise the target and the trigger to {current.tokens_after:,} tokens", words
+    said = re.fullmatch(
+        rf"raise the target to {current.tokens_after:,} tokens and the trigger to ([\d,]+)", words
+    )
+    assert said is not None, words
+    assert int(said.group(1).replace(",", "")) > current.tokens_after
+    assert raised.turns_until_trigger != 0
     assert found.tried > 0
 
 
@@ -160,17 +167,23 @@ def test_every_proposed_fix_keeps_its_promises(data: st.DataObject) -> None:
     found = search_fixes(index, case.strategy, guards=guards, max_candidates=40)
 
     # The search finishes: no fix repeats the current result, none another's, and a fix
-    # that keeps the target and the conversation comes before any larger target.
+    # that keeps the target and the conversation comes before any larger target. When the
+    # next compaction fires is part of a result: a change that keeps the cut but fires
+    # later (a raised trigger, or a window that keeps more groups) moves only that.
     def result_of(strategy: Any, g: Guards) -> Any:
         plan = plan_strategy(index, strategy, True, {}, g)[0]
         return _outcome(plan)
 
     current = result_of(case.strategy, guards)
-    results = [(f.target_tokens, result_of(f.strategy, f.guards)) for f in found.fixes]
+    now = measure(index, case.strategy, guards=guards).turns_until_trigger
+    results = [
+        (f.target_tokens, f.turns_until_trigger, result_of(f.strategy, f.guards))
+        for f in found.fixes
+    ]
     assert len(set(results)) == len(results)
-    for fix, (_, result) in zip(found.fixes, results, strict=True):
-        # A raised trigger keeps the cut and moves only the next compaction.
-        assert result != current or fix.changes_target or fix.raises_trigger, fix.summary
+    for fix, (_, turns, result) in zip(found.fixes, results, strict=True):
+        moved = fix.changes_target or fix.raises_trigger or turns != now
+        assert result != current or moved, fix.summary
     if any(f.keeps_conversation and not f.changes_target for f in found.fixes):
         assert not found.fixes[0].changes_target
     for n, fix in enumerate(found.fixes):

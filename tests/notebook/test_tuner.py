@@ -224,7 +224,8 @@ def test_the_debugger_ranks_the_librarys_fixes_and_apply_makes_it_fit() -> None:
         assert f"{fix.tokens_after:,}" in debugger.table.value
         assert f"{fix_recall(fix):.0%}" in debugger.table.value  # the verdict's recall
     debugger.apply_button.click()
-    assert debugger.applied is not None and debugger.applied.status == "compacted"
+    # It fits (a larger target the whole history fits leaves it as it is).
+    assert debugger.applied is not None and debugger.applied.status in ("compacted", "unchanged")
     assert debugger.applied.tokens_after == top.tokens_after
     # What the fix promised is the verdict of the applied run.
     assert top.verdict is not None and top.verdict.numbers.tokens_after == top.tokens_after

@@ -157,25 +157,27 @@ def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
     return tuple(sorted(shown, key=_verdict_order))
 
 
-def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, bool, int, float]:
+def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, bool, int, bool, float]:
     """Listed fixes in the order their verdicts rank them: those that keep the
-    conversation (the system prompt, the latest request) first, and among them those that
-    keep the target (a larger target never comes first when a change keeping the system
-    prompt and latest request fits, and a change that drops the system prompt never comes
-    before one that keeps it), then those that keep the triggers (a larger context budget
-    comes after a lower target that makes the same room), then those that keep most
-    facts, then the fewest failed checks, then the highest fact recall; the search's
-    order breaks ties (the sort is stable)."""
+    conversation (the system prompt, the latest request) first, then those that keep most
+    facts, then those that fit and are safe (a fix whose verdict fails no check comes
+    before a costly one, even when it moves the target: one click to green beats one to
+    amber), and among each of those the ones that keep the target (a larger target never
+    comes before a change that keeps it at the same cost), then the fewest failed checks,
+    then those that keep the triggers (a larger context budget comes after a lower target
+    that makes the same room at the same cost), then the highest fact recall; the
+    search's order breaks ties (the sort is stable)."""
     v = fix.verdict
     # The prompt cache's cost is counted only where the run was priced (the inspector
     # prices, the library need not): it does not order fixes, so every surface agrees.
-    costs = len([r for r in v.costs if r.code != "cache"]) if v is not None else 99
+    costs = len([r for r in v.costs if r.code != "cache-cost"]) if v is not None else 0
     return (
         not keeps_conversation(fix),
-        fix.changes_target,
-        fix.raises_trigger,
         destructive(fix),
+        costs > 0,
+        fix.changes_target,
         costs,
+        fix.raises_trigger,
         -round(fix_recall(fix), 2),
     )
 
@@ -287,9 +289,11 @@ def with_raised_target(
     judge: Callable[[Fix], Fix] | None = None,
 ) -> FixSearch:
     """``search`` with the judged fix that only raises the target to what the current
-    parameters reach (:func:`raise_target_to`), when it lacks one and the run does not
-    fit and no listed change keeps the target and most facts (a change that loses most
-    facts is then offered beside it as a choice, :class:`ShownFixes`): never "no fix".
+    parameters reach (:func:`raise_target_to`; every stage's target, and the trigger a
+    few typical turns above it), when it lacks one and the run does not fit: never "no
+    fix", and the one-click raise lands on the verdict it is listed with. When no listed
+    change keeps the target and most facts, a change that loses most facts is offered
+    beside it as a choice (:class:`ShownFixes`).
     A run that fits but keeps too few facts, with no listed fix that keeps enough, gets
     the fix that raises the target to where it does (:func:`recall_target_fix`).
     ``judge``: how the new fix is judged (default :func:`judge_fix`; a surface that
@@ -318,9 +322,10 @@ def with_raised_target(
         if found is None:
             return search
         return replace(search, fixes=(*search.fixes, tried[found.target_tokens]))
-    if not _offers_raise(current, ok, shown_fixes(search.fixes, current).costly_choice):
-        return search
-    if any(_only_raises(f) for f in search.fixes):
+    # A run that does not fit always gets the larger target its one-click "raise the
+    # target" applies (:func:`raise_fix`): listed by its verdict beside the other fixes
+    # (first when it alone fits and is safe), never a number the click does not reach.
+    if current.level != "no-fit" or any(_only_raises(f) for f in search.fixes):
         return search
     to = raise_target_to(current, search)
     raised = (
@@ -339,6 +344,17 @@ def with_raised_target(
         return search
     judged = _judger(index, judge, tokenizer_given)(raised)
     return replace(search, fixes=(*search.fixes, judged))
+
+
+def raise_fix(current: Verdict, search: FixSearch | None) -> Fix | None:
+    """The fix a one-click "raise the target" applies to a run that does not fit: the
+    search's fix that only raises the target (every stage's target, and the trigger a
+    typical turn above what it leaves, as :func:`with_raised_target` adds it), so the
+    click lands on the verdict that fix shows; None for a run that fits or a search
+    without one."""
+    if current.level != "no-fit" or search is None:
+        return None
+    return next((f for f in search.fixes if _only_raises(f)), None)
 
 
 def raise_target_to(current: Verdict, search: FixSearch | None = None) -> int | None:
@@ -499,6 +515,7 @@ __all__ = [
     "keeps_conversation",
     "listed_fixes",
     "next_step",
+    "raise_fix",
     "raise_target_to",
     "shown_fixes",
     "with_raised_target",

@@ -463,11 +463,28 @@ def _turns_until(base: _Baseline, strategy: Strategy, plan: Plan) -> int | None:
     return estimate_retrigger(start, triggers, base.growth).turns_until_trigger
 
 
+def _set_target(strategy: Strategy) -> Trigger | None:
+    """The target ``strategy`` sets although no trigger fired (a pipeline: its own, else
+    its last stage's; a stage: its own, else its trigger's opposite): a configuration
+    whose raised trigger leaves the whole history as it is still has the target it
+    fits."""
+    if isinstance(strategy, PipelineStrategy):
+        if strategy.target is not None or not strategy.strategies:
+            return strategy.target
+        return _set_target(strategy.strategies[-1])
+    target = getattr(strategy, "target", None)
+    trigger = getattr(strategy, "trigger", None)
+    if target is None and isinstance(trigger, Trigger):
+        target = trigger.negate()
+    return target if isinstance(target, Trigger) else None
+
+
 def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _Run:
     plan, ctx, outcome = plan_strategy(
         base.index, strategy, base.tokenizer_given, base.summaries, base.guards
     )
-    target = outcome.target.token_limit if outcome.target is not None else None
+    own = outcome.target if outcome.target is not None or outcome.fired else _set_target(strategy)
+    target = own.token_limit if own is not None else None
     # A fix must compact (a configuration that no longer fires leaves the history as it
     # is) and must not depend on a model call the search could not make: applied, that
     # call would give another result than the one measured here.
@@ -489,7 +506,7 @@ def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _R
         changes=changes,
         plan=plan,
         fits=fits,
-        target=outcome.target,
+        target=own,
         target_tokens=target,
         recall=base.facts.recall(plan),
         request_kept=kept,
@@ -664,36 +681,57 @@ def _token(trigger: Trigger | None, n: int) -> Trigger | None:
     return Trigger(trigger.op, "tokens", n)
 
 
-def _retarget_candidate(
+def _retarget_candidates(
     limit: int, smallest: int, current: int, growth: float
-) -> _Candidate | None:
-    """Raise the target to what the guards let the cut reach, and the trigger with it (to
-    leave a few turns of room, but still fire on the history at hand); None when there is
-    no room between the two."""
+) -> list[_Candidate]:
+    """Raise the target to what the guards let the cut reach, and the trigger with it:
+    the trigger a few typical turns above the target, then two, then one (the room the
+    verdict asks for before it calls a run safe), each still under ``current`` (it must
+    fire on the history at hand). A pipeline's later stages fire only above the trigger,
+    so a trigger just under the history may leave them idle: the lower ones let them cut
+    to the target. Empty when not even one turn of room fits under the history."""
     target = smallest
-    trigger = min(current - 1, int(target + 4 * max(growth, 1.0)))
-    if trigger <= target:
-        return None
+    turn = math.ceil(max(growth, 1.0))
+    out: list[_Candidate] = []
+    for trigger in dict.fromkeys(min(current - 1, target + k * turn) for k in (4, 2, 1)):
+        if trigger - target < turn:
+            continue
+        words = (
+            f"raise the target {limit:,} -> {target:,} tokens and the trigger to {trigger:,} "
+            "(a larger context budget)"
+        )
+        out.append(
+            _Candidate((Change(words, "target_tokens", target),), _retargeted_to(target, trigger))
+        )
+    return out
+
+
+def _retargeted_to(target: int, trigger: int) -> Callable[[Strategy], Strategy]:
+    return lambda s: retarget(s, target, trigger)
+
+
+def _whole_history_candidate(limit: int, total: int, growth: float) -> _Candidate:
+    """Raise the target to the whole history (``total`` tokens) and the trigger a typical
+    turn above it: nothing is compacted now, and the next turn still fits under it."""
+    trigger = total + math.ceil(max(growth, 1.0))
     words = (
-        f"raise the target {limit:,} -> {target:,} tokens and the trigger to {trigger:,} "
-        "(a larger context budget)"
+        f"raise the target {limit:,} -> {total:,} tokens (the whole history fits it) and the "
+        f"trigger to {trigger:,}"
     )
     return _Candidate(
-        (Change(words, "target_tokens", target),), lambda s: retarget(s, target, trigger)
+        (Change(words, "target_tokens", total),), lambda s: retarget(s, total, trigger)
     )
 
 
-def _own_target_candidate(limit: int, reached: int, total: int, base: _Baseline) -> _Candidate:
+def _own_target_candidates(
+    limit: int, reached: int, total: int, base: _Baseline
+) -> list[_Candidate]:
     """Raise the target to ``reached``, the tokens the current parameters leave (and the
-    trigger with it, as :func:`_retarget_candidate`); when that is the whole history, the
-    trigger goes to the target too: nothing needs compacting."""
-    found = _retarget_candidate(limit, reached, total, base.growth.tokens)
-    if found is not None:
-        return found
-    words = f"raise the target {limit:,} -> {reached:,} tokens (the whole history fits it)"
-    return _Candidate(
-        (Change(words, "target_tokens", reached),), lambda s: retarget(s, reached, reached)
-    )
+    trigger with it, as :func:`_retarget_candidates`); when no trigger under the history
+    leaves a turn of room above ``reached``, the target goes to the whole history with
+    the trigger a turn above it (:func:`_whole_history_candidate`)."""
+    found = _retarget_candidates(limit, reached, total, base.growth.tokens)
+    return found or [_whole_history_candidate(limit, max(reached, total), base.growth.tokens)]
 
 
 def _retargeted(to: int) -> Callable[[Strategy], Strategy]:
@@ -722,11 +760,11 @@ def raise_target_fix(
     # The search's own candidate (the trigger raised a few turns above the target); when
     # the stages then stop elsewhere, the trigger at the target, then a little more room.
     ladder = [t for t in (target * 11 // 10, target * 5 // 4, target * 3 // 2) if t < total]
-    tries = [_own_target_candidate(limit, target, total, base)]
+    tries = _own_target_candidates(limit, target, total, base)
     for to in ladder:  # room under the trigger first: a target that fires again helps less
-        found = _retarget_candidate(limit, to, total, base.growth.tokens)
-        if found is not None:
-            tries.append(found)
+        tries.extend(_retarget_candidates(limit, to, total, base.growth.tokens))
+    if target < total:  # the whole history left as it is, a turn under the trigger
+        tries.append(_whole_history_candidate(limit, total, base.growth.tokens))
     for to in (target, *ladder):
         words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
         tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
@@ -820,19 +858,22 @@ def recall_target_fix(
     under the whole history is enough."""
     base = _baseline(index, guards, tokenizer_given, summaries)
     limit, total = _run(base, strategy, ()).target_tokens, index.total_tokens
-    if limit is None or limit >= total - 1:
+    if limit is None or limit >= total:
         return None
 
     def at(target: int) -> Fix | None:
-        candidate = _own_target_candidate(limit, target, total, base)
-        built = candidate.build(strategy)
-        run = _run(base, built, candidate.changes) if built is not None else None
-        if run is None or not run.fits or not run.hard_ok:
-            return None
-        fix = _as_fix(base, run, DEFAULT_MIN_RECALL)
-        return fix if enough(fix) else None
+        for candidate in _own_target_candidates(limit, target, total, base):
+            built = candidate.build(strategy)
+            run = _run(base, built, candidate.changes) if built is not None else None
+            if run is None or not run.fits or not run.hard_ok:
+                continue
+            fix = _as_fix(base, run, DEFAULT_MIN_RECALL)
+            return fix if enough(fix) else None
+        return None
 
-    lo, hi = limit, total - 1  # lo is not enough (the run at hand); hi is tried first
+    # lo is not enough (the run at hand); hi, the whole history left as it is with a turn
+    # of room under the trigger, is tried first.
+    lo, hi = limit, total
     found = at(hi)
     if found is None:
         return None
@@ -1102,15 +1143,21 @@ def search_fixes(
         smallest = min(
             (r.plan.tokens for _, r in tried if r.keeps_conversation), default=current.plan.tokens
         )
+        raised = False
         if smallest > limit:
-            raised = _retarget_candidate(limit, smallest, index.total_tokens, base.growth.tokens)
-            if raised is not None:
-                attempt(raised)
+            raised = _first_fitting(
+                attempt,
+                _retarget_candidates(limit, smallest, index.total_tokens, base.growth.tokens),
+            )
         cheap = any(r.fits and r.keeps_conversation and r.recall >= min_recall for _, r in tried)
-        if not current.fits and not cheap and current.plan.tokens > limit:
+        if not current.fits and not cheap and current.plan.tokens > limit and not raised:
             # Every change that fits costs most of the facts (or none fits): offer the
-            # target the current parameters reach, as a one-click alternative.
-            attempt(_own_target_candidate(limit, current.plan.tokens, index.total_tokens, base))
+            # target the current parameters reach, as a one-click alternative (one larger
+            # target only: two that differ in the trigger alone would be one fix twice).
+            _first_fitting(
+                attempt,
+                _own_target_candidates(limit, current.plan.tokens, index.total_tokens, base),
+            )
     if limit is not None and target is not None:
         # Changes that cut only as much as the target needs: a clamp sized to it, and,
         # for a run that fits with room to spare, each stage loosened to keep more.
@@ -1131,6 +1178,18 @@ def search_fixes(
             if a.changes[0].parameter != b.changes[0].parameter:
                 attempt(_pair(a, b))
     return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes, loosened)
+
+
+def _first_fitting(
+    attempt: Callable[[_Candidate], _Run | None], candidates: Sequence[_Candidate]
+) -> bool:
+    """Re-run ``candidates`` in order until one fits (the most room first); whether one
+    did."""
+    for candidate in candidates:
+        run = attempt(candidate)
+        if run is not None and run.fits:
+            return True
+    return False
 
 
 def _finish(

@@ -1,0 +1,153 @@
+"""Following the advised next step finishes (review 4, rows 1, 5 and 7).
+
+The run's one next step (:func:`compactlens.analysis.advised`) names a fix with its
+numbers; applying that fix and asking again must reach a run that fits and is safe, or a
+stated cost, without coming back to a configuration already tried, and never end with a
+step that names no number. A larger target moves every stage's target and the trigger it
+needs, so the one click lands where its verdict said."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from compactlens import MessageIndex, load_transcript, run_strategy
+from compactlens.analysis import (
+    Fix,
+    Verdict,
+    advised,
+    judge_fixes,
+    judge_run,
+    search_fixes,
+    shown_fixes,
+)
+from compactlens.analysis.postmortem import reference_pipeline
+from compactlens.analysis.retrigger import strategy_triggers, token_ceiling
+from compactlens.engine import Guards
+from compactlens.engine.strategies.base import Strategy
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_transcripts"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def _load(path: Path) -> tuple[MessageIndex, Guards]:
+    transcript = load_transcript(path)
+    index = MessageIndex.build(transcript.messages)
+    provider = "anthropic" if "claude" in path.name else "openai-chat"
+    return index, Guards(provider=provider)  # type: ignore[arg-type]
+
+
+def _advise(
+    index: MessageIndex, strategy: Strategy, guards: Guards
+) -> tuple[Verdict, tuple[Fix, ...]]:
+    """The verdict with its one next step and the fixes a debugger shows, as the command
+    line computes them."""
+    result = run_strategy(index, strategy, guards=guards)
+    current = judge_run(index, result, strategy, guards)
+    if current.level == "safe":
+        return current, ()
+    search = search_fixes(index, strategy, guards=guards, summaries=result.summaries)
+    judged, found = advised(
+        index,
+        strategy,
+        current,
+        judge_fixes(index, search),
+        guards=guards,
+        summaries=result.summaries,
+    )
+    assert found is not None
+    return judged, shown_fixes(found.fixes, judged).fixes
+
+
+def _named(step: str, fixes: tuple[Fix, ...]) -> Fix | None:
+    """The fix the step tells the user to apply: "Apply: <fix>", or for a choice the
+    larger target (the one-click raise), or a step that opens with a fix's words."""
+    if step.startswith("Choose:"):
+        return next((f for f in fixes if f.changes_target), None)
+    for fix in fixes:
+        words = fix.plain_summary
+        if step.startswith(f"Apply: {words}") or step.lower().startswith(words.lower()):
+            return fix
+    return None
+
+
+def _follow(path: Path, budget: int) -> list[tuple[str, str]]:
+    """Apply the fix each next step names until the run fits and is safe or the step
+    names none: the (level, step) of each run, in order."""
+    index, guards = _load(path)
+    strategy: Strategy = reference_pipeline(budget)
+    seen = [strategy.to_dict()]
+    steps: list[tuple[str, str]] = []
+    for _ in range(4):
+        judged, fixes = _advise(index, strategy, guards)
+        steps.append((judged.level, judged.next_step))
+        if judged.level == "safe":
+            return steps
+        fix = _named(judged.next_step, fixes)
+        if fix is None:
+            # A stated cost with nothing left to click: never for a run that does not
+            # fit, and never without its numbers.
+            assert judged.level != "no-fit" and re.search(r"\d", judged.next_step), steps
+            return steps
+        assert fix.strategy.to_dict() not in seen, steps  # never back to a tried config
+        strategy, guards = fix.strategy, fix.guards
+        seen.append(strategy.to_dict())
+    pytest.fail(f"no end after 4 steps: {steps}")
+
+
+#: Bundled samples and corpus logs at the inspector's default budget (about half the
+#: history) or the review's: each reaches a run that fits and is safe in one click, as
+#: one change that combines a larger target with the trigger it needs does.
+CASES = [
+    (SAMPLES / "cannot_fit_16k.json", 12_000),
+    (SAMPLES / "coding_agent.json", None),
+    (CORPUS / "claude_code__short.json", 120),
+    (CORPUS / "tau_bench_airline__task44_trial0.json", 1_200),
+    (CORPUS / "toolbench__G2_answer__119.json", None),
+]
+
+
+@pytest.mark.parametrize(("path", "budget"), CASES, ids=lambda v: getattr(v, "stem", str(v)))
+def test_following_the_next_step_reaches_green_in_one_click(path: Path, budget: int | None) -> None:
+    if not path.exists():
+        pytest.skip(f"{path} is not on this machine")
+    index, _ = _load(path)
+    steps = _follow(path, budget or index.total_tokens // 2)
+    assert steps[-1][0] == "safe" and len(steps) <= 2, steps
+
+
+def test_the_one_click_raise_moves_every_target_and_the_trigger_it_needs() -> None:
+    """cannot_fit_16k at 12,000: the choice's larger target sets every stage's target
+    and a trigger a typical turn above the history it leaves; its verdict is safe, and
+    re-running its configuration gives that verdict (review 4, row 1)."""
+    index, guards = _load(SAMPLES / "cannot_fit_16k.json")
+    judged, fixes = _advise(index, reference_pipeline(12_000), guards)
+    assert judged.next_step.startswith("Choose:")
+    raised = _named(judged.next_step, fixes)
+    assert raised is not None and raised.target_tokens is not None
+    assert raised.plain_summary in judged.next_step.lower()
+    stages = raised.strategy.to_dict()["strategies"]
+    targets = {s["target"]["n"] for s in stages if s.get("target")}
+    assert targets == {raised.target_tokens}, stages
+    ceilings = [c for c in map(token_ceiling, strategy_triggers(raised.strategy)) if c is not None]
+    assert ceilings and min(ceilings) > raised.tokens_after
+    again, _ = _advise(index, raised.strategy, raised.guards)
+    assert raised.verdict is not None and raised.verdict.level == "safe"
+    assert again.level == "safe"
+
+
+def test_a_run_that_loses_most_facts_gets_a_numbered_larger_target() -> None:
+    """claude_code__short at 120 keeps 1 of 3 facts: the step is a fix with its number,
+    never "the fix search tries such changes" with nothing listed (review 4, row 5)."""
+    path = CORPUS / "claude_code__short.json"
+    if not path.exists():
+        pytest.skip("corpus not on this machine")
+    index, guards = _load(path)
+    judged, fixes = _advise(index, reference_pipeline(120), guards)
+    assert judged.level == "costs"
+    fix = _named(judged.next_step, fixes)
+    assert fix is not None and fix.changes_target, judged.next_step
+    assert fix.verdict is not None and fix.verdict.level == "safe"
