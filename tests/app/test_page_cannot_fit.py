@@ -229,9 +229,17 @@ def test_with_destructive_fixes_off_no_listed_fix_loses_most_facts(app, monkeypa
     smallest = metric_int(at, "Smallest target that fits")
     assert f"Raise the target to {smallest:,} tokens" in body
     assert "destructive fixes are hidden" in body or "destructive fix is hidden" in body
-    at.button(key="cf_raise_target").click().run()
+    # The click sets every stage's target and the trigger the fix names (review 4, #1):
+    # it lands where the fix's verdict said, with one next step on the page.
+    raise_button = next(b for b in at.button if b.label == "Raise the target")
+    raise_button.click().run()
     no_exceptions(at)
     assert metric_int(at, "Target") == smallest and not at.error
+    stages = at.session_state["cl_lab"].stages
+    assert {s["target"]["n"] for s in stages if s.get("target")} == {smallest}, stages
+    assert all(s["trigger"]["n"] > smallest for s in stages if s.get("trigger")), stages
+    after = plain(texts(at))
+    assert "Fits and safe" in after and "fires again at once" not in after
 
 
 def test_stages_that_fell_short_are_named_in_a_sentence() -> None:
@@ -251,22 +259,25 @@ def test_stages_that_fell_short_are_named_in_a_sentence() -> None:
 
 def test_a_run_that_fires_again_gets_a_listed_lower_target_it_can_apply(app) -> None:
     # Truncation above 4,000 tokens down to 4,000 on the coding agent: compaction fires
-    # again on the next turn. The step is the listed fix that lowers every stage's
-    # target (the triggers kept), with one click; applied, the run leaves room.
+    # again on the next turn. The lower target (every stage's, the triggers kept) is
+    # listed with its cost; a fix that fits and is safe comes before it (review 4, #7),
+    # and the step is that first fix, with one click; applied, the run leaves room.
     at = go(app(cfg=encode_config(_truncation(4000, 2))).run(), "cannot_fit")
     no_exceptions(at)
     bar = plain(at.warning[0].value)
     assert "fires again on the very next turn" in bar
-    first = next(plain(m.value) for m in at.markdown if "**1.**" in m.value)
-    assert "**1.** Lower every stage's target to " in first
+    rows = [plain(m.value) for m in at.markdown if re.search(r"\*\*\d+\.\*\*", m.value)]
+    assert any("Lower every stage's target to " in r and "costly" in r for r in rows), rows
+    first = rows[0]
+    verdicts = [c.value for c in at.caption if c.value.startswith("**Fits")]
+    assert verdicts[0].startswith("**Fits and safe**"), verdicts
     step = bar.split("**Next step:** ", 1)[1]
-    assert step.startswith("Apply: lower every stage's target to ")
+    assert step.startswith("Apply: ")
     assert first.split("**1.** ", 1)[1][1:] in step  # the same change, in the same words
     at.button(key="cf_apply_0").click().run()
     no_exceptions(at)
     assert "fires again on the very next turn" not in plain(texts(at))
-    applied = at.session_state["cl_lab"]
-    assert [s["trigger"]["n"] for s in applied.stages] == [4000]  # the trigger kept
+    assert not at.warning and not at.error
 
 
 def test_a_lower_target_that_adds_a_cost_is_not_the_next_step(app) -> None:

@@ -13,10 +13,11 @@ from compactlens import CompactionResult
 from compactlens.analysis import (
     SUMMARIES,
     BudgetPart,
+    Fix,
     Verdict,
     fix_recall,
     protection_label,
-    raise_target_to,
+    raise_fix,
     unique_protections,
 )
 from compactlens.engine import StageEvent
@@ -409,7 +410,9 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
     rows = fixes_view.fix_rows(found.fixes, current, include_destructive=bool(show))
     hidden = fixes_view.shown_fixes(found.fixes, current, include_destructive=bool(show)).hidden
     if not rows and current.level == "costs":
-        st.info(md_escape(fixes_view.no_improvement(current)), icon=":material/info:")
+        # The run's one next step, as the verdict bar above gives it (never a second one).
+        advised = state.advised_verdict(include_destructive=bool(show)) or current
+        st.info(md_escape(fixes_view.no_improvement(advised)), icon=":material/info:")
     elif not rows:
         empty = group_digits(found.none_reason or "no single change fits")
         st.info(md_escape(empty[:1].upper() + empty[1:] + "."), icon=":material/info:")
@@ -437,32 +440,31 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
                 width="stretch",
             )
     if current.level == "no-fit" and not any(row.raises_target for row in rows):
-        to = raise_target_to(current, found)
-        if to is not None:
-            _raise_target(config, to, primary=not any(row.primary for row in rows))
+        raised = raise_fix(current, found)
+        if raised is not None:
+            _raise_target(config, raised, primary=not any(row.primary for row in rows))
     note = fixes_view.hidden_note(found.hidden_destructive + hidden)
     if note:
         st.caption(note)
 
 
-def _raise_target(config: LabConfig, smallest: int, *, primary: bool) -> None:
-    """The one-click "raise the target to N" the next step names: N is the smallest
-    target the current parameters fit (:func:`compactlens.analysis.raise_target_to`)."""
-    raised = apply_suggestion(config, "target_tokens", smallest)
-    if raised is None:
-        return
+def _raise_target(config: LabConfig, raised: Fix, *, primary: bool) -> None:
+    """The one-click "raise the target to N" the next step names: the library's fix that
+    raises every stage's target and the trigger it needs
+    (:func:`compactlens.analysis.raise_fix`), so the click lands on the verdict shown."""
+    words = raised.plain_summary
     with st.container(border=True, key="cf_raise"):
         c = st.columns([6, 1], vertical_alignment="center")
-        c[0].markdown(f"**Raise the target to {num(smallest)} tokens**")
-        c[0].caption(
-            f"What the current parameters reach: the history fits a target of {num(smallest)} "
-            "tokens without changing anything else."
-        )
+        c[0].markdown(f"**{md_escape(words[:1].upper() + words[1:])}**")
+        if raised.verdict is not None:
+            c[0].caption(
+                f"**{md_escape(raised.verdict.headline)}**: {md_escape(raised.verdict.summary)}"
+            )
         c[1].button(
             "Raise the target",
             key="cf_raise_target",
             on_click=_apply_config,
-            args=(raised,),
+            args=(fix_config(raised, config),),
             type="primary" if primary else "secondary",
             width="stretch",
         )
