@@ -35,7 +35,7 @@ from compactlens.analysis.protocol import (
 )
 from compactlens.analysis.report import analyze
 from compactlens.analysis.retrigger import strategy_triggers
-from compactlens.analysis.verdict import Verdict, first_cost, verdict
+from compactlens.analysis.verdict import COST_ORDER, Verdict, first_cost, verdict
 from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
@@ -137,7 +137,7 @@ def improves(fix: Fix, current: Verdict) -> bool:
         return False
     if current.level == "no-fit":
         return True
-    if len(v.costs) < len(current.costs):
+    if len(v.costs) < len(current.costs) or _lesser_cost(v, current):
         return True
     before = current.numbers.fact_recall
     after = v.numbers.fact_recall
@@ -145,6 +145,23 @@ def improves(fix: Fix, current: Verdict) -> bool:
     return (
         not new_costs and before is not None and after is not None and after >= before + RECALL_GAIN
     )
+
+
+def _cost_rank(v: Verdict) -> int:
+    """How important the worst cost of ``v`` is (:data:`COST_ORDER`, lower is worse; past
+    its end when every check passed)."""
+    worst = first_cost(v)
+    if worst is None:
+        return len(COST_ORDER) + 1
+    return COST_ORDER.index(worst.code) if worst.code in COST_ORDER else len(COST_ORDER)
+
+
+def _lesser_cost(fixed: Verdict, current: Verdict) -> bool:
+    """Whether ``fixed`` removes the run's most important cost and adds none as important
+    (a larger target that keeps the facts but rewrites the prompt cache trades a lost
+    fact for under a cent): the worst cost always gets lighter, so no two fixes lead back
+    and forth."""
+    return _cost_rank(fixed) > _cost_rank(current)
 
 
 def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
@@ -170,7 +187,7 @@ def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, bool, int, bool, float]:
     v = fix.verdict
     # The prompt cache's cost is counted only where the run was priced (the inspector
     # prices, the library need not): it does not order fixes, so every surface agrees.
-    costs = len([r for r in v.costs if r.code != "cache-cost"]) if v is not None else 0
+    costs = len([r for r in v.costs if r.code != "cache"]) if v is not None else 0
     return (
         not keeps_conversation(fix),
         destructive(fix),
@@ -410,7 +427,7 @@ def next_step(
         return (
             "Choose: no change that keeps the target keeps most of the conversation's facts. "
             f"{raise_words[:1].upper()}{raise_words[1:]} (nothing else changes), "
-            f"or keep the target with {costly.plain_summary}, which keeps only "
+            f"or keep the target with this change: {costly.plain_summary}, which keeps only "
             f"{kept} of the facts ({gives})."
         )
     if best is None and search is not None and current.level == "costs":

@@ -125,8 +125,8 @@ _FIXES = {
         "so the next turn fits without compacting again."
     ),
     "fact-recall": (
-        "Keep more of the history word for word: raise the target, or collapse old tool "
-        "results before summarizing or dropping whole turns."
+        "Keep more of the history word for word: raise the target, or add a tool-result "
+        "collapse stage first, so old tool results shrink before whole turns are dropped."
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
 }
