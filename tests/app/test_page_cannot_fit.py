@@ -89,22 +89,25 @@ def test_a_costly_best_fix_comes_with_a_one_click_larger_target(app) -> None:
     whole = metric_int(at, "Smallest target that fits")
     body = plain(texts(at))
     assert "No fix" not in body and "only destructive changes fit" not in body
-    # Fix 1 is the change a user would make, with its cost; fix 2 raises the target.
-    assert "**1.** Set “newest groups never dropped” to" in body  # the vocabulary's label
-    # Fix 2 names the trigger that moves with the target (review 3, #4).
+    # The two choices: the larger target, which fits and is safe, comes first (one click
+    # to green, review 4 #7); the change a user would make keeping the target follows,
+    # with its cost.
+    assert "**2.** Set “newest groups never dropped” to" in body  # the vocabulary's label
+    # The larger target names the trigger that moves with it (review 3, #4).
     raised = re.escape(f"{whole:,}")
     assert re.search(
-        rf"\*\*2\.\*\* Raise the target (to {raised} tokens and the trigger to [\d,]+"
+        rf"\*\*1\.\*\* Raise the target (to {raised} tokens and the trigger to [\d,]+"
         rf"|and the trigger to {raised} tokens)",
         body,
     ), body
+    assert _fix_caption(at, 0).startswith("**Fits and safe**")
     assert "Fact recall is" in body and "under the floor" in body  # the cost, named
     labels = [b.label for b in at.button if b.key and b.key.startswith("cf_apply_")]
-    assert labels == ["Apply", "Raise the target"]
+    assert labels == ["Raise the target", "Apply"]
     assert "1 destructive fixes" not in body
-    at.button(key="cf_apply_1").click().run()
+    at.button(key="cf_apply_0").click().run()
     no_exceptions(at)
-    assert not at.error
+    assert not at.error and not at.warning
     assert metric_int(at, "Target") == whole
     assert "cannot-fit" not in plain(texts(at))
 

@@ -158,13 +158,15 @@ def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[
     )
     data = json.loads(out)
     assert code == 1
-    best = data["fixes"]["fixes"][0]
-    # The first listed fix is in the next step, with its own verdict's summary: here the
-    # costly choice (it keeps under half of the facts) beside the larger target.
+    raised, costly = data["fixes"]["fixes"][:2]
+    # The listed fixes are in the next step: the larger target, which fits and is safe,
+    # first (review 4, #7), then the costly choice (it keeps under half of the facts) with
+    # its own verdict's summary.
     step = data["verdict"]["next_step"]
+    assert raised["verdict"]["level"] == "safe" and costly["verdict"]["level"] == "costs"
     assert step.startswith("Choose: ")
-    assert f"keep the target with this change: {best['changes'][0]}" in step
-    assert step.endswith(f"({best['verdict']['summary']}).")
+    assert f"keep the target with this change: {costly['changes'][0]}" in step
+    assert step.endswith(f"({costly['verdict']['summary']}).")
 
 
 def test_with_output_to_stdout_the_verdict_goes_to_stderr(

@@ -179,4 +179,5 @@ def test_debug_lists_the_librarys_fixes_and_the_top_one_fits() -> None:
     assert f"next step: {debugger.verdict.next_step}" in out
     assert f"next step: Apply: {fixes[0].plain_summary}" in out  # card and list agree
     assert f"top fix: {fixes[0].plain_summary}" in out
-    assert re.search(r"^compacted [\d,]+ -> [\d,]+ tokens$", out, re.MULTILINE), out
+    # Applied, the top fix fits (a larger target the whole history fits leaves it as is).
+    assert re.search(r"^(compacted|unchanged) [\d,]+ -> [\d,]+ tokens$", out, re.MULTILINE), out

@@ -416,13 +416,14 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
     elif not rows:
         empty = group_digits(found.none_reason or "no single change fits")
         st.info(md_escape(empty[:1].upper() + empty[1:] + "."), icon=":material/info:")
+    choice = next((row for row in rows if row.choice), None)
+    if choice is not None:  # said once, above the two choices whatever their order
+        st.markdown(
+            "**No change that keeps the target keeps most of the conversation's facts.** "
+            f"The best one keeps {fix_recall(choice.fix):.0%} of them; the other choice is "
+            "to raise the target."
+        )
     for row in rows:
-        if row.choice:
-            st.markdown(
-                "**No change that keeps the target keeps most of the conversation's facts.** "
-                f"The best one keeps {fix_recall(row.fix):.0%} of them; the other choice is "
-                "to raise the target."
-            )
         with st.container(border=True, key=f"cf_fix_{row.rank - 1}"):
             c = st.columns([6, 1], vertical_alignment="center")
             colour = "orange" if row.badge == "costly" else "red"

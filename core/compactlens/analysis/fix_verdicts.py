@@ -208,8 +208,9 @@ class ShownFixes:
     left out. ``costly_choice``: when no listed fix keeps the target and most of the
     facts, the best change that keeps the target and the conversation although it loses
     most facts; it is shown with its cost beside raising the target (one choice of two,
-    never an ordinary fix #1): it is the first of ``fixes`` and the fix that only raises
-    the target (:func:`with_raised_target`) follows."""
+    never an ordinary fix #1): it comes right after the listed fixes that fit and are safe
+    (one click to green first: the larger target, when its verdict is safe), else first,
+    and the fix that only raises the target (:func:`with_raised_target`) follows."""
 
     fixes: tuple[Fix, ...]
     hidden: int
@@ -232,11 +233,21 @@ def shown_fixes(
     if include_destructive:
         extra = tuple(f for f in raised if f not in listed)
         return ShownFixes(fixes=(*listed, *extra), hidden=0, costly_choice=costly)
-    if costly is not None:
-        ok.insert(0, costly)
-    hidden = len(listed) - len(ok)
     ok.extend(f for f in raised if f not in ok)
+    if costly is not None:
+        green = 0  # the leading fixes that fit and are safe stay in front of the choice
+        while green < len(ok) and _is_safe(ok[green]):
+            green += 1
+        ok.insert(green, costly)
+    hidden = len(listed) - len([f for f in ok if f in listed])
     return ShownFixes(fixes=tuple(ok), hidden=hidden, costly_choice=costly)
+
+
+def _is_safe(fix: Fix) -> bool:
+    """Whether the verdict of ``fix``'s run fails no check (the prompt cache's cost left
+    out, as in the listed order)."""
+    v = fix.verdict
+    return v is not None and not [r for r in v.costs if r.code != "cache"]
 
 
 def _costly_choice(listed: Sequence[Fix], current: Verdict) -> Fix | None:
