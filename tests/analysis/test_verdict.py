@@ -265,7 +265,10 @@ def test_a_run_whose_trigger_did_not_fire_says_so() -> None:
     assert result.status == "unchanged" and v.level == "safe"
     assert v.summary.startswith("8,667 tokens, left as they are")
     assert v.reasons[0].text == "No compaction was needed: no trigger fired at 8,667 tokens."
-    assert v.next_step == "Nothing to change: no compaction was needed and every check passed."
+    assert v.next_step.startswith(
+        "Nothing to change: no compaction is needed yet and every check passed; the first "
+        f"compaction is due in about {report.retrigger.turns_until_trigger} turns"
+    )
 
 
 def test_without_a_report_the_checks_are_not_measured_and_never_safe() -> None:

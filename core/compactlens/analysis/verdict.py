@@ -662,6 +662,19 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     return Reason(code=code, level="safe", text=text)
 
 
+def _first_compaction_due(n: VerdictNumbers) -> str:
+    """When a run that needed no compaction will first need one, as a clause for its next
+    step ("", when no trigger is set or none is due within the horizon): a green "nothing
+    to change" must not read against a re-trigger count of 1."""
+    turns = n.turns_until_next_compaction
+    if not n.triggers or turns is None:
+        return ""
+    unit = n.growth_unit
+    when = f"on the next {unit}" if turns <= 1 else f"in about {_plural(turns, unit)}"
+    above = f" (the trigger fires above {n.token_limit:,} tokens)" if n.token_limit else ""
+    return f"; the first compaction is due {when}{above}"
+
+
 def _next_compaction_step(n: VerdictNumbers) -> str:
     """What helps a run that would compact again at once or on the next turn: a target
     that leaves a typical turn of room under the token trigger or a trigger a typical turn
@@ -849,7 +862,10 @@ def _next_step(
         )
     if level == "safe":
         if n.status == "unchanged":
-            return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
+            return (
+                f"{NOTHING_TO_CHANGE}: no compaction is needed yet and every check "
+                f"passed{_first_compaction_due(n)}."
+            )
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
         first = _first_cost(reasons)

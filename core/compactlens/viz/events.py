@@ -13,9 +13,10 @@ from compactlens.engine import (
     CompactionResult,
     GroupDecision,
     StageEvent,
-    condition_words,
     event_words,
     stage_words,
+    start_words,
+    stop_words,
 )
 from compactlens.viz.words import group_digits, num
 
@@ -91,9 +92,9 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
                 else f"{stage_words(e.strategy)}: {event_words(e.event)}",
                 e.tokens_before,
                 e.tokens_after,
-                condition_words(e.trigger),
+                start_words(e.trigger, e.strategy),
                 dict(e.trigger_values),
-                condition_words(e.target),
+                stop_words(e.target),
                 group_digits(e.detail),
                 e.depth,
                 gids,
