@@ -137,12 +137,12 @@ def test_page_tables_format_their_integer_columns_with_separators(app) -> None:
     at = go(app(cfg=config, sample="coding_agent").run(), "timeline")
     no_exceptions(at)
     formats = _formats(at.dataframe[0])
-    for column in ("tokens before", "tokens after", "groups", "inserted"):
+    for column in ("tokens before", "tokens after", "groups changed", "inserted"):
         assert formats[column] == INT_FORMAT, formats
     assert at.dataframe[0].value["tokens before"].iloc[0] == _index().total_tokens  # numbers
     at = go(at, "lab")
     formats = _formats(at.dataframe[0])
-    assert formats["groups"] == INT_FORMAT
+    assert formats["groups changed"] == formats["inserted"] == INT_FORMAT
     assert "→" in at.dataframe[0].value["tokens"].iloc[0]  # before → after, both grouped
 
 

@@ -75,7 +75,10 @@ def _events_table(outcome: RunOutcome) -> None:
                 "starts when": start_words(e.trigger, e.strategy),
                 "stops at": stop_words(e.target),
                 "tokens": f"{num(e.tokens_before)} → {num(e.tokens_after)}",
-                "groups": e.groups_changed,
+                # As the Timeline counts them, inserted summaries apart, so a compact()
+                # run reads 220 and 1 beside the caption's "220 summarized · 1 inserted".
+                "groups changed": len(set(e.group_ids)),
+                "inserted": e.inserted,
             }
             for e in r.events
         ],

@@ -12,7 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from compactlens import CharEstimator, MessageIndex, Tokenizer, Trigger, tokens_exceed
+from compactlens import (
+    CharEstimator,
+    CompactResult,
+    MessageIndex,
+    Tokenizer,
+    Trigger,
+    tokens_exceed,
+)
 from compactlens.analysis import (
     DEFAULT_MODEL,
     DEFAULT_PRICES,
@@ -25,6 +32,7 @@ from compactlens.analysis import (
     Verdict,
     analyze_facts,
     analyze_overview,
+    group_counts,
     latest_user_request,
     prices_for,
     verdict,
@@ -188,7 +196,13 @@ def judge(
                 ex, target_tokens=outcome.config.target_tokens, smallest_target=smallest
             )
             judged = replace(judged, explanation=filled)
-    return verdict(judged, report, provider=provider, fixes=fixes)
+    # compact() counts messages, not groups: its plan's groups, as the page's cards show.
+    groups = (
+        group_counts(outcome.result)
+        if isinstance(judged, CompactResult) and outcome.result is not None
+        else None
+    )
+    return verdict(judged, report, provider=provider, fixes=fixes, groups=groups)
 
 
 def run_overview(

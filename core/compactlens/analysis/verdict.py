@@ -906,6 +906,7 @@ def verdict(
     fixes: FixSearch | None = None,
     facts_counted: str = FACT_DEFINITION,
     facts_from: str = "the conversation",
+    groups: Mapping[str, int] | None = None,
 ) -> Verdict:
     """The verdict of one run (see the module docstring for the levels).
 
@@ -920,7 +921,10 @@ def verdict(
     becomes the next step of a run that does not fit. ``facts_counted``: what the
     report's facts are, in one line, when the caller counted another set than
     :func:`analyze` does (the post-mortem: every fact of the replaced history), and
-    ``facts_from`` where they come from, as the recall sentence names it.
+    ``facts_from`` where they come from, as the recall sentence names it. ``groups``: the
+    run's groups by decision (:func:`group_counts` keys) when the result does not count
+    them itself: ``compact()`` works on messages, so a caller that planned the same run
+    on a message index (the inspector) passes its counts and the headline reads them.
     """
     if isinstance(result, CompactionSession):
         step = result.last_result
@@ -943,6 +947,11 @@ def verdict(
     if isinstance(recall_floor, bool) or not 0 <= recall_floor <= 1:
         raise ConfigError(f"recall_floor must be a number from 0 to 1, got {recall_floor!r}")
     values = _run_numbers(result)
+    if values["groups"] is None and groups is not None:
+        missing = set(GROUP_LABELS.values()) - set(groups)
+        if missing:
+            raise ConfigError(f"groups must count every decision; missing {sorted(missing)}")
+        values["groups"] = MappingProxyType({k: int(groups[k]) for k in GROUP_LABELS.values()})
     if report is not None:
         _check_report(result, report)
         values.update(_report_numbers(report, provider))

@@ -453,9 +453,9 @@ def condition_words(text: str, absent: str = "always") -> str:
 
 def start_words(trigger: str, strategy: str) -> str:
     """When a stage event's stage starts, in prose: its trigger's words, or, without one,
-    ``when a stage's trigger fires`` for a pipeline (each stage checks its own) and
+    ``a stage's trigger fires`` for a pipeline (each stage checks its own) and
     ``always`` for a stage."""
-    absent = "when a stage's trigger fires" if strategy == "pipeline" else "always"
+    absent = "a stage's trigger fires" if strategy == "pipeline" else "always"
     return condition_words(trigger, absent)
 
 

@@ -117,6 +117,10 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
             result.tokens_before,
             result.tokens_after,
             detail=group_digits(detail),
+            # The run's own totals, as the verdict counts them: groups changed (inserted
+            # ones apart); a "completed" row read "groups 0" under the pipeline's 205.
+            groups_changed=sum(1 for d in result.decisions if d.action not in ("kept", "inserted")),
+            inserted=sum(1 for d in result.decisions if d.action == "inserted"),
         )
     )
     return out
