@@ -10,9 +10,11 @@ from apptest_helpers import XSS_TEXT, go, no_exceptions
 from hypothesis import given
 from hypothesis import strategies as hs
 
+from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
 from compactlens_inspector.style.theme import ROLE_ICONS, ROLES
-from compactlens_inspector.views.message import call_label, message_card, prose
+from compactlens_inspector.views.message import call_label, call_names, message_card, prose
+from compactlens_inspector.views.run import render_message
 
 _UNESCAPE = re.compile(r"\\(.)")
 #: A character Markdown would act on, not preceded by a backslash.
@@ -157,3 +159,30 @@ def test_an_editor_tool_call_shows_the_file_it_works_on() -> None:
     assert call_label("execute_bash", json.dumps({"command": "ls -R /workspace"})) == (
         "execute_bash: ls -R /workspace"
     )
+
+
+def test_a_tool_result_as_text_names_its_call_not_the_raw_id() -> None:
+    """The message source views (the Analysis page's fact source, the report's diff) open a
+    tool result with the call it answers ("result of bash: ls src"), never the raw call id
+    the review saw ("<- tooluse_L7mJ…:")."""
+    raw = [
+        {"role": "user", "content": "list"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "tooluse_L7mJTNe5QYyKBsAFG8eA0Q",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": json.dumps({"command": "ls src"})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "tooluse_L7mJTNe5QYyKBsAFG8eA0Q", "content": "a.py"},
+    ]
+    index = MessageIndex.build(_messages(raw), CharEstimator())
+    text = render_message(index.messages[2], 2, call_names(index))
+    assert "<- result of bash: ls src: a.py" in text
+    assert "tooluse_" not in text
+    # Without the calls: the tool's name when the result carries it, never the id.
+    assert "tooluse_" not in render_message(index.messages[2], 2)

@@ -30,6 +30,7 @@ from compactlens_inspector.views.analysis import (
     share,
     turns_text,
 )
+from compactlens_inspector.views.message import call_names
 from compactlens_inspector.views.run import (
     decision_views,
     render_message,
@@ -327,6 +328,7 @@ def build_report(
         "<th>reason</th><th>original</th><th>compacted</th></tr>"
     )
     views = decision_views(result)
+    calls = call_names(index)  # a tool result names its call, not the call's raw id
     for n, view in enumerate(views):
         if n >= max_rows:
             parts.append(
@@ -335,8 +337,12 @@ def build_report(
             )
             break
         d = view.decision
-        original = "\n\n".join(render_message(index.messages[k], k) for k in d.message_indices)
-        compacted = "\n\n".join(render_message(result.projection[k]) for k in view.projection)
+        original = "\n\n".join(
+            render_message(index.messages[k], k, calls) for k in d.message_indices
+        )
+        compacted = "\n\n".join(
+            render_message(result.projection[k], None, calls) for k in view.projection
+        )
         if d.action == "kept":
             compacted = "(unchanged)"
         gid = "new" if d.group_id is None else str(d.group_id)

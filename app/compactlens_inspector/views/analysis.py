@@ -42,6 +42,7 @@ from compactlens.engine import CompactionResult, always, memo_tokenizer
 from compactlens_inspector.lab.config import LabConfig
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.style.numbers import num, share
+from compactlens_inspector.views.message import call_names
 from compactlens_inspector.views.run import render_message
 
 #: The columns of the editable price table, in order (USD per million tokens).
@@ -366,7 +367,7 @@ def recall_text(report: CompactionReport) -> str:
 
 def source_text(index: MessageIndex, message_index: int) -> str:
     """The source message of a fact as plain text (shown inert, never as Markdown)."""
-    return render_message(index.messages[message_index], message_index)
+    return render_message(index.messages[message_index], message_index, call_names(index))
 
 
 def analysis_json(report: CompactionReport, settings: AnalysisSettings) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from compactlens import Message
+from compactlens import Message, MessageIndex
 from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -162,6 +162,16 @@ def call_label(name: str, raw_arguments: str) -> str:
     """``bash: git log --oneline`` (the tool and what it was asked), or the name alone."""
     key = key_argument(raw_arguments)
     return f"{name}: {key}" if key else name
+
+
+def call_names(index: MessageIndex) -> dict[str, str]:
+    """Each call id's label: the tool and what it was asked (``bash: git log``)."""
+    out = {link.call_id: link.name for link in index.links}
+    for m in index.messages:
+        for p in m.parts:
+            if isinstance(p, ToolCallPart) and p.id:
+                out[p.id] = call_label(p.name, p.arguments)
+    return out
 
 
 def _call(part: ToolCallPart) -> Block:

@@ -93,6 +93,7 @@ from compactlens.analysis.protocol import (
     PROVIDERS,
     ProtocolProblem,
     check_protocol,
+    provider_words,
     transcript_provider,
     verdict_provider,
 )
@@ -202,6 +203,7 @@ __all__ = [
     "price_table",
     "prices_for",
     "protection_label",
+    "provider_words",
     "raise_target_fix",
     "raise_target_to",
     "read_rows",

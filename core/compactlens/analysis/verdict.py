@@ -43,7 +43,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.fixes import FixSearch, destructive
-from compactlens.analysis.protocol import ProtocolProblem
+from compactlens.analysis.protocol import ProtocolProblem, provider_words
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
@@ -91,12 +91,6 @@ GROUP_LABELS: Mapping[str, str] = MappingProxyType(
         "inserted": "inserted",
     }
 )
-_PROVIDER_NAMES = {
-    "openai-chat": "OpenAI Chat Completions",
-    "openai-responses": "OpenAI Responses",
-    "anthropic": "Anthropic",
-    "gemini": "Gemini",
-}
 #: What to do about each failed check, in plain words.
 _FIXES = {
     "provider-errors": (
@@ -513,7 +507,7 @@ def _target_reason(n: VerdictNumbers) -> Reason:
 
 
 def _provider_who(n: VerdictNumbers, providers: tuple[str, ...]) -> str:
-    names = [_PROVIDER_NAMES.get(p, p) for p in ((n.provider,) if n.provider else providers)]
+    names = [provider_words(p) for p in ((n.provider,) if n.provider else providers)]
     return " or ".join(names) if names else "the provider"
 
 
@@ -548,7 +542,7 @@ def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
     warnings = n.provider_warnings or 0
     if warnings:
         found = _introduced(n, report, errors=False)
-        named = sorted({_PROVIDER_NAMES.get(p.provider, p.provider) for p in found}) or [who]
+        named = sorted({provider_words(p.provider) for p in found}) or [who]
         first = f" ({found[0].detail})" if found and found[0].detail else ""
         text = (
             f"The compaction introduces {_plural(warnings, 'warning')}: "
