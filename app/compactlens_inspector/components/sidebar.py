@@ -37,12 +37,18 @@ def _pick_tokenizer() -> None:
     state.set_tokenizer(str(st.session_state.get("sidebar_tokenizer", "estimate")))
 
 
+def picker_label(name: str) -> str:
+    """How the picker shows a loaded file's ``name``: whole when it fits, else without its
+    middle (``claude_code_…c91af04.json``)."""
+    return shorten(name, PICKER_PX)
+
+
 def picker_options() -> dict[str, str]:
     """Picker value -> label: every loaded transcript, then each bundled sample not loaded.
     A long file name loses its middle to fit the picker (its start and end tell files
     apart; the picker cut "claude_code__ae4a77f8-aedd-4l" at its end)."""
     refs = state.sources()
-    options = {digest: shorten(ref.name, PICKER_PX) for digest, ref in refs.items()}
+    options = {digest: picker_label(ref.name) for digest, ref in refs.items()}
     loaded_samples = {ref.sample for ref in refs.values() if ref.sample}
     for sample in state.samples():
         if sample.name not in loaded_samples:
