@@ -126,7 +126,7 @@ def test_text_output_ends_with_the_verdict(capsys: pytest.CaptureFixture[str]) -
     assert lines[-1] == "Nothing to change: the run fits and every check passed."
     # What the command printed before stays as it was.
     assert lines[1] == "status: compacted"
-    assert "tokens: 8,667 -> 7,459 (saved 1,208)" in lines
+    assert "tokens: 8,667 → 7,459 (saved 1,208)" in lines
 
 
 def test_cannot_fit_prints_no_fit_with_a_target_and_still_exits_1(

@@ -107,7 +107,7 @@ def runs_table() -> RunSummary | None:
     """The run table with its filters; the run picked to open."""
     runs, problems = runs_state.listing()
     if problems:
-        with st.expander(f"{len(problems)} file(s) not (wholly) listed", expanded=True):
+        with st.expander(f"{plural(len(problems), 'file')} not (wholly) listed", expanded=True):
             table(problem_rows(problems), hide_index=True, width="stretch", key="runs_problems")
     if not runs:
         st.info(

@@ -675,7 +675,7 @@ def _retarget_candidate(
     if trigger <= target:
         return None
     words = (
-        f"raise the target {limit:,} -> {target:,} tokens and the trigger to {trigger:,} "
+        f"raise the target {limit:,} → {target:,} tokens and the trigger to {trigger:,} "
         "(a larger context budget)"
     )
     return _Candidate(
@@ -690,7 +690,7 @@ def _own_target_candidate(limit: int, reached: int, total: int, base: _Baseline)
     found = _retarget_candidate(limit, reached, total, base.growth.tokens)
     if found is not None:
         return found
-    words = f"raise the target {limit:,} -> {reached:,} tokens (the whole history fits it)"
+    words = f"raise the target {limit:,} → {reached:,} tokens (the whole history fits it)"
     return _Candidate(
         (Change(words, "target_tokens", reached),), lambda s: retarget(s, reached, reached)
     )
@@ -728,7 +728,7 @@ def raise_target_fix(
         if found is not None:
             tries.append(found)
     for to in (target, *ladder):
-        words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
+        words = f"raise the target {limit:,} → {to:,} tokens (the trigger with it)"
         tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
     run: _Run | None = None
     for candidate in tries:

@@ -138,10 +138,10 @@ def render_result(
     if result.reason:
         lines.append(f"reason: {result.reason}")
     lines.append(
-        f"tokens: {result.tokens_before:,} -> {result.tokens_after:,} "
+        f"tokens: {result.tokens_before:,} → {result.tokens_after:,} "
         f"(saved {result.tokens_saved:,})"
     )
-    lines.append(f"messages: {result.messages_before:,} -> {result.messages_after:,}")
+    lines.append(f"messages: {result.messages_before:,} → {result.messages_after:,}")
     counts: dict[str, int] = {}
     for d in result.decisions:
         counts[d.action] = counts.get(d.action, 0) + 1
@@ -160,8 +160,8 @@ def render_result(
                     e.event,
                     e.trigger + (f" ({values})" if values else ""),
                     e.target,
-                    f"{e.tokens_before:,} -> {e.tokens_after:,}",
-                    f"{e.messages_before:,} -> {e.messages_after:,}",
+                    f"{e.tokens_before:,} → {e.tokens_after:,}",
+                    f"{e.messages_before:,} → {e.messages_after:,}",
                     f"{e.duration_ms:.1f} ms",
                 ]
             )

@@ -322,7 +322,8 @@ def _cut_line(n: int, line: str, complete: int) -> ConversionWarning:
     return ConversionWarning(
         "dropped",
         f"line {n}, cut off mid-line: its {size} bytes end the file without a newline and "
-        f"are not valid JSON; the {complete} complete line(s) before it were loaded",
+        f"are not valid JSON; the {complete} complete line{'' if complete == 1 else 's'} "
+        "before it were loaded",
     )
 
 

@@ -23,6 +23,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger, turns_exceed
+from compactlens.engine.vocabulary import plural
 from compactlens.model.errors import ConfigError
 
 
@@ -159,7 +160,7 @@ class SlidingWindowStrategy:
                 plan,
                 "minimum_preserved",
                 [g.id for g in plan.index.groups if g.turn in turns],
-                f"the newest {self.minimum_preserved} user turn(s)",
+                f"the newest {plural(self.minimum_preserved, 'user turn')}",
             )
         items = [
             protection(plan, "system", system_ids(plan) if self.preserve_system else ()),
