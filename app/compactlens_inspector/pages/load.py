@@ -12,7 +12,7 @@ from compactlens_inspector.components.error_box import transcript_error
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.pages._common import header, page
-from compactlens_inspector.serving.loader import max_upload_bytes
+from compactlens_inspector.serving.loader import upload_size_mb
 from compactlens_inspector.style.numbers import file_size, num
 from compactlens_inspector.style.safety import md_code, md_escape
 from compactlens_inspector.style.widths import shorten
@@ -89,8 +89,8 @@ def _uploads() -> None:
         accept_multiple_files=True,
         key="load_upload",
         on_change=_on_upload,
-        max_upload_size=max(1, max_upload_bytes() // 1048576),
-        help=f"Up to {max_upload_bytes() / 1048576:.0f} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
+        max_upload_size=upload_size_mb(),
+        help=f"Up to {upload_size_mb()} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
     )
 
 
