@@ -270,10 +270,13 @@ def _only_raises(fix: Fix) -> bool:
 def _judger(
     index: MessageIndex, judge: Callable[[Fix], Fix] | None, tokenizer_given: bool
 ) -> Callable[[Fix], Fix]:
-    """``judge``, or :func:`judge_fix` over ``index`` when the caller gives none."""
+    """``judge``, or :func:`judge_fix` over ``index`` when the caller gives none (one
+    extraction of the conversation's facts for every fix it judges: the facts are the
+    same for every run over ``index``)."""
     if judge is not None:
         return judge
-    return lambda fix: judge_fix(index, fix, tokenizer_given=tokenizer_given)
+    facts: dict[int, list[Fact]] = {}
+    return lambda fix: judge_fix(index, fix, tokenizer_given=tokenizer_given, fact_cache=facts)
 
 
 def with_raised_target(
@@ -297,13 +300,14 @@ def with_raised_target(
     judges runs its own way passes its own)."""
     listed = listed_fixes(search.fixes, current)
     ok = [f for f in listed if not destructive(f)]
+    judger = _judger(index, judge, tokenizer_given)
     if _loses_facts(current, ok):
         # A run that fits but keeps too few facts: the target at which its verdict keeps
         # enough (each try judged as the fix will be shown).
         tried: dict[int | None, Fix] = {}
 
         def enough(fix: Fix) -> bool:
-            j = _judger(index, judge, tokenizer_given)(fix)
+            j = judger(fix)
             tried[fix.target_tokens] = j
             recall = j.verdict.numbers.fact_recall if j.verdict is not None else None
             return recall is not None and recall >= current.recall_floor
@@ -338,7 +342,7 @@ def with_raised_target(
     )
     if raised is None or not raised.fits:
         return search
-    judged = _judger(index, judge, tokenizer_given)(raised)
+    judged = judger(raised)
     return replace(search, fixes=(*search.fixes, judged))
 
 
@@ -525,6 +529,7 @@ def advised(
     no search (``compact()``), keeps the verdict's own step."""
     if current.level == "safe" or search is None:
         return current, search
+    judger = _judger(index, judge, tokenizer_given)
     found = with_raised_target(
         index,
         strategy,
@@ -533,7 +538,7 @@ def advised(
         guards=guards,
         summaries=summaries,
         tokenizer_given=tokenizer_given,
-        judge=judge,
+        judge=judger,
     )
     lowered = current.lowered_target
     if (
@@ -562,7 +567,7 @@ def advised(
             tokenizer_given=tokenizer_given,
         )
         if raised is not None and raised.fits:
-            judged = _judger(index, judge, tokenizer_given)(raised)
+            judged = judger(raised)
             found = replace(found, fixes=(*found.fixes, judged))
     step = next_step(current, found, include_destructive=include_destructive)
     return replace(current, next_step=step), found
