@@ -91,7 +91,8 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
                 from compactlens.engine.triggers import tokens_exceed
 
                 kwargs["triggers"] = tokens_exceed(int(trigger_tokens))
-        report = analyze(messages, result, tokenizer=tokenizer, **kwargs)
+        facts: dict[int, list[Fact]] = {}  # the conversation's facts, extracted once
+        report = analyze(messages, result, tokenizer=tokenizer, fact_cache=facts, **kwargs)
         # Problems counted for the provider `compactlens compact` counts them for (the
         # transcript's own API, else its format's), when the analysis checked it.
         provider = verdict_provider(transcript_provider(messages), guards.provider)
@@ -99,7 +100,7 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
         judged = verdict(result, report, provider=chosen)
         if strategy is not None and cfg.fix_search and judged.level != "safe":
             judged = advised_row(
-                messages, strategy, guards, result, judged, tokenizer, kwargs, chosen
+                messages, strategy, guards, result, judged, tokenizer, kwargs, chosen, facts
             )
         return row_from_report(key, fmt, report, (time.perf_counter() - start) * 1000.0, judged)
     except Exception as exc:  # recorded in the row; the run goes on
@@ -115,13 +116,13 @@ def advised_row(
     tokenizer: Tokenizer,
     analysis: Mapping[str, Any],
     provider: str | None,
+    facts: dict[int, list[Fact]],
 ) -> Verdict:
     """``judged`` (a row's verdict) with the run's one next step, as ``compactlens
     compact``, ``debug()`` and the inspector give it (:func:`advised` over the fix
     search), each fix judged as its own row would be (the same analysis settings and
-    ``provider``)."""
+    ``provider``; ``facts``: the row's fact cache, shared by every run of the file)."""
     index = MessageIndex.build(messages, tokenizer)
-    facts: dict[int, list[Fact]] = {}  # the conversation's facts, extracted once
 
     def judge(fix: Fix) -> Fix:
         run = run_strategy(index, fix.strategy, guards=fix.guards, tokenizer_given=True)
