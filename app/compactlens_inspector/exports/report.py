@@ -265,7 +265,12 @@ def build_report(
     parts.append("<section><h2>Explanation</h2>")
     parts.append(f"<p>{escape(expl.summary)}</p>")
     if expl.smallest_target is not None:
-        parts.append(f"<p>Smallest target that fits: <b>{num(expl.smallest_target)}</b> tokens</p>")
+        # The engine's best with the triggers as they are; the target the next step's fix
+        # sets (which may move the trigger too) is in the verdict above.
+        parts.append(
+            f"<p>Best the current parameters reach (the triggers as they are): "
+            f"<b>{num(expl.smallest_target)}</b> tokens</p>"
+        )
     if expl.suggestions:
         parts.append("<ul>")
         parts.extend(f"<li>{escape(s.change)}</li>" for s in expl.suggestions)

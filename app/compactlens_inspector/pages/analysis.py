@@ -362,6 +362,7 @@ def _growth_words(report: AnalysisOverview) -> str:
     return {
         "transcript": "measured on this transcript",
         "steps": "a typical agent step of this log",
+        "few": "the largest of this log's only steps, an estimate",
         "given": "given",
     }.get(growth.source, "none could be measured on this transcript")
 
@@ -388,6 +389,8 @@ def _retrigger(report: AnalysisOverview) -> None:
         "transcript": f"the median of the latest {plural(growth.turns_measured, 'turn')}",
         "steps": f"the median of the latest {plural(growth.turns_measured, 'agent step')}, "
         "one model call each, as the log has too few user turns to measure a typical turn",
+        "few": f"estimated from the largest of the log's only "
+        f"{plural(growth.turns_measured, 'agent step')}: too few for a typical one",
         "given": "given",
     }.get(growth.source, "none could be measured")
     st.markdown(

@@ -50,9 +50,11 @@ from compactlens.analysis.facts import (
 )
 from compactlens.analysis.fix_verdicts import (
     RECALL_GAIN,
+    FittingTarget,
     ShownFixes,
     advised,
     destructive,
+    fitting_target,
     fix_mark,
     fix_recall,
     improves,
@@ -150,6 +152,7 @@ __all__ = [
     "Fact",
     "FactCheck",
     "FactReport",
+    "FittingTarget",
     "Fix",
     "FixSearch",
     "Growth",
@@ -183,6 +186,7 @@ __all__ = [
     "estimate_retrigger",
     "extract_facts",
     "fact_survival",
+    "fitting_target",
     "fix_mark",
     "fix_recall",
     "group_counts",

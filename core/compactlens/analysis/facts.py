@@ -23,6 +23,8 @@ payloads, where every JSON key is quoted.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import TypeAlias
 
@@ -297,8 +299,32 @@ def conversation_facts(
     runs, fixes and presets of one transcript are compared on the same facts.
     """
     own = {} if cache is None else cache
-    facts = extract_facts(messages, latest_request=latest_user_request(messages), cache=own)
-    return with_context(facts, own)
+    latest = latest_user_request(messages)
+    if cache is None:
+        return with_context(extract_facts(messages, latest_request=latest, cache=own), own)
+    shape = (len(messages), latest)
+    with _WHOLE_LOCK:
+        known = _WHOLE.get(id(cache))
+        if known is not None and known[0] is cache and known[1] == (*shape, len(cache)):
+            _WHOLE.move_to_end(id(cache))
+            return known[2]
+    facts = with_context(extract_facts(messages, latest_request=latest, cache=own), own)
+    with _WHOLE_LOCK:
+        _WHOLE[id(cache)] = (cache, (*shape, len(cache)), facts)
+        while len(_WHOLE) > _WHOLE_MAX:
+            _WHOLE.popitem(last=False)
+    return facts
+
+
+#: The whole conversation's facts of the latest few ``cache`` dicts given to
+#: :func:`conversation_facts` (each kept with its dict, the messages' count and latest
+#: request): a fix search judges many runs of one conversation, and the facts of its
+#: messages in context are the same for each.
+_WHOLE_MAX = 8
+_WHOLE: OrderedDict[
+    int, tuple[dict[int, list[Fact]], tuple[int, int | None, int], tuple[Fact, ...]]
+] = OrderedDict()
+_WHOLE_LOCK = threading.Lock()
 
 
 def fact_survival(

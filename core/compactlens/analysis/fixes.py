@@ -310,12 +310,18 @@ def joined_changes(said: Sequence[str]) -> str:
     return "; ".join(out)
 
 
+def token_trigger(strategy: Strategy) -> int | None:
+    """The token count above which ``strategy`` first compacts (its lowest token
+    trigger), or None when no trigger counts tokens."""
+    ceilings = [c for c in map(token_ceiling, strategy_triggers(strategy)) if c is not None]
+    return min(ceilings) if ceilings else None
+
+
 def raise_words(target: int, strategy: Strategy) -> str:
     """A larger target in plain words, with the token trigger ``strategy`` then has (a
     raised target moves the trigger with it, and saying only the target would hide that):
     "raise the target to 2,713 tokens and the trigger to 3,649"."""
-    ceilings = [c for c in map(token_ceiling, strategy_triggers(strategy)) if c is not None]
-    trigger = min(ceilings) if ceilings else None
+    trigger = token_trigger(strategy)
     if trigger is None:
         return f"raise the target to {target:,} tokens"
     if trigger == target:

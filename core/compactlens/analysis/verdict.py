@@ -186,7 +186,8 @@ class VerdictNumbers:
     when no trigger fires within ``horizon`` turns; ``turn_tokens`` is what a typical turn
     adds (None: too few of the ``turns_measured`` user turns to tell); ``growth_unit`` is
     ``"step"`` when the log had too few user turns and both are per agent step (one model
-    call) instead; ``token_limit``
+    call) instead; ``growth_source`` says how ``turn_tokens`` was found (``"few"``: the
+    largest of a log's only one or two steps, an estimate); ``token_limit``
     the most tokens the history holds before a token trigger fires (None: no token
     trigger). ``cache_extra_cost`` is what the next
     ``cache_turns`` turns cost more with the compaction than without it, in USD (negative:
@@ -214,6 +215,7 @@ class VerdictNumbers:
     turn_tokens: int | None = None
     turns_measured: int | None = None
     growth_unit: str = "turn"
+    growth_source: str | None = None
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
@@ -261,6 +263,7 @@ class VerdictNumbers:
             "turn_tokens": self.turn_tokens,
             "turns_measured": self.turns_measured,
             "growth_unit": self.growth_unit,
+            "growth_source": self.growth_source,
             "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
@@ -438,6 +441,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
         "turns_measured": growth.turns_measured,
         "growth_unit": growth.unit,
+        "growth_source": growth.source,
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
@@ -614,9 +618,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     room under its trigger than one typical turn (see the module docstring)."""
     turns, code = n.turns_until_next_compaction, "next-compaction"
     unit = n.growth_unit
-    typical = (
-        f"a typical {_typical_unit(n)} adds about {n.turn_tokens:,} tokens" if n.turn_tokens else ""
-    )
+    typical = _pace(n) if n.turn_tokens else ""
     if not n.triggers:
         text = "No trigger is set for the next turns, so nothing makes compaction fire again."
         return Reason(code=code, level="safe", text=text)
@@ -634,9 +636,8 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
         return Reason(code=code, level="costs", text=text)
     if n.turn_tokens is None:
         text = (
-            f"The next compaction is not estimated: the transcript has "
-            f"{_plural(n.turns_measured or 0, 'user turn')} and too few steps to tell a "
-            "typical turn from a one-off."
+            "The next compaction is not estimated: the transcript has no user turn or agent "
+            "step to measure what one adds."
         )
         return Reason(code=code, level="safe", text=text)
     if turns == 1:
@@ -677,22 +678,36 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     limit, turn = n.token_limit, n.turn_tokens
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
-    typical, unit = _typical_unit(n), n.growth_unit
+    unit = n.growth_unit
     if turn < limit:
         # Both changes, as the fix search re-runs them: in a pipeline whose later stages
         # fire only above the trigger, a lower target alone may not be reachable.
         return (
             f"Lower the target to at most {limit - turn:,} tokens (every stage's) or raise "
             f"the trigger to at least {n.tokens_after + turn:,}: it fires above {limit:,} "
-            f"and a typical {typical} adds about {turn:,}, so either leaves room for the "
-            f"next {unit}."
+            f"and {_pace(n, tokens=False)}, so either leaves room for the next {unit}."
         )
     return (
-        f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical "
-        f"{typical} adds about {turn:,} tokens, more than the trigger's {limit:,} allow, so "
+        f"Raise the trigger above {turn:,} tokens (a larger context budget): {_pace(n)}, "
+        f"more than the trigger's {limit:,} allow, so "
         f"compaction fires on every {unit} whatever the target and compacting further cannot "
         "help."
     )
+
+
+def _pace(n: VerdictNumbers, *, tokens: bool = True) -> str:
+    """What one turn adds, in words: "a typical turn adds about 3,050 tokens"; for a log
+    with only one or two steps, labelled as the estimate it is ("an agent step adds up to
+    about 900 tokens (estimated from the larger of the log's only 2 steps)")."""
+    size = f"{n.turn_tokens or 0:,}" + (" tokens" if tokens else "")
+    if n.growth_source == "few":
+        only = (
+            "the log's only step"
+            if n.turns_measured == 1
+            else f"the larger of the log's only {n.turns_measured or 0} steps"
+        )
+        return f"an agent step adds up to about {size} (estimated from {only})"
+    return f"a typical {_typical_unit(n)} adds about {size}"
 
 
 def _typical_unit(n: VerdictNumbers) -> str:
