@@ -416,7 +416,7 @@ def extract_facts(
         m = messages[i]
         if i == latest_request:
             text = normalize_space(m.text)
-            if text and text not in seen:
+            if text:  # always, even when an earlier message had the same value
                 seen.add(text)
                 out.append(Fact("latest_request", text, i, m.role, "text"))
         own = cache.get(i) if cache is not None else None

@@ -177,7 +177,8 @@ def extract_facts(
     """Facts of ``messages[i]`` for ``i`` in ``indices`` (all when None), unique by value.
 
     When ``latest_request`` is one of those indices, the whole (whitespace-normalized)
-    text of that message is a ``latest_request`` fact as well. A value found in several
+    text of that message is a ``latest_request`` fact as well (always: the verdict reads
+    its presence as "the history has a request"). Any other value found in several
     messages is reported once, for the first of them. ``cache`` keeps each message's own
     facts by index, for callers that extract from the same transcript many times.
     """
@@ -189,7 +190,7 @@ def extract_facts(
         m = messages[i]
         if i == latest_request:
             text = normalize_space(m.text)
-            if text and text not in seen:
+            if text:  # even when an earlier message had the same value: it is the task
                 seen.add(text)
                 out.append(Fact("latest_request", text, i, m.role, "text"))
         own = cache.get(i) if cache is not None else None
