@@ -15,6 +15,7 @@ from compactlens.engine import GroupDecision
 from compactlens.model import SUMMARY_PREFIX, message_text
 from compactlens.viz import SweepPoint, groups_kept, nice_step
 from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.views.message import printable
 
 #: Bars of a decision map the app draws, at most (neighbouring groups are stacked above
 #: it): about one bar per 2-3 pixels of the chart, and plotly redraws every bar on each
@@ -164,7 +165,8 @@ def render_message(message: Message, index: int | None = None) -> str:
         elif kind == "reasoning":
             lines.append("(reasoning) " + part.text)  # type: ignore[union-attr]
         elif kind == "tool_call":
-            lines.append(f"-> {part.name}({part.arguments})")  # type: ignore[union-attr]
+            call = f"{part.name}({part.arguments})"  # type: ignore[union-attr]
+            lines.append(f"-> {printable(call)}")
         elif kind == "tool_result":
             lines.append(f"<- {part.call_id}: {part.output}")  # type: ignore[union-attr]
         else:
