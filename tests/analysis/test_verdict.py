@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from analysis_helpers import assistant, system, user
+from analysis_helpers import assistant, call, result, system, user
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -219,6 +219,40 @@ def test_a_run_that_loses_the_latest_request_with_the_guard_off_has_costs() -> N
     # With the guard on, the request is kept (and this target cannot be met).
     guarded, guarded_report = _run(path, config, Guards(keep_latest_request=True))
     assert "latest-request" not in [r.code for r in verdict(guarded, guarded_report).costs]
+
+
+def _agent_log(request: str | None) -> list[dict[str, Any]]:
+    """A system prompt and tool-call steps, with a user request first or none at all (a
+    log whose reader found no prompt, as review 4 #2's Codex rollout before its fix)."""
+    out = [system(), *([user(request)] if request is not None else [])]
+    for k in range(6):
+        out.append(assistant(calls=[call(f"c{k}", "read_file", {"path": f"/srv/app/m{k}.py"})]))
+        out.append(result(f"c{k}", f"module m{k}: " + "def handler(): return 42 " * 30))
+    out.append(assistant("Every module defines handler() returning 42."))
+    return out
+
+
+@pytest.mark.parametrize("request_text", [None, "List what each module under /srv/app does."])
+def test_a_history_without_a_user_request_never_passes_the_request_check(
+    request_text: str | None,
+) -> None:
+    messages = _agent_log(request_text)
+    index = MessageIndex.build(from_caller(messages).messages, CharEstimator())
+    config = reference_config(index.total_tokens * 6 // 10)
+    strategy = strategy_from_config(config, summarizer=ExtractiveSummarizer())
+    res = run_strategy(index, strategy, tokenizer_given=True)
+    triggers = strategy_triggers(strategy, tokenizer_given=True)
+    report = analyze(messages, res, triggers=triggers, tokenizer=CharEstimator())
+    v = verdict(res, report)
+    assert res.status == "compacted"
+    codes = {r.code: r for r in v.reasons}
+    if request_text is None:
+        assert "latest-request" not in codes and codes["no-request"].level == "costs"
+        assert "no user request" in codes["no-request"].text and v.level != "safe"
+        assert v.headline == "Fits, with costs"
+    else:
+        assert "no-request" not in codes and codes["latest-request"].level == "safe"
+    _assert_plain(v)
 
 
 def test_cannot_fit_is_no_fit_with_a_next_step_naming_a_target() -> None:

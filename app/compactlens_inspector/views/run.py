@@ -15,7 +15,7 @@ from compactlens.engine import GroupDecision
 from compactlens.model import SUMMARY_PREFIX, message_text
 from compactlens.viz import SweepPoint, groups_kept, nice_step
 from compactlens_inspector.lab.runs import RunOutcome
-from compactlens_inspector.views.message import call_names
+from compactlens_inspector.views.message import call_names, printable
 
 #: Bars of a decision map the app draws, at most (neighbouring groups are stacked above
 #: it): about one bar per 2-3 pixels of the chart, and plotly redraws every bar on each
@@ -173,7 +173,8 @@ def render_message(
         elif kind == "reasoning":
             lines.append("(reasoning) " + part.text)  # type: ignore[union-attr]
         elif kind == "tool_call":
-            lines.append(f"-> {part.name}({part.arguments})")  # type: ignore[union-attr]
+            call = f"{part.name}({part.arguments})"  # type: ignore[union-attr]
+            lines.append(f"-> {printable(call)}")
         elif kind == "tool_result":
             called = (calls or {}).get(part.call_id) or part.name  # type: ignore[union-attr]
             of = f"result of {called}" if called else "tool result"

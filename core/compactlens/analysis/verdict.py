@@ -10,8 +10,8 @@ counting, judging or wording anything again.
 The levels are the user's:
 
 - ``safe`` ("Fits and safe"): the target is met, no provider error or warning is
-  introduced, the latest user request and the system prompt are kept, compaction does not
-  fire again on the very next turn, fact recall is at least ``recall_floor``
+  introduced, the latest user request (there is one) and the system prompt are kept,
+  compaction does not fire again on the very next turn, fact recall is at least ``recall_floor``
   (:data:`DEFAULT_RECALL_FLOOR`, 80%: a larger loss is a named cost) and (when the
   report priced it) the next turns do not cost more with the compaction than without it;
 - ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
@@ -123,6 +123,10 @@ _FIXES = {
         "results before summarizing or dropping whole turns."
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
+    "no-request": (
+        "Check that the log was read in full: the Transcript page lists every message read, "
+        "and a log whose requests were not read cannot show that the agent keeps its task."
+    ),
 }
 #: Which cost the next step is about when a run has several, most important first: what
 #: breaks the conversation (the latest request, a request the provider rejects, the
@@ -137,6 +141,7 @@ COST_ORDER = (
     "next-compaction",
     "provider-warnings",
     "cache",
+    "no-request",
     "not-measured",
 )
 #: A run that uses less than this share of its target has room to keep more word for
@@ -590,6 +595,17 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
 
 
 def _request_reason(report: CompactionReport) -> Reason:
+    """Whether the latest user request survives; not measured (so never ``safe``) for a
+    history with no user request with text, which leaves nothing to keep."""
+    if not any(c.fact.kind == "latest_request" for c in report.facts.checks):
+        return Reason(
+            code="no-request",
+            level="costs",
+            text=(
+                "The latest user request is not checked: the history has no user request "
+                "with text, so nothing shows the agent still knows what it was asked."
+            ),
+        )
     if report.facts.latest_request_lost:
         return Reason(
             code="latest-request",
