@@ -3,6 +3,7 @@ follows the user's rules (safe, costs, no-fit), and it reads as plain, JSON-able
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from compactlens import (
 )
 from compactlens.analysis import (
     CompactionReport,
+    ProtocolProblem,
     destructive,
     judge_fixes,
     reference_config,
@@ -102,7 +104,9 @@ def _expected_level(
     facts = report.facts
     cost = report.cache.cost
     safe = (
-        not report.introduced  # no new error, no new warning
+        # No new error, no new warning that changes the request: consecutive turns of one
+        # role, which the provider joins with nothing lost, are a note, not a cost.
+        not any(p.severity == "error" or p.kind != "consecutive_roles" for p in report.introduced)
         and not (result.status == "compacted" and cost is not None and cost.savings < 0)
         and not facts.latest_request_lost
         and not report.system_lost  # the system prompt kept
@@ -156,8 +160,13 @@ def test_the_numbers_are_the_result_s_and_the_report_s(path: Path, config_name: 
 
 def test_a_fitting_run_that_keeps_everything_that_matters_is_safe() -> None:
     result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
-    # For Anthropic, the collapsed results leave two assistant turns in a row: warnings.
-    assert verdict(result, report).costs[0].code == "provider-warnings"
+    # For Anthropic, the collapsed results leave two assistant turns in a row: warnings the
+    # provider resolves by joining the turns, nothing lost. A note, not a cost (review4 #8).
+    anthropic = verdict(result, report)
+    assert anthropic.numbers.provider_warnings and anthropic.level == "safe"
+    note = next(r for r in anthropic.reasons if r.code == "provider-warnings")
+    assert note.level == "safe" and note.text.startswith("Note, not a cost"), note.text
+    assert "joins consecutive turns" in note.text and "nothing is dropped" in note.text
     v = verdict(result, report, provider="openai-chat")
     assert v.level == "safe" and v.headline == "Fits and safe"
     assert v.numbers.target_tokens == 8000
@@ -165,6 +174,28 @@ def test_a_fitting_run_that_keeps_everything_that_matters_is_safe() -> None:
     assert v.next_step == "Nothing to change: the run fits and every check passed."
     assert v.next_step_parts == ("Nothing to change", "the run fits and every check passed.")
     assert "8,667 to 7,459 tokens (target 8,000)" in v.summary
+
+
+def test_a_warning_that_changes_the_request_stays_a_cost() -> None:
+    """Only the joined turns are harmless: a system message the provider moves to the top
+    loses its place, so the same run with one such warning fits with that cost named."""
+    result, report = _run(SAMPLES / "coding_agent.json", PIPELINE)
+    moved = ProtocolProblem(
+        "anthropic",
+        "system_not_leading",
+        3,
+        "a system message after the conversation started must be moved to the top-level "
+        "system prompt (its position is lost)",
+        "warning",
+    )
+    assert not moved.harmless and all(p.harmless for p in report.introduced)
+    v = verdict(result, dataclasses.replace(report, introduced=(*report.introduced, moved)))
+    assert v.level == "costs" and v.step_cost == "provider-warnings", v.reasons
+    cost = v.costs[0]
+    assert "move a system message to the top" in cost.text, cost.text
+    assert "join consecutive turns" in cost.text  # the harmless ones named beside it
+    assert v.next_step_parts[0] == "Next step" and "system message" in v.next_step
+    _assert_plain(v)
 
 
 def test_a_fitting_run_with_recall_under_the_floor_has_costs() -> None:

@@ -9,11 +9,12 @@ counting, judging or wording anything again.
 
 The levels are the user's:
 
-- ``safe`` ("Fits and safe"): the target is met, no provider error or warning is
-  introduced, the latest user request (there is one) and the system prompt are kept,
-  compaction does not fire again on the very next turn, fact recall is at least ``recall_floor``
-  (:data:`DEFAULT_RECALL_FLOOR`, 80%: a larger loss is a named cost) and (when the
-  report priced it) the next turns do not cost more with the compaction than without it;
+- ``safe`` ("Fits and safe"): the target is met, no provider error is introduced and no
+  warning that changes the request (consecutive turns the provider joins into one lose
+  nothing: they are named as a note), the latest user request and the system prompt are
+  kept, compaction does not fire again on the very next turn, fact recall is at least
+  ``recall_floor`` (:data:`DEFAULT_RECALL_FLOOR`, 80%: a larger loss is a named cost) and
+  (when the report priced it) the next turns do not cost more with the compaction than without it;
 - ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
   measured; each is named as a :class:`Reason`;
 - ``no-fit`` ("Does not fit"): the run ended ``cannot-fit``.
@@ -97,13 +98,15 @@ _FIXES = {
         "Keep tool calls and their results together (set the provider in the guards so "
         "every strategy respects its rules), then run again."
     ),
-    # No guard or setting removes these (the provider guard keeps tool calls paired and
-    # the first turn a user turn; the warnings are what the API rewrites on its own).
+    # Only the warnings that change the request are costs (a system message moved to the
+    # top); consecutive turns the provider joins are a note (HARMLESS_KINDS). No guard
+    # moves a system message back: the provider guard keeps tool calls paired and the
+    # first turn a user turn.
     "provider-warnings": (
-        f"{NOTHING_TO_CHANGE}: the warnings are harmless. The provider joins consecutive "
-        "turns of one role into one turn, and moves a system message to the top, on its "
-        "own; nothing is dropped. No guard prevents them: setting the provider in the "
-        "guards keeps tool calls paired and the first turn a user turn, not these."
+        "Keep every system message where the provider keeps it: the provider moves a system "
+        "message that follows the conversation's start to the top of the request, so its "
+        "place in the conversation is lost. Keep the system messages at the start of the "
+        "history, or keep the messages around them word for word, then run again."
     ),
     "cache": (
         "Compact less often and deeper (a lower target), so the cache is rewritten once for "
@@ -547,18 +550,37 @@ def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
 
 
 def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
+    """The warnings the compaction introduced: a cost when one changes the request (a
+    system message moved to the top, its place lost); a note, not a cost, when every one
+    is harmless (:data:`~compactlens.engine.providers.HARMLESS_KINDS`: the provider joins
+    consecutive turns of one role, nothing dropped or changed)."""
     who = _provider_who(n, report.providers)
     warnings = n.provider_warnings or 0
-    if warnings:
-        found = _introduced(n, report, errors=False)
-        named = sorted({provider_words(p.provider) for p in found}) or [who]
-        first = f" ({found[0].detail})" if found and found[0].detail else ""
+    if not warnings:
+        return Reason(code="provider-warnings", level="safe", text=f"No new warning for {who}.")
+    found = _introduced(n, report, errors=False)
+    changing = [p for p in found if not p.harmless]
+    if changing:
+        named = sorted({provider_words(p.provider) for p in changing}) or [who]
+        at = changing[0].message_index
+        joined = len(found) - len(changing)
+        also = (
+            f"; {joined:,} more only join consecutive turns, which loses nothing" if joined else ""
+        )
+        changes = "changes" if len(changing) == 1 else "change"
         text = (
-            f"The compaction introduces {_plural(warnings, 'warning')}: "
-            f"{' and '.join(named)} would silently change the request{first}."
+            f"The compaction introduces {_plural(len(changing), 'warning')} that {changes} "
+            f"the request: {' and '.join(named)} would move a system message to the top, "
+            f"where its place is lost (message {at:,}){also}."
         )
         return Reason(code="provider-warnings", level="costs", text=text)
-    return Reason(code="provider-warnings", level="safe", text=f"No new warning for {who}.")
+    named = sorted({provider_words(p.provider) for p in found}) or [who]
+    text = (
+        f"Note, not a cost: {_plural(warnings, 'warning')} for {' and '.join(named)}, which "
+        "joins consecutive turns of one role into one turn on its own; nothing is dropped "
+        "or changed."
+    )
+    return Reason(code="provider-warnings", level="safe", text=text)
 
 
 def _cache_reason(n: VerdictNumbers) -> Reason | None:

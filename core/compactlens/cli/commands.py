@@ -196,7 +196,7 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data["verdict"] = judged.to_dict()
         _dump_json(data, report)
     else:
-        report.write(render_result(args.file, result, args.output, fixes_follow=found is not None))
+        report.write(render_result(args.file, result, args.output))
         if found is not None:
             report.write(render_fixes(found))
         report.write(render_verdict(judged))

@@ -23,7 +23,6 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger, turns_exceed
-from compactlens.engine.vocabulary import plural
 from compactlens.model.errors import ConfigError
 
 
@@ -160,7 +159,9 @@ class SlidingWindowStrategy:
                 plan,
                 "minimum_preserved",
                 [g.id for g in plan.index.groups if g.turn in turns],
-                f"the newest {plural(self.minimum_preserved, 'user turn')}",
+                "the newest user turn"
+                if self.minimum_preserved == 1
+                else f"the newest {self.minimum_preserved:,} user turns",
             )
         items = [
             protection(plan, "system", system_ids(plan) if self.preserve_system else ()),
