@@ -50,9 +50,11 @@ from compactlens.analysis.facts import (
 )
 from compactlens.analysis.fix_verdicts import (
     RECALL_GAIN,
+    FittingTarget,
     ShownFixes,
     advised,
     destructive,
+    fitting_target,
     fix_mark,
     fix_recall,
     improves,
@@ -94,6 +96,7 @@ from compactlens.analysis.protocol import (
     PROVIDERS,
     ProtocolProblem,
     check_protocol,
+    provider_words,
     transcript_provider,
     verdict_provider,
 )
@@ -150,6 +153,7 @@ __all__ = [
     "Fact",
     "FactCheck",
     "FactReport",
+    "FittingTarget",
     "Fix",
     "FixSearch",
     "Growth",
@@ -183,6 +187,7 @@ __all__ = [
     "estimate_retrigger",
     "extract_facts",
     "fact_survival",
+    "fitting_target",
     "fix_mark",
     "fix_recall",
     "group_counts",
@@ -203,6 +208,7 @@ __all__ = [
     "price_table",
     "prices_for",
     "protection_label",
+    "provider_words",
     "raise_fix",
     "raise_target_fix",
     "raise_target_to",

@@ -310,12 +310,18 @@ def joined_changes(said: Sequence[str]) -> str:
     return "; ".join(out)
 
 
+def token_trigger(strategy: Strategy) -> int | None:
+    """The token count above which ``strategy`` first compacts (its lowest token
+    trigger), or None when no trigger counts tokens."""
+    ceilings = [c for c in map(token_ceiling, strategy_triggers(strategy)) if c is not None]
+    return min(ceilings) if ceilings else None
+
+
 def raise_words(target: int, strategy: Strategy) -> str:
     """A larger target in plain words, with the token trigger ``strategy`` then has (a
     raised target moves the trigger with it, and saying only the target would hide that):
     "raise the target to 2,713 tokens and the trigger to 3,649"."""
-    ceilings = [c for c in map(token_ceiling, strategy_triggers(strategy)) if c is not None]
-    trigger = min(ceilings) if ceilings else None
+    trigger = token_trigger(strategy)
     if trigger is None:
         return f"raise the target to {target:,} tokens"
     if trigger == target:
@@ -697,7 +703,7 @@ def _retarget_candidates(
         if trigger - target < turn:
             continue
         words = (
-            f"raise the target {limit:,} -> {target:,} tokens and the trigger to {trigger:,} "
+            f"raise the target {limit:,} → {target:,} tokens and the trigger to {trigger:,} "
             "(a larger context budget)"
         )
         out.append(
@@ -715,7 +721,7 @@ def _whole_history_candidate(limit: int, total: int, growth: float) -> _Candidat
     turn above it: nothing is compacted now, and the next turn still fits under it."""
     trigger = total + math.ceil(max(growth, 1.0))
     words = (
-        f"raise the target {limit:,} -> {total:,} tokens (the whole history fits it) and the "
+        f"raise the target {limit:,} → {total:,} tokens (the whole history fits it) and the "
         f"trigger to {trigger:,}"
     )
     return _Candidate(
@@ -766,7 +772,7 @@ def raise_target_fix(
     if target < total:  # the whole history left as it is, a turn under the trigger
         tries.append(_whole_history_candidate(limit, total, base.growth.tokens))
     for to in (target, *ladder):
-        words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
+        words = f"raise the target {limit:,} → {to:,} tokens (the trigger with it)"
         tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
     run: _Run | None = None
     for candidate in tries:
