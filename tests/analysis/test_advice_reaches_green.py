@@ -272,3 +272,35 @@ def _real_costs(v: Verdict) -> list[str]:
     """The costs that rank fixes (the prompt cache's is left out: only a priced run
     counts it)."""
     return [r.code for r in v.costs if r.code != "cache"]
+
+
+@INVARIANT
+@given(
+    run=st.tuples(
+        st.sampled_from(["coding_agent", "shopping_assistant"]),
+        st.sampled_from(["reference", "truncation"]),
+        st.floats(min_value=0.15, max_value=0.9),
+        st.integers(min_value=1, max_value=12),
+    )
+)
+def test_a_run_that_loses_facts_is_told_a_numbered_fix_that_keeps_more(
+    run: tuple[str, str, float, int],
+) -> None:
+    """For any run that fits but keeps too few facts (review 4, row 5): the next step is a
+    listed fix with its numbers, one click away, whose verdict keeps more facts than the
+    run; it names no stage the pipeline lacks (a truncation-only run is never told about
+    summaries or a sliding window)."""
+    name, kind, share, keep = run
+    index, guards = _sample(name), Guards(provider="openai-chat")
+    judged, fixes = _advise(index, _strategy(name, kind, share, keep), guards)
+    worst = first_cost(judged)
+    if judged.level != "costs" or worst is None or worst.code != "fact-recall":
+        return
+    fix = _named(judged.next_step, fixes)
+    assert fix is not None and fix.verdict is not None, judged.next_step
+    assert re.search(r"\d", judged.next_step)
+    before, after = judged.numbers.fact_recall, fix.verdict.numbers.fact_recall
+    assert before is not None and after is not None and after > before
+    if kind == "truncation":
+        said = judged.next_step.lower()
+        assert "summar" not in said and "sliding window" not in said, said
