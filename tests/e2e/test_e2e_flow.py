@@ -131,7 +131,11 @@ def test_cannot_fit_debugger_explains_and_applies_a_fix(app: StreamlitApp) -> No
     card = str(top.inner_text())
     assert "Fits" in card and "fact recall" in card, card
     assert "destructive" not in card
-    promised = number(card.split(" tokens (target")[0].split()[-1])
+    # "Fits…: 23,561 to 15,552 tokens (target …)", or a larger target the whole history
+    # fits: "Fits and safe: 23,561 tokens, left as they are".
+    said = re.search(r"Fits[^:]*:\s*(?:[\d,]+ to )?([\d,]+) tokens", card)
+    assert said is not None, card
+    promised = number(said.group(1))
     app.click("cf_apply_0")
     # The first alert is the verdict bar ("Fits and safe" or "Fits, with costs").
     alert = str(app.main().locator('[data-testid="stAlert"]').first.inner_text()).lower()
@@ -140,5 +144,6 @@ def test_cannot_fit_debugger_explains_and_applies_a_fix(app: StreamlitApp) -> No
     assert after <= number(app.metric("Target")) and after == promised
 
     app.nav("Strategy lab")
-    assert "compacted" in app.status_text()
+    # It fits: compacted, or left as it is under a larger target and trigger.
+    assert "compacted" in app.status_text() or "unchanged" in app.status_text()
     assert app.metric("Fact recall").endswith("%")
