@@ -23,6 +23,7 @@ from compactlens.analysis import (
     Verdict,
     advised,
     destructive,
+    improves,
     judge_fixes,
     judge_run,
     keeps_conversation,
@@ -304,3 +305,26 @@ def test_a_run_that_loses_facts_is_told_a_numbered_fix_that_keeps_more(
     if kind == "truncation":
         said = judged.next_step.lower()
         assert "summar" not in said and "sliding window" not in said, said
+
+
+@INVARIANT
+@given(run=RUNS)
+def test_no_two_fixes_improve_on_each_other(run: tuple[str, str, float, int]) -> None:
+    """ "Better than" has no cycle (the debugger never leads back and forth): for any two
+    judged fixes of a run that both fit, at most one improves on the other's run."""
+    name, kind, share, keep = run
+    index, guards = _sample(name), Guards(provider="openai-chat")
+    strategy = _strategy(name, kind, share, keep)
+    result = run_strategy(index, strategy, guards=guards)
+    found = judge_fixes(
+        index,
+        search_fixes(
+            index, strategy, guards=guards, summaries=result.summaries, include_destructive=True
+        ),
+    )
+    fitting = [f for f in found.fixes if f.verdict is not None and f.verdict.level != "no-fit"]
+    for i, a in enumerate(fitting):
+        for b in fitting[i + 1 :]:
+            assert a.verdict is not None and b.verdict is not None
+            both = improves(a, b.verdict) and improves(b, a.verdict)
+            assert not both, (a.plain_summary, b.plain_summary)

@@ -158,11 +158,12 @@ def _cost_rank(v: Verdict) -> int:
 
 
 def _lesser_cost(fixed: Verdict, current: Verdict) -> bool:
-    """Whether ``fixed`` removes the run's most important cost and adds none as important
-    (a larger target that keeps the facts but rewrites the prompt cache trades a lost
-    fact for under a cent): the worst cost always gets lighter, so no two fixes lead back
-    and forth."""
-    return _cost_rank(fixed) > _cost_rank(current)
+    """Whether ``fixed`` removes the run's most important cost, adds none as important and
+    fails no more checks (a larger target that keeps the facts but rewrites the prompt
+    cache trades a lost fact for under a cent). With :func:`improves`' other rules, each
+    step lowers (failed checks, weight of the worst, recall lost) in that order, so no
+    fixes lead back and forth."""
+    return len(fixed.costs) <= len(current.costs) and _cost_rank(fixed) > _cost_rank(current)
 
 
 def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
