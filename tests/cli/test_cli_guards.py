@@ -29,7 +29,10 @@ def test_explain_prints_ranked_fixes_with_their_costs(capsys: pytest.CaptureFixt
     )  # fmt: skip
     assert code == 1  # the run itself is cannot-fit
     fixes = out.split("fixes (", 1)[1]
-    assert re.search(r"1\. (\[COSTLY\] )?add a clamp stage first", fixes)
+    # The larger target, which fits and is safe, first (review 4, #7); the clamp that keeps
+    # the target follows with its cost.
+    assert re.search(r"1\. raise the target to [\d,]+ tokens and the trigger to", fixes)
+    assert re.search(r"2\. (\[COSTLY\] )?add a clamp stage first", fixes)
     # Each fix reads as the verdict of the run it gives (the run's own verdict's words).
     assert "gives: Fits" in fixes and "fact recall (" in fixes
     assert "suggestions:" not in out  # the verdict's one next step, no single-change hints
@@ -48,7 +51,9 @@ def test_a_fix_config_reproduces_what_it_promised(
     config.write_text(json.dumps(best["config"]), encoding="utf-8")
     code, out, _ = run(capsys, "compact", CANNOT_FIT, "--config", config, "--json")
     again = json.loads(out)
-    assert code == 0 and again["status"] == "compacted"
+    # It fits: compacted, or left as it is under a larger target and trigger.
+    assert code == 0 and again["status"] in ("compacted", "unchanged")
+    assert again["verdict"]["level"] == best["verdict"]["level"]
     assert again["tokens_after"] == best["tokens_after"]
     assert again["guards"] == best["config"]["guards"]
 
