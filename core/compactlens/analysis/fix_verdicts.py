@@ -189,7 +189,7 @@ def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, bool, int, bool, float]:
     v = fix.verdict
     # The prompt cache's cost is counted only where the run was priced (the inspector
     # prices, the library need not): it does not order fixes, so every surface agrees.
-    costs = len([r for r in v.costs if r.code != "cache"]) if v is not None else 0
+    costs = len([r for r in v.costs if r.code != "cache"]) if v is not None else 99
     return (
         not keeps_conversation(fix),
         destructive(fix),
