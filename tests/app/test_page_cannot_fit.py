@@ -298,3 +298,34 @@ def test_a_lower_target_that_adds_a_cost_is_not_the_next_step(app) -> None:
     assert "fires again on the very next turn" in bar
     assert "Lower the target" not in bar
     assert "**Next step:** Keep the run as it is: no change the fix search re-ran" in bar
+
+
+def test_after_the_costly_clamp_the_step_is_a_numbered_raise_with_its_button(
+    app, monkeypatch
+) -> None:
+    """cannot_fit_16k under the reference pipeline at 12,000 (the app's default, review 4
+    row 1): the raise is the first fix and lands on "Fits and safe"; applying the costly
+    clamp instead keeps 48% of the facts, and the next step is then a larger target with
+    its number, one click away, never a numberless "raise the target"."""
+    monkeypatch.setenv("COMPACTLENS_SAMPLES", str(BUNDLED))
+    at = go(
+        app(sample="cannot_fit_16k", cfg=encode_config(preset("reference", 12_000))).run(),
+        "cannot_fit",
+    )
+    no_exceptions(at)
+    labels = [b.label for b in at.button if b.key and b.key.startswith("cf_apply_")]
+    assert labels[0] == "Raise the target" and "Apply" in labels, labels
+    clamp = next(b for b in at.button if b.label == "Apply" and b.key.startswith("cf_apply_"))
+    clamp.click().run()
+    no_exceptions(at)
+    bar = plain(at.warning[0].value)
+    assert "fact recall" in bar
+    step = bar.split("**Next step:** ", 1)[1]
+    said = re.match(r"Apply: raise the target to ([\d,]+) tokens and the trigger to ([\d,]+)", step)
+    assert said is not None, step
+    assert int(said.group(2).replace(",", "")) > int(said.group(1).replace(",", ""))
+    raise_button = next(b for b in at.button if b.label == "Raise the target")
+    raise_button.click().run()
+    no_exceptions(at)
+    assert not at.warning and not at.error
+    assert "Fits and safe" in plain(texts(at))
