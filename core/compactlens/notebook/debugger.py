@@ -37,6 +37,7 @@ from compactlens.engine import (
     MessageIndex,
     Strategy,
     profile_guards,
+    run_guards,
     run_strategy,
 )
 from compactlens.engine.display import explanation_card
@@ -60,10 +61,15 @@ class Debugger:
         guards: Guards | None = None,
         include_destructive: bool = False,
         on_apply: Callable[[Fix], Any] | None = None,
+        format: str | None = None,
     ) -> None:
         self.result = result
         self.index = index
         self.strategy = strategy
+        # The guards the command line and the inspector run and judge this transcript
+        # with: the provider follows the transcript's format (``format``; default: the
+        # one its messages were read from) unless the guards choose one.
+        guards = run_guards(format if format is not None else _format_of(index), guards)
         self.guards = guards
         self.on_apply = on_apply
         found = search_fixes(
@@ -254,6 +260,14 @@ def _after_html(fix: Fix, result: CompactionResult) -> str:
     return head + card_html(verdict_card(judged))
 
 
+def _format_of(index: MessageIndex) -> str:
+    """The wire format ``index``'s messages were read from (Chat Completions when they
+    say none), as ``apply_compaction`` over them takes it."""
+    from compactlens.formats import from_caller
+
+    return from_caller(list(index.messages)).format.name
+
+
 def debug(
     result: CompactionResult,
     strategy: Strategy,
@@ -265,17 +279,24 @@ def debug(
     include_destructive: bool = False,
 ) -> Debugger:
     """A debugger of ``result``, the run of ``strategy`` over ``source`` (a transcript, its
-    index, or its messages); counts with ``tokenizer`` (default: the estimate)."""
+    index, or its messages); counts with ``tokenizer`` (default: the estimate).
+
+    ``guards`` (default: the ``profile``'s) are completed as the command line completes
+    them (:func:`compactlens.engine.run_guards`: the provider follows the transcript's
+    format unless one is chosen), so the verdict, the fixes and the next step are the ones
+    ``compactlens compact --explain`` gives for the same run."""
+    format_name: str | None = None
     if isinstance(source, MessageIndex):
         index = source
     else:
         messages: Sequence[Message]
         if isinstance(source, Transcript):
-            messages = source.messages
+            messages, format_name = source.messages, source.format
         else:
             from compactlens.formats import from_caller
 
-            messages = from_caller(list(source)).messages
+            caller = from_caller(list(source))
+            messages, format_name = caller.messages, caller.format.name
         index = MessageIndex.build(messages, tokenizer or CharEstimator())
     return Debugger(
         result,
@@ -283,4 +304,5 @@ def debug(
         strategy=strategy,
         guards=guards if guards is not None else profile_guards(profile),
         include_destructive=include_destructive,
+        format=format_name,
     )
