@@ -8,6 +8,7 @@ assistant turn an error, and found no fix where the command line found a green o
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +16,18 @@ import pytest
 
 from compactlens import (
     CharEstimator,
+    ExtractiveSummarizer,
     MessageIndex,
+    PipelineStrategy,
+    SummarizationStrategy,
+    ToolResultCompactionStrategy,
     TruncationStrategy,
     apply_compaction,
     load_transcript,
     tokens_exceed,
 )
 from compactlens.cli import main
-from compactlens.notebook import debug
+from compactlens.notebook import debug, tune
 
 pytestmark = pytest.mark.slow
 
@@ -93,3 +98,33 @@ def test_a_leading_assistant_turn_is_no_error_for_an_openai_chat_log(
     assert "provider-errors" not in costs, debugger.verdict.reasons
     assert debugger.fixes, debugger.verdict.next_step
     assert debugger.verdict.next_step.startswith("Apply: ")
+
+
+def _pipeline(budget: int) -> PipelineStrategy:
+    """tune.ipynb's pipeline: every stage fires above ``budget``."""
+    over = tokens_exceed(budget)
+    return PipelineStrategy(
+        ToolResultCompactionStrategy(trigger=over),
+        SummarizationStrategy(ExtractiveSummarizer(), trigger=over),
+        TruncationStrategy(trigger=over, minimum_preserved=4),
+    )
+
+
+def test_the_tuner_card_gives_the_next_step_its_debugger_gives(corpus_dir: Path) -> None:
+    """Review 4, #3: the tuner's card showed the verdict's step before the fix search
+    ("Raise the target to at least 3,032 tokens, or search ...") while ``tuner.debug()``
+    for the same run said "Apply: ..."; after Apply, "Lower the target to at most 2,290
+    ..." against "Keep the run as it is". The card now shows the debugger's step, before
+    and after Apply."""
+    transcript = load_transcript(corpus_dir / "tau_bench_airline__task34_trial0.json")
+    tuner = tune(transcript, _pipeline(2500), budget=2500)
+    for _round in range(2):
+        assert tuner.verdict is not None
+        debugger = tuner.debug()
+        step = debugger.verdict.next_step
+        assert tuner.verdict.next_step == step
+        assert escape(step) in tuner.status_html()
+        if not debugger.fixes:
+            break
+        debugger.apply(0)  # loads the fix into the tuner, which re-runs
+    assert _round == 1, "the first run has a fix to apply"

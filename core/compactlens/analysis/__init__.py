@@ -51,6 +51,7 @@ from compactlens.analysis.facts import (
 from compactlens.analysis.fix_verdicts import (
     RECALL_GAIN,
     ShownFixes,
+    advise,
     advised,
     destructive,
     fix_mark,
@@ -166,6 +167,7 @@ __all__ = [
     "Verdict",
     "VerdictLevel",
     "VerdictNumbers",
+    "advise",
     "advised",
     "agent_kept",
     "analyze",

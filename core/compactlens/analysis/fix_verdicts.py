@@ -27,6 +27,7 @@ from compactlens.analysis.fixes import (
     keeps_conversation,
     raise_target_fix,
     recall_target_fix,
+    search_fixes,
 )
 from compactlens.analysis.protocol import (
     DEFAULT_PROVIDERS,
@@ -485,9 +486,48 @@ def advised(
     return replace(current, next_step=step), found
 
 
+def advise(
+    index: MessageIndex,
+    result: CompactionResult,
+    strategy: Strategy,
+    guards: Guards | None = None,
+    *,
+    tokenizer_given: bool = True,
+    include_destructive: bool = False,
+) -> tuple[Verdict, FixSearch]:
+    """The verdict of ``result`` (the run of ``strategy`` under ``guards`` over
+    ``index``, :func:`judge_run`) with its one next step (:func:`advised`) and the judged
+    fix search behind it: what the notebook's ``debug()`` and tuner card show, the step
+    ``compactlens compact`` gives. A run that fits and is safe is not searched (its
+    search is empty: there is nothing to fix)."""
+    current = judge_run(index, result, strategy, guards, tokenizer_given=tokenizer_given)
+    if current.level == "safe":
+        return current, FixSearch(fixes=(), tried=0, hidden_destructive=0, duration_ms=0.0)
+    found = search_fixes(
+        index,
+        strategy,
+        guards=guards,
+        tokenizer_given=tokenizer_given,
+        summaries=result.summaries,
+        include_destructive=include_destructive,
+    )
+    judged, search = advised(
+        index,
+        strategy,
+        current,
+        judge_fixes(index, found, tokenizer_given=tokenizer_given),
+        guards=guards,
+        summaries=result.summaries,
+        tokenizer_given=tokenizer_given,
+        include_destructive=include_destructive,
+    )
+    return judged, search if search is not None else found
+
+
 __all__ = [
     "RECALL_GAIN",
     "ShownFixes",
+    "advise",
     "advised",
     "destructive",
     "fix_mark",

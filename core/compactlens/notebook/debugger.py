@@ -22,12 +22,9 @@ from compactlens.analysis import (
     FixSearch,
     ShownFixes,
     Verdict,
-    advised,
+    advise,
     fix_mark,
     fix_recall,
-    judge_fixes,
-    judge_run,
-    search_fixes,
     shown_fixes,
 )
 from compactlens.analysis.verdict import verdict_card
@@ -62,6 +59,8 @@ class Debugger:
         include_destructive: bool = False,
         on_apply: Callable[[Fix], Any] | None = None,
         format: str | None = None,
+        tokenizer_given: bool = True,
+        advice: tuple[Verdict, FixSearch] | None = None,
     ) -> None:
         self.result = result
         self.index = index
@@ -72,23 +71,16 @@ class Debugger:
         guards = run_guards(format if format is not None else _format_of(index), guards)
         self.guards = guards
         self.on_apply = on_apply
-        found = search_fixes(
-            index,
-            strategy,
-            guards=guards,
-            summaries=result.summaries,
-            include_destructive=include_destructive,
-        )
-        judged, search = advised(
-            index,
-            strategy,
-            judge_run(index, result, strategy, guards),
-            judge_fixes(index, found),
-            guards=guards,
-            summaries=result.summaries,
-            include_destructive=include_destructive,
-        )
-        self.search: FixSearch = search if search is not None else found
+        if advice is None:
+            advice = advise(
+                index,
+                result,
+                strategy,
+                guards,
+                tokenizer_given=tokenizer_given,
+                include_destructive=include_destructive,
+            )
+        judged, self.search = advice
         self.include_destructive = include_destructive
         #: The run's verdict; its next step is the one every surface gives
         #: (:func:`compactlens.analysis.advised`).
