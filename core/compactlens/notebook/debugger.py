@@ -39,6 +39,7 @@ from compactlens.engine import (
 )
 from compactlens.engine.display import explanation_card
 from compactlens.engine.vocabulary import plural
+from compactlens.formats import caller_format
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
 from compactlens.notebook.widgets import HIDE_SNAPSHOT_CSS, Snapshot, load_widgets, show_panel
@@ -65,10 +66,11 @@ class Debugger:
         self.result = result
         self.index = index
         self.strategy = strategy
+        self.tokenizer_given = tokenizer_given
         # The guards the command line and the inspector run and judge this transcript
         # with: the provider follows the transcript's format (``format``; default: the
         # one its messages were read from) unless the guards choose one.
-        guards = run_guards(format if format is not None else _format_of(index), guards)
+        guards = run_guards(format if format is not None else caller_format(index.messages), guards)
         self.guards = guards
         self.on_apply = on_apply
         if advice is None:
@@ -113,9 +115,21 @@ class Debugger:
         if not self.fixes:
             raise ConfigError(self._none())
         fix = self.fixes[chosen]
-        self.applied = run_strategy(self.index, fix.strategy, guards=fix.guards)
+        self.applied = run_strategy(
+            self.index, fix.strategy, guards=fix.guards, tokenizer_given=self.tokenizer_given
+        )
         self.applied_fix = fix
-        self.after.value = _after_html(fix, self.applied)
+        # The applied run's verdict with its own next step (the fix search over it), the
+        # one debug() of that run gives: the fix's verdict was judged without it.
+        after, _search = advise(
+            self.index,
+            self.applied,
+            fix.strategy,
+            fix.guards,
+            tokenizer_given=self.tokenizer_given,
+            include_destructive=self.include_destructive,
+        )
+        self.after.value = _after_html(fix, self.applied, after)
         self.snapshot.update(self.before.value + self.after.value, None)
         if self.on_apply is not None:
             self.on_apply(fix)
@@ -244,20 +258,11 @@ def fix_table_html(fixes: Sequence[Fix]) -> str:
     )
 
 
-def _after_html(fix: Fix, result: CompactionResult) -> str:
+def _after_html(fix: Fix, result: CompactionResult, judged: Verdict | None) -> str:
     head = f"<div><b>applied</b> {escape(fix.plain_summary)}</div>"
-    judged = fix.verdict
     if judged is None or judged.numbers.tokens_after != result.tokens_after:
         return head + f"<div>{escape(result.status)}: {result.tokens_after:,} tokens</div>"
     return head + card_html(verdict_card(judged))
-
-
-def _format_of(index: MessageIndex) -> str:
-    """The wire format ``index``'s messages were read from (Chat Completions when they
-    say none), as ``apply_compaction`` over them takes it."""
-    from compactlens.formats import from_caller
-
-    return from_caller(list(index.messages)).format.name
 
 
 def debug(
