@@ -206,6 +206,31 @@ def _group(
 
 
 @dataclass(frozen=True, slots=True)
+class LinkTable:
+    """The index's tool links as columns, in the order the calls were declared: call id,
+    tool name, call message, result message (-1: none). :attr:`MessageIndex.links` makes
+    the :class:`ToolLink` objects on first read; a plan never reads them, and at 10,000
+    turns of parallel calls making them (and the collector's pass over them) was about a
+    tenth of a whole-call collapse."""
+
+    ids: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    calls: tuple[int, ...] = ()
+    results: tuple[int, ...] = ()
+
+    def links(self) -> tuple[ToolLink, ...]:
+        """One :class:`ToolLink` per row."""
+        return tuple(
+            [
+                _link(call_id, name, call, (answer,) if answer >= 0 else ())
+                for call_id, name, call, answer in zip(
+                    self.ids, self.names, self.calls, self.results, strict=True
+                )
+            ]
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class _Scan:
     """Raw output of the grouping pass (before tokens).
 
@@ -217,8 +242,7 @@ class _Scan:
     members: tuple[tuple[int, ...], ...]
     kinds: tuple[GroupKind, ...]
     flags: tuple[frozenset[str], ...]
-    links: tuple[ToolLink, ...]
-    link_group: tuple[int, ...]
+    links: LinkTable
     problems: tuple[PairingProblem, ...]
     calls: tuple[tuple[ToolCallPart, ...], ...] = ()
 
@@ -575,17 +599,20 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     return finish_scan(raw)
 
 
-def _split_at(link: ToolLink, g: int, group_of: Sequence[int]) -> PairingProblem | None:
-    """The split pair of a closed ``link`` of group ``g``: its result separated from its
-    call by a message of another group (None when nothing is in between)."""
-    for k in range(link.call_index + 1, link.last):
+def _split_at(
+    call_id: str, call_index: int, answer: int, g: int, group_of: Sequence[int]
+) -> PairingProblem | None:
+    """The split pair of the link of ``call_id`` (call ``call_index``, result ``answer``) of
+    group ``g``: its result separated from its call by a message of another group (None
+    when nothing is in between)."""
+    for k in range(call_index + 1, answer):
         if group_of[k] != g:
             return PairingProblem(
                 "split_pair",
-                link.last,
-                link.call_id,
-                f"result of {link.call_id!r} at message {link.last} is separated from its "
-                f"call at message {link.call_index} by message {k}",
+                answer,
+                call_id,
+                f"result of {call_id!r} at message {answer} is separated from its "
+                f"call at message {call_index} by message {k}",
             )
     return None
 
@@ -642,31 +669,27 @@ def finish_scan(raw: ScanState) -> _Scan:
     for gid in raw.approvals.values():
         final_flag(final_id[gid], "approval_pending")
 
-    links: list[ToolLink] = []
-    final_link_group: list[int] = []
+    # Unresolved calls and split pairs (the ToolLink objects are made on first read:
+    # LinkTable).
     for n, call_index in enumerate(links_call):
         answer = links_result[n]
         g = final_id[link_group[n]]
-        final_link_group.append(g)
         if answer < 0:
-            link = _link(links_id[n], links_name[n], call_index, ())
             final_flag(g, "unresolved")
             problems.append(
                 PairingProblem(
                     "unresolved_call",
                     call_index,
-                    link.call_id,
-                    f"call {link.name!r} ({link.call_id!r}) has no result",
+                    links_id[n],
+                    f"call {links_name[n]!r} ({links_id[n]!r}) has no result",
                 )
             )
         else:
-            link = _link(links_id[n], links_name[n], call_index, (answer,))
             idxs = final_members[g]
             if idxs[-1] - idxs[0] + 1 != len(idxs):  # not contiguous: look in between
-                split = _split_at(link, g, final_group_of)
+                split = _split_at(links_id[n], call_index, answer, g, final_group_of)
                 if split is not None:
                     problems.append(split)
-        links.append(link)
     problems.sort(key=lambda p: (p.message_index, p.kind, p.call_id))
 
     # Message-level flags and tool calls, handed to each message's final group (calls in
@@ -691,8 +714,12 @@ def finish_scan(raw: ScanState) -> _Scan:
         members=final_members,
         kinds=tuple(final_kinds),
         flags=tuple([_NO_FLAGS if f is None else frozenset(f) for f in final_flags]),
-        links=tuple(links),
-        link_group=tuple(final_link_group),
+        links=LinkTable(
+            ids=tuple(links_id),
+            names=tuple(links_name),
+            calls=tuple(links_call),
+            results=tuple(links_result),
+        ),
         problems=tuple(problems),
         calls=tuple(group_calls),
     )
@@ -721,7 +748,7 @@ class MessageIndex:
     message_tokens: tuple[int, ...]
     groups: tuple[MessageGroup, ...]
     group_of: tuple[int, ...]
-    links: tuple[ToolLink, ...]
+    link_table: LinkTable
     problems: tuple[PairingProblem, ...]
     tokenizer: Tokenizer = field(compare=False, repr=False)
     tokenizer_name: str = "estimate"
@@ -732,6 +759,17 @@ class MessageIndex:
     non_system_groups: int = 0
     system_tokens: int = 0
     _lines: LineMemo | None = field(default=None, init=False, compare=False, repr=False)
+    _links: tuple[ToolLink, ...] | None = field(default=None, init=False, compare=False, repr=False)
+
+    @property
+    def links(self) -> tuple[ToolLink, ...]:
+        """One :class:`ToolLink` per tool call, in the order the calls were declared (made
+        from :attr:`link_table` on first read and kept)."""
+        links = self._links
+        if links is None:
+            links = self.link_table.links()
+            object.__setattr__(self, "_links", links)
+        return links
 
     @property
     def lines(self) -> LineMemo:
@@ -816,7 +854,7 @@ class MessageIndex:
             message_tokens=tuple(counts),
             groups=tuple(groups),
             group_of=scan.group_of,
-            links=scan.links,
+            link_table=scan.links,
             problems=scan.problems,
             tokenizer=tok,
             tokenizer_name=tokenizer_name(tok),
