@@ -47,6 +47,11 @@ from compactlens.model.tokens import (
 #: assistant message; ``maf`` follows Microsoft Agent Framework (see :func:`_scan`).
 Grouping: TypeAlias = Literal["compactlens", "maf"]
 
+#: Tool calls as one flat tuple, ``(id, name, arguments)`` for each call in order: what
+#: the grouping pass keeps of a message's or a group's calls (one object per message, no
+#: part per call; ``calls[::3]`` are the ids, ``calls[1::3]`` the names).
+CallFields: TypeAlias = tuple[str, ...]
+
 
 class GroupKind(StrEnum):
     """What a group is. A group is the unit every strategy keeps or drops whole."""
@@ -187,7 +192,7 @@ def _group(
     size: int,
     turn: int | None,
     flags: frozenset[str],
-    calls: tuple[ToolCallPart, ...],
+    calls: CallFields,
 ) -> MessageGroup:
     """The :class:`MessageGroup` of these fields (``bytes=size``; tool names and call ids
     from ``calls``), for the index's own loop."""
@@ -200,8 +205,8 @@ def _group(
     s_bytes(group, size)
     s_turn(group, turn)
     s_flags(group, flags)
-    s_names(group, tuple([c.name for c in calls]) if calls else ())
-    s_ids(group, tuple([c.id for c in calls]) if calls else ())
+    s_names(group, calls[1::3])
+    s_ids(group, calls[::3])
     return group
 
 
@@ -244,7 +249,7 @@ class _Scan:
     flags: tuple[frozenset[str], ...]
     links: LinkTable
     problems: tuple[PairingProblem, ...]
-    calls: tuple[tuple[ToolCallPart, ...], ...] = ()
+    calls: tuple[CallFields, ...] = ()
 
 
 @dataclass(slots=True)
@@ -270,7 +275,7 @@ class ScanState:
     link_group: list[int] = field(default_factory=list)
     problems: list[PairingProblem] = field(default_factory=list)
     message_flags: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    message_calls: dict[int, list[ToolCallPart]] = field(default_factory=dict)
+    message_calls: dict[int, CallFields] = field(default_factory=dict)
     #: Call id -> the newest link still waiting for a result; ``shadowed`` chains each
     #: waiting link to the older waiting link of the same id (a stack without lists).
     pending: dict[str, int] = field(default_factory=dict)
@@ -289,13 +294,18 @@ class ScanState:
         return gid
 
 
-def open_links(raw: ScanState, i: int, gid: int, calls: Sequence[ToolCallPart]) -> None:
+def call_fields(calls: Sequence[ToolCallPart]) -> CallFields:
+    """The :data:`CallFields` of ``calls``."""
+    return tuple([x for c in calls for x in (c.id, c.name, c.arguments)])
+
+
+def open_links(raw: ScanState, i: int, gid: int, calls: CallFields) -> None:
     """Open one link per call of message ``i`` (group ``gid``), noting reused ids."""
     pending, declared, links_call = raw.pending, raw.declared, raw.links_call
     links_id, links_name, links_result = raw.links_id, raw.links_name, raw.links_result
     link_group = raw.link_group
-    for call in calls:
-        call_id = call.id
+    for k in range(0, len(calls), 3):
+        call_id = calls[k]
         if call_id in declared:
             raw.problems.append(
                 PairingProblem(
@@ -314,7 +324,7 @@ def open_links(raw: ScanState, i: int, gid: int, calls: Sequence[ToolCallPart]) 
         pending[call_id] = link_no
         links_call.append(i)
         links_id.append(call_id)
-        links_name.append(call.name)
+        links_name.append(calls[k + 1])
         links_result.append(-1)
         link_group.append(gid)
 
@@ -514,7 +524,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             elif reasoning:
                 message_flags[i] = _REASONING
             if calls:
-                message_calls[i] = calls
+                message_calls[i] = call_fields(calls)
         if role == "assistant" and only_reasoning:
             if maf and last_call_group >= 0 and not held_reasoning:
                 members[last_call_group].append(i)  # reasoning right after its call
@@ -584,7 +594,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             flush_reasoning()
             gid = new_group(kind, [i])
         if calls:
-            open_links(raw, i, gid, calls)
+            open_links(raw, i, gid, message_calls[i])
         for req in requests:
             approvals[req.id] = gid
         if role == "assistant" and calls:
@@ -698,17 +708,10 @@ def finish_scan(raw: ScanState) -> _Scan:
         g = final_group_of[k]
         for flag in message_flags[k]:
             final_flag(g, flag)
-    found: dict[int, list[ToolCallPart]] = {}
+    group_calls: list[CallFields] = [()] * count
     for k in sorted(message_calls):
         g = final_group_of[k]
-        have = found.get(g)
-        if have is None:
-            found[g] = list(message_calls[k])
-        else:
-            have.extend(message_calls[k])
-    group_calls: list[tuple[ToolCallPart, ...]] = [()] * count
-    for g, got in found.items():
-        group_calls[g] = tuple(got)
+        group_calls[g] = group_calls[g] + message_calls[k]
     return _Scan(
         group_of=tuple(final_group_of),
         members=final_members,
