@@ -339,8 +339,7 @@ def wire_tool_results(
             return None
         d = m.wire
         if calls:
-            for k in range(0, len(calls), 3):
-                names[calls[k]] = calls[k + 1]
+            names.update(zip(calls[::3], calls[1::3], strict=True))
         elif d["role"] == "tool":
             results.append((d["tool_call_id"], d.get("name"), d["content"]))
     return names, results
