@@ -14,7 +14,7 @@ from compactlens_inspector.components.sidebar import picker_label, source_and_to
 from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import preset
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.style.numbers import INT_FORMAT, num, short
+from compactlens_inspector.style.numbers import INT_FORMAT, num
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.views.run import DECISION_MAP_BARS
 
@@ -80,12 +80,12 @@ def render() -> None:
         st.caption(md_escape(current.description or current.title or current.name))
         metric_row(
             [
-                Card("Messages", short(ix.total_messages)),
-                Card("Turns", short(ix.total_turns)),
-                Card("Tokens", short(ix.total_tokens), num(ix.total_tokens)),
+                # Counts as every other surface gives them ("97,232", never "97.2k").
+                Card("Messages", num(ix.total_messages), width=120),
+                Card("Turns", num(ix.total_turns), width=100),
+                Card("Tokens", num(ix.total_tokens), width=160),
             ],
             key="landing_counts",
-            width=120,
         )
         top = max(200, ix.total_tokens)
         state.widget("landing_budget", min(max(100, state.budget()), top))

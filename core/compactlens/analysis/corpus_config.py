@@ -32,6 +32,12 @@ _COMPACT_KEYS = frozenset({"target_tokens", "keep_last_messages", "instructions"
 _CONFIG_KEYS = frozenset(
     {"strategy", "compact", "tokenizer", "format", "analysis", "name", "fix_search"}
 )
+#: Keys of the inspector's exported configuration (Export, "Configuration (JSON)") that a
+#: run from the command line reads past, ``report --config`` as ``compact --config`` does:
+#: ``inspector`` (the Lab's own form of the configuration; its ``strategy`` is what runs)
+#: and ``summarizer`` (the command line summarizes with the offline extractive
+#: summarizer, a model's settings included). The Export file works with both commands.
+EXPORT_ONLY_KEYS = frozenset({"inspector", "summarizer"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +79,7 @@ class CorpusConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> CorpusConfig:
         if not isinstance(data, Mapping):
             raise ConfigError(f"a corpus config must be an object, got {type(data).__name__}")
-        unknown = set(data) - _CONFIG_KEYS
+        unknown = set(data) - _CONFIG_KEYS - EXPORT_ONLY_KEYS
         if unknown:
             raise ConfigError(f"config: unknown keys {sorted(unknown)}")
         return cls(

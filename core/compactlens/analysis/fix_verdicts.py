@@ -27,6 +27,7 @@ from compactlens.analysis.fixes import (
     keeps_conversation,
     raise_target_fix,
     recall_target_fix,
+    search_fixes,
     token_trigger,
 )
 from compactlens.analysis.protocol import (
@@ -39,9 +40,11 @@ from compactlens.analysis.retrigger import strategy_triggers
 from compactlens.analysis.verdict import COST_ORDER, Verdict, first_cost, verdict
 from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageIndex
+from compactlens.engine.profiles import run_guards
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
+from compactlens.formats.caller import caller_format
 from compactlens.summarizers.base import SummaryResponse
 
 
@@ -573,7 +576,7 @@ def advised(
     :func:`with_raised_target`, and that search. A run that fits and is safe, or one with
     no search (``compact()``), keeps the verdict's own step."""
     if current.level == "safe" or search is None:
-        return current, search
+        return replace(current, step_final=True), search
     judger = _judger(index, judge, tokenizer_given)
     found = with_raised_target(
         index,
@@ -615,13 +618,55 @@ def advised(
             judged = judger(raised)
             found = replace(found, fixes=(*found.fixes, judged))
     step = next_step(current, found, include_destructive=include_destructive)
-    return replace(current, next_step=step), found
+    return replace(current, next_step=step, step_final=True), found
+
+
+def advise(
+    index: MessageIndex,
+    result: CompactionResult,
+    strategy: Strategy,
+    guards: Guards | None = None,
+    *,
+    tokenizer_given: bool = True,
+    include_destructive: bool = False,
+) -> tuple[Verdict, FixSearch]:
+    """The verdict of ``result`` (the run of ``strategy`` under ``guards`` over
+    ``index``, :func:`judge_run`) with its one next step (:func:`advised`) and the judged
+    fix search behind it: what the notebook's ``debug()`` and tuner card show, the step
+    ``compactlens compact`` gives. A run that fits and is safe is not searched (its
+    search is empty: there is nothing to fix). ``guards`` are completed as the run's
+    own were (:func:`~compactlens.engine.run_guards`: the provider of the format the
+    index's messages were read in, unless one is chosen)."""
+    guards = run_guards(caller_format(index.messages), guards)
+    current = judge_run(index, result, strategy, guards, tokenizer_given=tokenizer_given)
+    if current.level == "safe":
+        return current, FixSearch(fixes=(), tried=0, hidden_destructive=0, duration_ms=0.0)
+    found = search_fixes(
+        index,
+        strategy,
+        guards=guards,
+        tokenizer_given=tokenizer_given,
+        summaries=result.summaries,
+        include_destructive=include_destructive,
+    )
+    judged, search = advised(
+        index,
+        strategy,
+        current,
+        judge_fixes(index, found, tokenizer_given=tokenizer_given),
+        guards=guards,
+        summaries=result.summaries,
+        tokenizer_given=tokenizer_given,
+        include_destructive=include_destructive,
+    )
+    return judged, search if search is not None else found
 
 
 __all__ = [
     "RECALL_GAIN",
     "FittingTarget",
     "ShownFixes",
+    "advise",
     "advised",
     "destructive",
     "fitting_target",

@@ -39,7 +39,7 @@ trigger, or, when one turn alone is larger than the trigger allows, a larger tri
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
@@ -291,6 +291,13 @@ class Verdict:
     numbers: VerdictNumbers
     next_step: str
     recall_floor: float = DEFAULT_RECALL_FLOOR
+    #: True when :attr:`next_step` is the run's one next step, the one every surface
+    #: gives: the run fits and is safe, it is ``compact()``'s or an agent's own, it fits
+    #: but was not analyzed (the step is to analyze it), or
+    #: :func:`~compactlens.analysis.advised` set it after the fix search. False for an
+    #: engine run judged without the search, whose step may not be the one to take: the
+    #: notebook cards then defer to ``debug()`` (:func:`card_step`).
+    step_final: bool = field(default=False, compare=False)
 
     @property
     def next_step_parts(self) -> tuple[str, str]:
@@ -351,10 +358,30 @@ class Verdict:
         return card_html(verdict_card(self))
 
 
+#: What a notebook card says for the next step of an engine run judged without the fix
+#: search (:attr:`Verdict.step_final` False): the step to take is the one after it.
+DEFERRED_STEP = (
+    "Search for the change to make: debug(result, strategy, transcript) re-runs the "
+    "changes that could fix this run and names the one to take (on the command line: "
+    "compactlens compact --explain)."
+)
+
+
+def card_step(v: Verdict) -> tuple[str, str]:
+    """The next step a notebook card of ``v`` shows, (label, text): the verdict's own
+    (:attr:`Verdict.next_step_parts`) when it is the run's one next step
+    (:attr:`Verdict.step_final`), else :data:`DEFERRED_STEP`, never a second step that
+    ``debug()`` for the same run contradicts."""
+    if v.step_final:
+        return v.next_step_parts
+    return "Next step", DEFERRED_STEP
+
+
 def verdict_card(v: Verdict) -> Card:
     """The notebook card of a verdict: headline, tokens against the target, group counts,
-    one line per check and the next step."""
+    one line per check and the next step (:func:`card_step`)."""
     n = v.numbers
+    label, step = card_step(v)
     marks = {"safe": "ok", "costs": "cost", "no-fit": "does not fit"}
     return Card(
         title=f"Verdict: {v.headline}",
@@ -365,8 +392,8 @@ def verdict_card(v: Verdict) -> Card:
         budget=n.target_tokens,
         counts=dict(n.groups) if n.groups is not None else {},
         facts=tuple((marks[r.level], r.text) for r in v.reasons),
-        fix=v.next_step_parts[1],
-        fix_label=v.next_step_parts[0],
+        fix=step,
+        fix_label=label,
         accent=LEVEL_COLORS[v.level],
     )
 
@@ -1026,12 +1053,18 @@ def verdict(
             controls=_controls(result),
         ),
         recall_floor=recall_floor,
+        step_final=(
+            level == "safe"
+            or (report is None and level == "costs")  # the step: analyze the run
+            or isinstance(result, CompactResult | RecordedRun)
+        ),
     )
 
 
 __all__ = [
     "COST_ORDER",
     "DEFAULT_RECALL_FLOOR",
+    "DEFERRED_STEP",
     "FACT_DEFINITION",
     "GROUP_LABELS",
     "HEADLINES",
@@ -1042,6 +1075,7 @@ __all__ = [
     "RecordedRun",
     "Verdict",
     "VerdictNumbers",
+    "card_step",
     "first_cost",
     "group_counts",
     "percent",

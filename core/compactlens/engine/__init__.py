@@ -26,6 +26,7 @@ from compactlens.engine.profiles import (
     Profile,
     get_profile,
     profile_guards,
+    run_guards,
 )
 from compactlens.engine.providers import (
     PROVIDERS,
@@ -198,6 +199,7 @@ __all__ = [
     "provider_for_format",
     "provider_problems",
     "reason_words",
+    "run_guards",
     "run_strategy",
     "simple_strategy_names",
     "source_words",
