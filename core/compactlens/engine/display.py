@@ -165,11 +165,16 @@ def explanation_card(explanation: Explanation) -> Card:
     )
     facts = [("protected", protected)] if protected else []
     if explanation.smallest_target is not None:
-        facts.append(("smallest target that fits", f"{explanation.smallest_target:,} tokens"))
+        # What the parameters reach with the triggers as they are: a bound, not a fix (a
+        # larger target may need a larger trigger; the verdict's next step names the fix).
+        facts.append(
+            ("best the current parameters reach", f"{explanation.smallest_target:,} tokens")
+        )
     return Card(
         title="Explanation",
         budget=explanation.target_tokens,
         facts=tuple(facts),
         reason=explanation.summary,
-        fix=explanation.suggestions[0].change if explanation.suggestions else "",
+        # A change that fits, checked by re-running (the target bound is a fact above).
+        fix=next((s.change for s in explanation.suggestions if s.parameter != "target_tokens"), ""),
     )
