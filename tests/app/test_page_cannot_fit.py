@@ -43,7 +43,10 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     after = metric_int(at, "Tokens after")
     assert metric_int(at, "Target") == 1500
     assert metric(at, "Over the target") == f"{after - 1500:,}"
-    assert metric_int(at, "Smallest target that fits") == after
+    # What the parameters reach with the triggers as they are: a bound, not a promised fix
+    # (review 4, #12: "Smallest target that fits 978" above a fix that needs 1,075).
+    assert metric_int(at, "Best the current parameters reach") == after
+    assert "Smallest target that fits" not in [m.label for m in at.metric]
     parts = at.dataframe[0].value
     assert "newest groups never touched" in list(parts["part"])  # words, not code names
     assert "minimum_preserved" not in list(parts["part"])
@@ -86,7 +89,7 @@ def _fix_caption(at: Any, n: int) -> str:
 def test_a_costly_best_fix_comes_with_a_one_click_larger_target(app) -> None:
     at = go(app(cfg=encode_config(_truncation(1000, 40))).run(), "cannot_fit")
     no_exceptions(at)
-    whole = metric_int(at, "Smallest target that fits")
+    whole = metric_int(at, "Best the current parameters reach")
     body = plain(texts(at))
     assert "No fix" not in body and "only destructive changes fit" not in body
     # Fix 1 is the change a user would make, with its cost; fix 2 raises the target.
@@ -126,8 +129,8 @@ def test_a_fitting_configuration_says_so(app) -> None:
     # It fits with costs: only changes that fail fewer checks are offered, never a no-op.
     assert "Optional improvements" in body and "Fixes, ranked" not in body
     assert metric_int(at, "Room under the target") == 3000 - metric_int(at, "Tokens after")
-    # A run that fits has no "smallest target that fits" to show (it read "—").
-    assert "Smallest target that fits" not in [m.label for m in at.metric]
+    # A run that fits has no "best the current parameters reach" to show (it read "—").
+    assert "Best the current parameters reach" not in [m.label for m in at.metric]
 
 
 def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
@@ -135,19 +138,20 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     at = go(app(cfg=encode_config(config)).run(), "cannot_fit")
     no_exceptions(at)
     body = plain(texts(at))
-    assert "protected-history" in body
+    # The reason by its plain label, never its code name (review 4, #6c).
+    assert "No room for a summary" in body and "protected-history" not in body
     # the boundary analysis names the suffix, in words
-    assert "the newest 12 messages kept verbatim" in body
+    assert "The newest 12 messages" in body and "stay verbatim" in body
     table = at.dataframe[0].value
     parts = list(table["part"])
     assert metric_int(at, "Candidate tokens") == sum(table["tokens"])
     assert metric_int(at, "Over the target") == sum(table["tokens"]) - 600
     assert parts[0] == "leading system messages"
     assert "newest messages kept verbatim" in parts and "summary wrapper" in parts
-    fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]
-    assert any("newest messages kept verbatim" in f and "tokens to spare" in f for f in fixes), (
-        fixes
-    )
+    # The smaller "newest messages kept" that fits is a fix, with the verdict it gives.
+    fixes = [plain(m.value) for m in at.markdown if re.search(r"\*\*\d+\.\*\*", m.value)]
+    assert any("“newest messages kept verbatim” to" in f for f in fixes), fixes
+    assert [c for c in at.caption if c.value.startswith("**Fits")]
 
 
 def _untriggered_truncation(keep: int) -> LabConfig:
@@ -226,7 +230,7 @@ def test_with_destructive_fixes_off_no_listed_fix_loses_most_facts(app, monkeypa
     assert len(costly) <= 1 and not [x for x in recalls if x < 50 and not costly], recalls
     assert "under 1% fact recall" not in body and " 0% fact recall" not in body
     # The larger target is one click away, as the verdict's next step says.
-    smallest = metric_int(at, "Smallest target that fits")
+    smallest = metric_int(at, "Best the current parameters reach")
     assert f"Raise the target to {smallest:,} tokens" in body
     assert "destructive fixes are hidden" in body or "destructive fix is hidden" in body
     at.button(key="cf_raise_target").click().run()
