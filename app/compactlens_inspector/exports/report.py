@@ -265,10 +265,19 @@ def build_report(
     parts.append("<section><h2>Explanation</h2>")
     parts.append(f"<p>{escape(expl.summary)}</p>")
     if expl.smallest_target is not None:
-        parts.append(f"<p>Smallest target that fits: <b>{num(expl.smallest_target)}</b> tokens</p>")
-    if expl.suggestions:
+        # compact(): the smallest target its other settings fit; an engine run: what its
+        # parameters reach with the triggers as they are (a bound, not a promised fix:
+        # the verdict above names the change that fits).
+        label = (
+            "Smallest target that fits"
+            if config.mode == "compact"
+            else "Best the current parameters reach (the triggers as they are)"
+        )
+        parts.append(f"<p>{label}: <b>{num(expl.smallest_target)}</b> tokens</p>")
+    changes = [s for s in expl.suggestions if s.parameter != "target_tokens"]
+    if changes:
         parts.append("<ul>")
-        parts.extend(f"<li>{escape(s.change)}</li>" for s in expl.suggestions)
+        parts.extend(f"<li>{escape(s.change)}</li>" for s in changes)
         parts.append("</ul>")
     if expl.protected:
         parts.append("<table><tr><th>protected</th><th>groups</th><th>tokens</th><th>why</th></tr>")
