@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from compactlens import MessageIndex
 from compactlens.analysis import Verdict, growth_from_index, verdict_improves
 from compactlens.engine import Suggestion
-from compactlens.engine.vocabulary import change_words
 from compactlens_inspector.lab.lab_config import CompactSettings, LabConfig
 from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.style.wording import change_words
 
 #: How many typical turns of room a moved trigger leaves above the target (the engine's
 #: larger-target fix leaves the same).
