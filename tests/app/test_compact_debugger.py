@@ -120,6 +120,7 @@ def test_in_plain_words_names_no_code_or_ids(app) -> None:
     for code in ("protected-history", "replaced range", "[1,", "call_", "unresolved call id"):
         assert code not in section, code
     assert "No room for a summary" in words  # the vocabulary's label of the reason
+    assert ".." not in words
     lines = [plain(m.value) for m in at.markdown if m.value.startswith("- ")]
     assert any("stay verbatim" in ln and "newest 4 messages" in ln for ln in lines), lines
     assert any(re.search(r"Messages \d+–\d+ would be replaced by one summary", ln) for ln in lines)

@@ -113,7 +113,7 @@ def _in_words(
         total = sum(p.tokens for p in fixed)
         largest = f"; the largest parts are {shares}" if shares else ""
         return (
-            f"{head}. What the stages cannot remove adds up to {num(total)} tokens against a "
+            f"{head.rstrip('.')}. What the stages cannot remove adds up to {num(total)} tokens against a "
             f"target of {num(target)}{largest}.{summaries}"
         )
     if not shares:
@@ -391,7 +391,10 @@ def _stop_reason(outcome: RunOutcome) -> str:
     assert r is not None
     if outcome.compact is not None and outcome.compact.reason is not None:
         c = outcome.compact
-        return group_digits(compact_words.reason_sentence(c.reason, c.detail))
+        said = compact_words.reason_sentence(
+            c.reason, c.detail, candidate=c.candidate_tokens, target=c.target_tokens
+        )
+        return group_digits(said)
     return group_digits(r.reason or r.explanation.summary)
 
 

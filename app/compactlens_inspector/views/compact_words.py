@@ -117,13 +117,25 @@ def boundary_lines(
     return lines
 
 
-def reason_sentence(reason: str | None, detail: str | None) -> str:
-    """Why ``compact()`` could not fit, in words: the reason's plain label, then its
-    detail when that is prose (the boundary's own detail is its code lines: the lines of
-    :func:`boundary_lines` say it instead)."""
+def reason_sentence(
+    reason: str | None,
+    detail: str | None,
+    *,
+    candidate: int | None = None,
+    target: int | None = None,
+) -> str:
+    """Why ``compact()`` could not fit, in words: the reason's plain label, then what it
+    means (``candidate``: what stays with an empty summary, against ``target``), else
+    its detail when that is prose (the boundary's own detail is its code lines: the
+    lines of :func:`boundary_lines` say it instead)."""
     if not reason:
         return "The target was missed."
     label = cannot_fit_words(reason)
+    if reason == "protected-history" and candidate is not None and target is not None:
+        return (
+            f"{label}: what must stay already uses {candidate:,} of the {target:,} tokens, "
+            "before any summary text."
+        )
     if reason == "no-safe-boundary" or not detail:
         return f"{label}."
     return f"{label}: {detail}"
