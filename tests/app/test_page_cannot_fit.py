@@ -45,7 +45,7 @@ def test_cannot_fit_explains_and_finds_a_fix_that_applies(app) -> None:
     assert metric(at, "Over the target") == f"{after - 1500:,}"
     # What the parameters reach with the triggers as they are: a bound, not a promised fix
     # (review 4, #12: "Smallest target that fits 978" above a fix that needs 1,075).
-    assert metric_int(at, "Best the current parameters reach") == after
+    assert metric_int(at, "Best these settings reach") == after
     assert "Smallest target that fits" not in [m.label for m in at.metric]
     parts = at.dataframe[0].value
     assert "newest groups never touched" in list(parts["part"])  # words, not code names
@@ -89,7 +89,7 @@ def _fix_caption(at: Any, n: int) -> str:
 def test_a_costly_best_fix_comes_with_a_one_click_larger_target(app) -> None:
     at = go(app(cfg=encode_config(_truncation(1000, 40))).run(), "cannot_fit")
     no_exceptions(at)
-    whole = metric_int(at, "Best the current parameters reach")
+    whole = metric_int(at, "Best these settings reach")
     body = plain(texts(at))
     assert "No fix" not in body and "only destructive changes fit" not in body
     # Fix 1 is the change a user would make, with its cost; fix 2 raises the target.
@@ -130,7 +130,7 @@ def test_a_fitting_configuration_says_so(app) -> None:
     assert "Optional improvements" in body and "Fixes, ranked" not in body
     assert metric_int(at, "Room under the target") == 3000 - metric_int(at, "Tokens after")
     # A run that fits has no "best the current parameters reach" to show (it read "—").
-    assert "Best the current parameters reach" not in [m.label for m in at.metric]
+    assert "Best these settings reach" not in [m.label for m in at.metric]
 
 
 def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
@@ -230,7 +230,7 @@ def test_with_destructive_fixes_off_no_listed_fix_loses_most_facts(app, monkeypa
     assert len(costly) <= 1 and not [x for x in recalls if x < 50 and not costly], recalls
     assert "under 1% fact recall" not in body and " 0% fact recall" not in body
     # The larger target is one click away, as the verdict's next step says.
-    smallest = metric_int(at, "Best the current parameters reach")
+    smallest = metric_int(at, "Best these settings reach")
     assert f"Raise the target to {smallest:,} tokens" in body
     assert "destructive fixes are hidden" in body or "destructive fix is hidden" in body
     at.button(key="cf_raise_target").click().run()

@@ -120,7 +120,7 @@ def test_cannot_fit_debugger_explains_and_applies_a_fix(app: StreamlitApp) -> No
     tokens_after = number(app.metric("Tokens after"))
     assert tokens_after > 16000
     assert number(app.metric("Over the target")) == tokens_after - 16000
-    smallest = number(app.metric("Best the current parameters reach"))
+    smallest = number(app.metric("Best these settings reach"))
     assert 16000 < smallest <= tokens_after
     assert app.chart_traces("cf_waterfall"), "the budget waterfall drew no trace"
 

@@ -116,6 +116,14 @@ def candidates(
         if t <= target and smallest_target is None:
             continue
         if t >= total_tokens:
+            # The whole history fits the target: nothing needs compacting, so the
+            # trigger goes to the target too (compact() would only add its summary).
+            add(
+                f"raise the target and the trigger to {t:,} tokens (the whole history fits it)",
+                t,
+                keep,
+                t,
+            )
             break
         g = _moved_trigger(trigger, t, total_tokens, turn_tokens)
         add(_target_words(t, trigger, g), t, keep, g)

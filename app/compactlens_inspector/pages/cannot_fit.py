@@ -36,6 +36,7 @@ from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.wording import (
     condition_words,
     part_words,
+    plural,
     stage_words,
 )
 from compactlens_inspector.views import compact_words
@@ -113,8 +114,8 @@ def _in_words(
         total = sum(p.tokens for p in fixed)
         largest = f"; the largest parts are {shares}" if shares else ""
         return (
-            f"{head.rstrip('.')}. What the stages cannot remove adds up to {num(total)} tokens against a "
-            f"target of {num(target)}{largest}.{summaries}"
+            f"{head.rstrip('.')}. What the stages cannot remove adds up to {num(total)} "
+            f"tokens against a target of {num(target)}{largest}.{summaries}"
         )
     if not shares:
         return f"{head}{summaries}"
@@ -288,7 +289,7 @@ def render() -> None:
             )
     elif expl.smallest_target is not None:  # only a run that does not fit has one to show
         cols[3].metric(
-            "Best the current parameters reach",
+            "Best these settings reach",
             num(expl.smallest_target),
             border=True,
             help="The token count of the best the current parameters can do, with the "
@@ -412,7 +413,7 @@ def _compact_fixes(ranked: list[CompactFix], tried: int, current: Verdict) -> No
     """compact() mode's fixes, each with the verdict of the run it gives once applied,
     ranked by it (the bar's next step is the first)."""
     st.caption(
-        f"{num(tried)} changes of the compact() settings re-run (the extractive summarizer, "
+        f"{plural(tried, 'change')} of the compact() settings re-run (the extractive summarizer, "
         "offline). Each fix shows the verdict of the run it gives once applied."
     )
     if not ranked:
