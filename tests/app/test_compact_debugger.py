@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from apptest_helpers import coding_agent, go, metric_int, no_exceptions, plain, texts
+from apptest_helpers import REPO_ROOT, coding_agent, go, metric_int, no_exceptions, plain, texts
 
 from compactlens import MessageIndex
 from compactlens.compact import compact_over_index
 from compactlens.formats import from_caller
 from compactlens.summarizers import ExtractiveSummarizer
-from compactlens_inspector.lab.config import CompactSettings, LabConfig, encode_config
+from compactlens_inspector.lab.config import CompactSettings, LabConfig, encode_config, preset
 
 CONFIG = LabConfig(mode="compact", compact=CompactSettings(600, 4, 600))
 
@@ -128,3 +128,23 @@ def test_in_plain_words_names_no_code_or_ids(app) -> None:
     assert any("“run_tests”" in ln or "“read_file”" in ln for ln in lines), lines
     table = at.dataframe[0].value
     assert not [w for w in table["why"] if "call_" in str(w)], list(table["why"])
+
+
+def test_when_the_smallest_target_holds_the_whole_history_the_fix_stops_compacting(
+    app, monkeypatch
+) -> None:
+    """cannot_fit_16k with the compact() preset at 16,000: what must stay, with the
+    summary's wrapper, is more than the whole history. Fix 1 is the target and trigger
+    at the smallest target (the card's number), so nothing is compacted: one click to a
+    run that fits, never "search for a change" after the search ran."""
+    monkeypatch.setenv("COMPACTLENS_SAMPLES", str(REPO_ROOT / "sample_transcripts"))
+    config = preset("compact", 16_000)
+    at = go(app(sample="cannot_fit_16k", cfg=encode_config(config)).run(), "cannot_fit")
+    no_exceptions(at)
+    smallest = metric_int(at, "Smallest target that fits")
+    rows = _rows(at)
+    assert rows and f"to {smallest:,} tokens" in rows[0], rows
+    assert "the fix search" not in _bar(at)
+    at.button(key="cf_apply_0").click().run()
+    no_exceptions(at)
+    assert "**Fits" in _bar(at)
