@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from analysis_helpers import assistant, system, user
+from analysis_helpers import assistant, call, result, system, user
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -252,6 +252,40 @@ def test_a_run_that_loses_the_latest_request_with_the_guard_off_has_costs() -> N
     assert "latest-request" not in [r.code for r in verdict(guarded, guarded_report).costs]
 
 
+def _agent_log(request: str | None) -> list[dict[str, Any]]:
+    """A system prompt and tool-call steps, with a user request first or none at all (a
+    log whose reader found no prompt, as review 4 #2's Codex rollout before its fix)."""
+    out = [system(), *([user(request)] if request is not None else [])]
+    for k in range(6):
+        out.append(assistant(calls=[call(f"c{k}", "read_file", {"path": f"/srv/app/m{k}.py"})]))
+        out.append(result(f"c{k}", f"module m{k}: " + "def handler(): return 42 " * 30))
+    out.append(assistant("Every module defines handler() returning 42."))
+    return out
+
+
+@pytest.mark.parametrize("request_text", [None, "List what each module under /srv/app does."])
+def test_a_history_without_a_user_request_never_passes_the_request_check(
+    request_text: str | None,
+) -> None:
+    messages = _agent_log(request_text)
+    index = MessageIndex.build(from_caller(messages).messages, CharEstimator())
+    config = reference_config(index.total_tokens * 6 // 10)
+    strategy = strategy_from_config(config, summarizer=ExtractiveSummarizer())
+    res = run_strategy(index, strategy, tokenizer_given=True)
+    triggers = strategy_triggers(strategy, tokenizer_given=True)
+    report = analyze(messages, res, triggers=triggers, tokenizer=CharEstimator())
+    v = verdict(res, report)
+    assert res.status == "compacted"
+    codes = {r.code: r for r in v.reasons}
+    if request_text is None:
+        assert "latest-request" not in codes and codes["no-request"].level == "costs"
+        assert "no user request" in codes["no-request"].text and v.level != "safe"
+        assert v.headline == "Fits, with costs"
+    else:
+        assert "no-request" not in codes and codes["latest-request"].level == "safe"
+    _assert_plain(v)
+
+
 def test_cannot_fit_is_no_fit_with_a_next_step_naming_a_target() -> None:
     config = {"type": "sliding_window", "trigger": _tokens_trigger(12000)}
     result, report = _run(SAMPLES / "cannot_fit_16k.json", config)
@@ -296,7 +330,10 @@ def test_a_run_whose_trigger_did_not_fire_says_so() -> None:
     assert result.status == "unchanged" and v.level == "safe"
     assert v.summary.startswith("8,667 tokens, left as they are")
     assert v.reasons[0].text == "No compaction was needed: no trigger fired at 8,667 tokens."
-    assert v.next_step == "Nothing to change: no compaction was needed and every check passed."
+    assert v.next_step.startswith(
+        "Nothing to change: no compaction is needed yet and every check passed; the first "
+        f"compaction is due in about {report.retrigger.turns_until_trigger} turns"
+    )
 
 
 def test_without_a_report_the_checks_are_not_measured_and_never_safe() -> None:

@@ -69,7 +69,7 @@ def test_the_notebook_card_states_a_bound_not_a_fit(b: Any) -> None:
     card = explanation_card(result.explanation)
     facts = dict(card.facts)
     assert "smallest target that fits" not in facts
-    reached = facts["best the current parameters reach"]
+    reached = facts["best the parameters reach"]
     assert reached == f"{result.explanation.smallest_target:,} tokens"
     assert "fits with these parameters" not in card.fix and "target" not in card.fix
 

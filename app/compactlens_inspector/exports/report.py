@@ -31,6 +31,7 @@ from compactlens_inspector.views.analysis import (
     share,
     turns_text,
 )
+from compactlens_inspector.views.message import call_names
 from compactlens_inspector.views.run import (
     decision_views,
     render_message,
@@ -265,15 +266,16 @@ def build_report(
     parts.append("<section><h2>Explanation</h2>")
     parts.append(f"<p>{escape(expl.summary)}</p>")
     if expl.smallest_target is not None:
-        # compact(): the smallest target its other settings fit; an engine run: what its
-        # parameters reach with the triggers as they are (a bound, not a promised fix:
-        # the verdict above names the change that fits).
+        # compact(): the smallest target its other settings fit; an engine run: its best
+        # with the triggers as they are (the target the next step's fix sets, which may
+        # move the trigger too, is in the verdict above).
         label = (
             "Smallest target that fits"
             if config.mode == "compact"
             else "Best the current parameters reach (the triggers as they are)"
         )
         parts.append(f"<p>{label}: <b>{num(expl.smallest_target)}</b> tokens</p>")
+    # Re-run changes only: the target bound is the line above, never a promised fix.
     changes = [s for s in expl.suggestions if s.parameter != "target_tokens"]
     if changes:
         parts.append("<ul>")
@@ -337,6 +339,7 @@ def build_report(
         "<th>reason</th><th>original</th><th>compacted</th></tr>"
     )
     views = decision_views(result)
+    calls = call_names(index)  # a tool result names its call, not the call's raw id
     for n, view in enumerate(views):
         if n >= max_rows:
             parts.append(
@@ -345,8 +348,12 @@ def build_report(
             )
             break
         d = view.decision
-        original = "\n\n".join(render_message(index.messages[k], k) for k in d.message_indices)
-        compacted = "\n\n".join(render_message(result.projection[k]) for k in view.projection)
+        original = "\n\n".join(
+            render_message(index.messages[k], k, calls) for k in d.message_indices
+        )
+        compacted = "\n\n".join(
+            render_message(result.projection[k], None, calls) for k in view.projection
+        )
         if d.action == "kept":
             compacted = "(unchanged)"
         gid = "new" if d.group_id is None else str(d.group_id)

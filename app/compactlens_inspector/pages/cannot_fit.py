@@ -1,6 +1,7 @@
 """Cannot-fit debugger: why the target was not reached, as a budget waterfall (what each
-protected part still costs against the target), the reason in plain words, the smallest
-target that fits, and single changes that fit, found by re-running."""
+protected part still costs against the target), the reason in plain words, the target
+that fits (as its one-click larger target sets it), and single changes that fit, found by
+re-running."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from compactlens import CompactionResult
 from compactlens.analysis import (
     SUMMARIES,
     BudgetPart,
+    FittingTarget,
     Verdict,
+    fitting_target,
     fix_recall,
     protection_label,
     raise_target_to,
@@ -277,9 +280,10 @@ def render() -> None:
         num(abs(over)) if over is not None else "—",
         border=True,
     )
+    fitting = _fitting_target(outcome, config)
     if config.mode == "compact" and outcome.compact is not None:
         if outcome.compact.smallest_target is not None:
-            # The one number the bar's "raise the target" and the fixes below name too.
+            # The one number the fixes below name too (review 4, #6a).
             cols[3].metric(
                 "Smallest target that fits",
                 num(outcome.compact.smallest_target),
@@ -287,20 +291,28 @@ def render() -> None:
                 help="What stays besides the summary, plus the one token any summary text "
                 "needs; the other settings as they are.",
             )
-    elif expl.smallest_target is not None:  # only a run that does not fit has one to show
+    elif fitting is not None:  # only a run that does not fit has one to show
+        # The target the one-click larger target sets (its trigger with it), never a
+        # smaller number beside that fix.
+        written = sum(p.tokens for p in parts if p.label == SUMMARIES)
         cols[3].metric(
-            "Best these settings reach",
+            fitting.label,
+            num(fitting.target),
+            border=True,
+            help=fitting.words
+            + (
+                f" The {num(written)} tokens of summaries the compaction wrote are included "
+                "(a lower “summary length cap” shortens them)."
+                if written
+                else ""
+            ),
+        )
+    elif expl.smallest_target is not None:
+        cols[3].metric(
+            "Best reached",
             num(expl.smallest_target),
             border=True,
-            help="The token count of the best the current parameters can do, with the "
-            "triggers as they are (a larger target may need a larger trigger too: the fixes "
-            "below name the change that fits)"
-            + (
-                f"; the {num(written)} tokens of summaries the compaction wrote included (a "
-                "lower “summary length cap” shortens them)."
-                if (written := sum(p.tokens for p in parts if p.label == SUMMARIES))
-                else "."
-            ),
+            help="The token count of the best the current parameters can do.",
         )
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
@@ -371,6 +383,18 @@ def render() -> None:
         st.caption("No fix is listed: every check passed, so any change could only cost.")
     elif current_verdict is not None:
         _ranked_fixes(config, current_verdict)
+
+
+def _fitting_target(outcome: RunOutcome, config: LabConfig) -> FittingTarget | None:
+    """The target that fits, as the one-click fix listed below sets it (the library's
+    :func:`~compactlens.analysis.fitting_target` over the fixes the page lists)."""
+    if config.mode == "compact":
+        return None
+    include = bool(st.session_state.get(SHOW_DESTRUCTIVE))
+    shown = state.advised_verdict(outcome, include_destructive=include)
+    if shown is None or shown.level != "no-fit":
+        return None
+    return fitting_target(shown, state.judged_fixes(include_destructive=include))
 
 
 def _verdict_bar(outcome: RunOutcome) -> None:

@@ -29,7 +29,15 @@ _ANALYSIS_KEYS = frozenset(
     }
 )
 _COMPACT_KEYS = frozenset({"target_tokens", "keep_last_messages", "instructions", "trigger_tokens"})
-_CONFIG_KEYS = frozenset({"strategy", "compact", "tokenizer", "format", "analysis", "name"})
+_CONFIG_KEYS = frozenset(
+    {"strategy", "compact", "tokenizer", "format", "analysis", "name", "fix_search"}
+)
+#: Keys of the inspector's exported configuration (Export, "Configuration (JSON)") that a
+#: run from the command line reads past, ``report --config`` as ``compact --config`` does:
+#: ``inspector`` (the Lab's own form of the configuration; its ``strategy`` is what runs)
+#: and ``summarizer`` (the command line summarizes with the offline extractive
+#: summarizer, a model's settings included). The Export file works with both commands.
+EXPORT_ONLY_KEYS = frozenset({"inspector", "summarizer"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +50,9 @@ class CorpusConfig:
     format: str | None = None
     analysis: Mapping[str, Any] | None = None
     name: str | None = None
+    #: Whether a row of a run that is not safe gets its next step from the fix search
+    #: (as ``compactlens compact`` gives it); False keeps the verdict's own step.
+    fix_search: bool = True
 
     def __post_init__(self) -> None:
         if (self.strategy is None) == (self.compact is None):
@@ -68,7 +79,7 @@ class CorpusConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> CorpusConfig:
         if not isinstance(data, Mapping):
             raise ConfigError(f"a corpus config must be an object, got {type(data).__name__}")
-        unknown = set(data) - _CONFIG_KEYS
+        unknown = set(data) - _CONFIG_KEYS - EXPORT_ONLY_KEYS
         if unknown:
             raise ConfigError(f"config: unknown keys {sorted(unknown)}")
         return cls(
@@ -78,6 +89,7 @@ class CorpusConfig:
             format=data.get("format"),
             analysis=data.get("analysis"),
             name=data.get("name"),
+            fix_search=_flag("fix_search", data.get("fix_search", True)),
         )
 
     @classmethod
@@ -117,6 +129,8 @@ class CorpusConfig:
             out["analysis"] = dict(self.analysis)
         if self.name is not None:
             out["name"] = self.name
+        if not self.fix_search:
+            out["fix_search"] = False
         return out
 
     def build_strategy(self) -> Any:
@@ -151,6 +165,12 @@ class CorpusConfig:
                 raise ConfigError(f"analysis.providers: unknown {bad}; expected {PROVIDERS}")
             out["providers"] = tuple(providers)
         return out
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be true or false, got {value!r}")
+    return value
 
 
 def _summarizer() -> Any:

@@ -47,11 +47,13 @@ def report_card(report: CompactionReport) -> Card:
     judged = _verdict_of(report)
     if judged is None:
         return card
-    from compactlens.analysis.verdict import LEVEL_COLORS
+    from compactlens.analysis.verdict import LEVEL_COLORS, card_step
 
     # The verdict of the run this report measured: its level colours the badge and the
-    # edge, its headline is the badge and its next step is the card's.
-    label, step = judged.next_step_parts
+    # edge, its headline is the badge; its next step is the card's when the verdict holds
+    # the run's one step, else the card defers to debug() (the report has no strategy to
+    # search fixes for).
+    label, step = card_step(judged)
     return replace(
         card,
         status=judged.headline,

@@ -39,12 +39,12 @@ trigger, or, when one turn alone is larger than the trigger allows, a larger tri
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.fixes import FixSearch, destructive
-from compactlens.analysis.protocol import ProtocolProblem
+from compactlens.analysis.protocol import ProtocolProblem, provider_words
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.result import CompactionResult
@@ -92,12 +92,6 @@ GROUP_LABELS: Mapping[str, str] = MappingProxyType(
         "inserted": "inserted",
     }
 )
-_PROVIDER_NAMES = {
-    "openai-chat": "OpenAI Chat Completions",
-    "openai-responses": "OpenAI Responses",
-    "anthropic": "Anthropic",
-    "gemini": "Gemini",
-}
 #: What to do about each failed check, in plain words.
 _FIXES = {
     "provider-errors": (
@@ -132,6 +126,10 @@ _FIXES = {
         "results before summarizing or dropping whole turns."
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
+    "no-request": (
+        "Check that the log was read in full: the Transcript page lists every message read, "
+        "and a log whose requests were not read cannot show that the agent keeps its task."
+    ),
 }
 #: Which cost the next step is about when a run has several, most important first: what
 #: breaks the conversation (the latest request, a request the provider rejects, the
@@ -146,6 +144,7 @@ COST_ORDER = (
     "next-compaction",
     "provider-warnings",
     "cache",
+    "no-request",
     "not-measured",
 )
 #: A run that uses less than this share of its target has room to keep more word for
@@ -195,7 +194,8 @@ class VerdictNumbers:
     when no trigger fires within ``horizon`` turns; ``turn_tokens`` is what a typical turn
     adds (None: too few of the ``turns_measured`` user turns to tell); ``growth_unit`` is
     ``"step"`` when the log had too few user turns and both are per agent step (one model
-    call) instead; ``token_limit``
+    call) instead; ``growth_source`` says how ``turn_tokens`` was found (``"few"``: the
+    largest of a log's only one or two steps, an estimate); ``token_limit``
     the most tokens the history holds before a token trigger fires (None: no token
     trigger). ``cache_extra_cost`` is what the next
     ``cache_turns`` turns cost more with the compaction than without it, in USD (negative:
@@ -223,6 +223,7 @@ class VerdictNumbers:
     turn_tokens: int | None = None
     turns_measured: int | None = None
     growth_unit: str = "turn"
+    growth_source: str | None = None
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
@@ -270,6 +271,7 @@ class VerdictNumbers:
             "turn_tokens": self.turn_tokens,
             "turns_measured": self.turns_measured,
             "growth_unit": self.growth_unit,
+            "growth_source": self.growth_source,
             "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
@@ -289,6 +291,13 @@ class Verdict:
     numbers: VerdictNumbers
     next_step: str
     recall_floor: float = DEFAULT_RECALL_FLOOR
+    #: True when :attr:`next_step` is the run's one next step, the one every surface
+    #: gives: the run fits and is safe, it is ``compact()``'s or an agent's own, it fits
+    #: but was not analyzed (the step is to analyze it), or
+    #: :func:`~compactlens.analysis.advised` set it after the fix search. False for an
+    #: engine run judged without the search, whose step may not be the one to take: the
+    #: notebook cards then defer to ``debug()`` (:func:`card_step`).
+    step_final: bool = field(default=False, compare=False)
 
     @property
     def next_step_parts(self) -> tuple[str, str]:
@@ -349,10 +358,30 @@ class Verdict:
         return card_html(verdict_card(self))
 
 
+#: What a notebook card says for the next step of an engine run judged without the fix
+#: search (:attr:`Verdict.step_final` False): the step to take is the one after it.
+DEFERRED_STEP = (
+    "Search for the change to make: debug(result, strategy, transcript) re-runs the "
+    "changes that could fix this run and names the one to take (on the command line: "
+    "compactlens compact --explain)."
+)
+
+
+def card_step(v: Verdict) -> tuple[str, str]:
+    """The next step a notebook card of ``v`` shows, (label, text): the verdict's own
+    (:attr:`Verdict.next_step_parts`) when it is the run's one next step
+    (:attr:`Verdict.step_final`), else :data:`DEFERRED_STEP`, never a second step that
+    ``debug()`` for the same run contradicts."""
+    if v.step_final:
+        return v.next_step_parts
+    return "Next step", DEFERRED_STEP
+
+
 def verdict_card(v: Verdict) -> Card:
     """The notebook card of a verdict: headline, tokens against the target, group counts,
-    one line per check and the next step."""
+    one line per check and the next step (:func:`card_step`)."""
     n = v.numbers
+    label, step = card_step(v)
     marks = {"safe": "ok", "costs": "cost", "no-fit": "does not fit"}
     return Card(
         title=f"Verdict: {v.headline}",
@@ -363,8 +392,8 @@ def verdict_card(v: Verdict) -> Card:
         budget=n.target_tokens,
         counts=dict(n.groups) if n.groups is not None else {},
         facts=tuple((marks[r.level], r.text) for r in v.reasons),
-        fix=v.next_step_parts[1],
-        fix_label=v.next_step_parts[0],
+        fix=step,
+        fix_label=label,
         accent=LEVEL_COLORS[v.level],
     )
 
@@ -447,6 +476,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
         "turns_measured": growth.turns_measured,
         "growth_unit": growth.unit,
+        "growth_source": growth.source,
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
@@ -516,7 +546,7 @@ def _target_reason(n: VerdictNumbers) -> Reason:
 
 
 def _provider_who(n: VerdictNumbers, providers: tuple[str, ...]) -> str:
-    names = [_PROVIDER_NAMES.get(p, p) for p in ((n.provider,) if n.provider else providers)]
+    names = [provider_words(p) for p in ((n.provider,) if n.provider else providers)]
     return " or ".join(names) if names else "the provider"
 
 
@@ -558,7 +588,7 @@ def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
     found = _introduced(n, report, errors=False)
     changing = [p for p in found if not p.harmless]
     if changing:
-        named = sorted({_PROVIDER_NAMES.get(p.provider, p.provider) for p in changing}) or [who]
+        named = sorted({provider_words(p.provider) for p in changing}) or [who]
         at = changing[0].message_index
         joined = len(found) - len(changing)
         also = (
@@ -571,7 +601,7 @@ def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
             f"where its place is lost (message {at:,}){also}."
         )
         return Reason(code="provider-warnings", level="costs", text=text)
-    named = sorted({_PROVIDER_NAMES.get(p.provider, p.provider) for p in found}) or [who]
+    named = sorted({provider_words(p.provider) for p in found}) or [who]
     text = (
         f"Note, not a cost: {_plural(warnings, 'warning')} for {' and '.join(named)}, which "
         "joins consecutive turns of one role into one turn on its own; nothing is dropped "
@@ -614,6 +644,17 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
 
 
 def _request_reason(report: CompactionReport) -> Reason:
+    """Whether the latest user request survives; not measured (so never ``safe``) for a
+    history with no user request with text, which leaves nothing to keep."""
+    if not any(c.fact.kind == "latest_request" for c in report.facts.checks):
+        return Reason(
+            code="no-request",
+            level="costs",
+            text=(
+                "The latest user request is not checked: the history has no user request "
+                "with text, so nothing shows the agent still knows what it was asked."
+            ),
+        )
     if report.facts.latest_request_lost:
         return Reason(
             code="latest-request",
@@ -642,9 +683,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     room under its trigger than one typical turn (see the module docstring)."""
     turns, code = n.turns_until_next_compaction, "next-compaction"
     unit = n.growth_unit
-    typical = (
-        f"a typical {_typical_unit(n)} adds about {n.turn_tokens:,} tokens" if n.turn_tokens else ""
-    )
+    typical = _pace(n) if n.turn_tokens else ""
     if not n.triggers:
         text = "No trigger is set for the next turns, so nothing makes compaction fire again."
         return Reason(code=code, level="safe", text=text)
@@ -662,9 +701,8 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
         return Reason(code=code, level="costs", text=text)
     if n.turn_tokens is None:
         text = (
-            f"The next compaction is not estimated: the transcript has "
-            f"{_plural(n.turns_measured or 0, 'user turn')} and too few steps to tell a "
-            "typical turn from a one-off."
+            "The next compaction is not estimated: the transcript has no user turn or agent "
+            "step to measure what one adds."
         )
         return Reason(code=code, level="safe", text=text)
     if turns == 1:
@@ -684,6 +722,19 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     return Reason(code=code, level="safe", text=text)
 
 
+def _first_compaction_due(n: VerdictNumbers) -> str:
+    """When a run that needed no compaction will first need one, as a clause for its next
+    step ("", when no trigger is set or none is due within the horizon): a green "nothing
+    to change" must not read against a re-trigger count of 1."""
+    turns = n.turns_until_next_compaction
+    if not n.triggers or turns is None:
+        return ""
+    unit = n.growth_unit
+    when = f"on the next {unit}" if turns <= 1 else f"in about {_plural(turns, unit)}"
+    above = f" (the trigger fires above {n.token_limit:,} tokens)" if n.token_limit else ""
+    return f"; the first compaction is due {when}{above}"
+
+
 def _next_compaction_step(n: VerdictNumbers) -> str:
     """What helps a run that would compact again at once or on the next turn: a target
     that leaves a typical turn of room under the token trigger or a trigger a typical turn
@@ -692,22 +743,36 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     limit, turn = n.token_limit, n.turn_tokens
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
-    typical, unit = _typical_unit(n), n.growth_unit
+    unit = n.growth_unit
     if turn < limit:
         # Both changes, as the fix search re-runs them: in a pipeline whose later stages
         # fire only above the trigger, a lower target alone may not be reachable.
         return (
             f"Lower the target to at most {limit - turn:,} tokens (every stage's) or raise "
             f"the trigger to at least {n.tokens_after + turn:,}: it fires above {limit:,} "
-            f"and a typical {typical} adds about {turn:,}, so either leaves room for the "
-            f"next {unit}."
+            f"and {_pace(n, tokens=False)}, so either leaves room for the next {unit}."
         )
     return (
-        f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical "
-        f"{typical} adds about {turn:,} tokens, more than the trigger's {limit:,} allow, so "
+        f"Raise the trigger above {turn:,} tokens (a larger context budget): {_pace(n)}, "
+        f"more than the trigger's {limit:,} allow, so "
         f"compaction fires on every {unit} whatever the target and compacting further cannot "
         "help."
     )
+
+
+def _pace(n: VerdictNumbers, *, tokens: bool = True) -> str:
+    """What one turn adds, in words: "a typical turn adds about 3,050 tokens"; for a log
+    with only one or two steps, labelled as the estimate it is ("an agent step adds up to
+    about 900 tokens (estimated from the larger of the log's only 2 steps)")."""
+    size = f"{n.turn_tokens or 0:,}" + (" tokens" if tokens else "")
+    if n.growth_source == "few":
+        only = (
+            "the log's only step"
+            if n.turns_measured == 1
+            else f"the larger of the log's only {n.turns_measured or 0} steps"
+        )
+        return f"an agent step adds up to about {size} (estimated from {only})"
+    return f"a typical {_typical_unit(n)} adds about {size}"
 
 
 def _typical_unit(n: VerdictNumbers) -> str:
@@ -875,7 +940,10 @@ def _next_step(
         )
     if level == "safe":
         if n.status == "unchanged":
-            return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
+            return (
+                f"{NOTHING_TO_CHANGE}: no compaction is needed yet and every check "
+                f"passed{_first_compaction_due(n)}."
+            )
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
         first = _first_cost(reasons)
@@ -918,6 +986,7 @@ def verdict(
     fixes: FixSearch | None = None,
     facts_counted: str = FACT_DEFINITION,
     facts_from: str = "the conversation",
+    groups: Mapping[str, int] | None = None,
 ) -> Verdict:
     """The verdict of one run (see the module docstring for the levels).
 
@@ -932,7 +1001,10 @@ def verdict(
     becomes the next step of a run that does not fit. ``facts_counted``: what the
     report's facts are, in one line, when the caller counted another set than
     :func:`analyze` does (the post-mortem: every fact of the replaced history), and
-    ``facts_from`` where they come from, as the recall sentence names it.
+    ``facts_from`` where they come from, as the recall sentence names it. ``groups``: the
+    run's groups by decision (:func:`group_counts` keys) when the result does not count
+    them itself: ``compact()`` works on messages, so a caller that planned the same run
+    on a message index (the inspector) passes its counts and the headline reads them.
     """
     if isinstance(result, CompactionSession):
         step = result.last_result
@@ -955,6 +1027,11 @@ def verdict(
     if isinstance(recall_floor, bool) or not 0 <= recall_floor <= 1:
         raise ConfigError(f"recall_floor must be a number from 0 to 1, got {recall_floor!r}")
     values = _run_numbers(result)
+    if values["groups"] is None and groups is not None:
+        missing = set(GROUP_LABELS.values()) - set(groups)
+        if missing:
+            raise ConfigError(f"groups must count every decision; missing {sorted(missing)}")
+        values["groups"] = MappingProxyType({k: int(groups[k]) for k in GROUP_LABELS.values()})
     if report is not None:
         _check_report(result, report)
         values.update(_report_numbers(report, provider))
@@ -983,12 +1060,18 @@ def verdict(
             raise_to=result.smallest_target if isinstance(result, CompactResult) else None,
         ),
         recall_floor=recall_floor,
+        step_final=(
+            level == "safe"
+            or (report is None and level == "costs")  # the step: analyze the run
+            or isinstance(result, CompactResult | RecordedRun)
+        ),
     )
 
 
 __all__ = [
     "COST_ORDER",
     "DEFAULT_RECALL_FLOOR",
+    "DEFERRED_STEP",
     "FACT_DEFINITION",
     "GROUP_LABELS",
     "HEADLINES",
@@ -999,6 +1082,7 @@ __all__ = [
     "RecordedRun",
     "Verdict",
     "VerdictNumbers",
+    "card_step",
     "first_cost",
     "group_counts",
     "percent",

@@ -15,7 +15,7 @@ from typing import Any
 from compactlens.cli.errors import CliError
 from compactlens.engine import triggers as _triggers
 from compactlens.engine.guards import Guards
-from compactlens.engine.profiles import profile_guards
+from compactlens.engine.profiles import profile_guards, run_guards
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.config import strategy_from_config
 from compactlens.engine.strategies.registry import simple_strategy_names
@@ -136,7 +136,7 @@ def build_guards(
     if args.prunable_tool:
         updates["prunable_tools"] = base.prunable_tools | frozenset(args.prunable_tool)
     try:
-        guards = replace(base, **updates).for_format(format_name)
+        guards = run_guards(format_name, replace(base, **updates))
     except ValueError as exc:
         raise CliError(f"guards: {exc}") from None
     missing = sorted(i for i in guards.pins if i >= messages)

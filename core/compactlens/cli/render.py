@@ -140,10 +140,10 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
     if result.reason:
         lines.append(f"reason: {result.reason}")
     lines.append(
-        f"tokens: {result.tokens_before:,} -> {result.tokens_after:,} "
+        f"tokens: {result.tokens_before:,} → {result.tokens_after:,} "
         f"(saved {result.tokens_saved:,})"
     )
-    lines.append(f"messages: {result.messages_before:,} -> {result.messages_after:,}")
+    lines.append(f"messages: {result.messages_before:,} → {result.messages_after:,}")
     # The verdict's counts and labels ("dropped", never "excluded"), as its summary reads.
     counts = group_counts(result)
     lines.append("groups: " + ", ".join(f"{n:,} {label}" for label, n in counts.items()))
@@ -160,8 +160,8 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
                     e.event,
                     condition_words(e.trigger) + (f" (seen: {values})" if values else ""),
                     condition_words(e.target),
-                    f"{e.tokens_before:,} -> {e.tokens_after:,}",
-                    f"{e.messages_before:,} -> {e.messages_after:,}",
+                    f"{e.tokens_before:,} → {e.tokens_after:,}",
+                    f"{e.messages_before:,} → {e.messages_after:,}",
                     f"{e.duration_ms:.1f} ms",
                 ]
             )

@@ -26,6 +26,7 @@ from compactlens.engine.profiles import (
     Profile,
     get_profile,
     profile_guards,
+    run_guards,
 )
 from compactlens.engine.providers import (
     PROVIDERS,
@@ -108,6 +109,8 @@ from compactlens.engine.vocabulary import (
     stage_change_words,
     stage_term,
     stage_words,
+    start_words,
+    stop_words,
     tokens_words,
     verb,
 )
@@ -198,12 +201,15 @@ __all__ = [
     "provider_for_format",
     "provider_problems",
     "reason_words",
+    "run_guards",
     "run_strategy",
     "simple_strategy_names",
     "source_words",
     "stage_change_words",
     "stage_term",
     "stage_words",
+    "start_words",
+    "stop_words",
     "strategy_from_config",
     "strategy_info",
     "strategy_type_names",

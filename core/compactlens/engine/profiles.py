@@ -135,6 +135,20 @@ def profile_guards(name: str | None = None, base: Guards | None = None) -> Guard
     return replace(base, keep_latest_request=keep)
 
 
+def run_guards(
+    format_name: str | None, guards: Guards | None = None, *, profile: str | None = None
+) -> Guards:
+    """The guards a run over a transcript in ``format_name`` is planned and judged with,
+    the same on every surface (``compactlens compact``, the inspector, the notebook's
+    ``debug()`` and ``tune()``, ``apply_compaction`` over the caller's messages):
+    ``guards`` (default: :func:`profile_guards` of ``profile``) with the format's
+    provider when none is chosen (:meth:`Guards.for_format`). Without it a debugger
+    handed no guards checked every provider ("OpenAI Chat Completions or Anthropic")
+    where the command line checked the transcript's own."""
+    base = guards if guards is not None else profile_guards(profile)
+    return base.for_format(format_name)
+
+
 @dataclass(frozen=True, slots=True)
 class FloorCharEstimator:
     """MAF's character estimator: ``max(1, len(text) // 4)`` (0 for an empty text here,

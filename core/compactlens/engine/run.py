@@ -17,7 +17,12 @@ from compactlens.engine.explain import cannot_fit_reason, explain_run
 from compactlens.engine.guards import DEFAULT_GUARDS, Guards
 from compactlens.engine.index import Grouping, MessageIndex, pairing_problems
 from compactlens.engine.plan import Plan
-from compactlens.engine.profiles import get_profile, profile_guards, profile_tokenizer
+from compactlens.engine.profiles import (
+    get_profile,
+    profile_guards,
+    profile_tokenizer,
+    run_guards,
+)
 from compactlens.engine.providers import Provider, check_provider
 from compactlens.engine.result import (
     CompactionResult,
@@ -102,8 +107,7 @@ def run_strategy(
     """
     start = time.perf_counter()
     strategy = with_profile(strategy, profile)
-    guards = guards if guards is not None else profile_guards(profile)
-    guards = guards.for_format(caller.format.name if caller else None)
+    guards = run_guards(caller.format.name if caller else None, guards, profile=profile)
     plan, ctx, outcome = plan_strategy(index, strategy, tokenizer_given, guards=guards, known=known)
     status: Status
     if not outcome.fired:

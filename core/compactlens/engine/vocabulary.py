@@ -443,10 +443,18 @@ def comparison_words(op: str, metric: str, n: int) -> str:
     return f"{_OPS.get(op, op)} {num(n)} {noun}"
 
 
-def condition_words(text: str) -> str:
+#: A stage event's condition when the stage has none (``(none)`` on the event).
+NO_CONDITION = "(none)"
+
+
+def condition_words(text: str, absent: str = "always") -> str:
     """A trigger or target description in prose: ``tokens <= 4300`` becomes ``at most 4,300
     tokens``, ``(tokens > 60000 or turns > 40)`` ``more than 60,000 tokens or more than 40
-    turns``; ``cache age >= ...`` reads ``cache age at least ...``; other words stay."""
+    turns``; ``cache age >= ...`` reads ``cache age at least ...``; other words stay. A
+    stage event without a condition (``(none)``) reads ``absent``: ``always`` for a trigger
+    (such a stage runs whenever it is reached), a caller's words for a target."""
+    if text.strip() == NO_CONDITION:
+        return absent
 
     def one(m: re.Match[str]) -> str:
         return comparison_words(m.group(2), m.group(1), int(m.group(3).replace(",", "")))
@@ -457,6 +465,19 @@ def condition_words(text: str) -> str:
     if out.startswith("(") and out.endswith(")") and out.count("(") == 1:
         out = out[1:-1]
     return group_digits(out)
+
+
+def start_words(trigger: str, strategy: str) -> str:
+    """When a stage event's stage starts, in prose: its trigger's words, or, without one,
+    ``a stage's trigger fires`` for a pipeline (each stage checks its own) and
+    ``always`` for a stage."""
+    absent = "a stage's trigger fires" if strategy == "pipeline" else "always"
+    return condition_words(trigger, absent)
+
+
+def stop_words(target: str) -> str:
+    """Where a stage event's stage stops, in prose: its target's words, or ``no target``."""
+    return condition_words(target, "no target")
 
 
 __all__ = [
@@ -495,6 +516,8 @@ __all__ = [
     "stage_change_words",
     "stage_term",
     "stage_words",
+    "start_words",
+    "stop_words",
     "tokens_words",
     "value_words",
     "verb",

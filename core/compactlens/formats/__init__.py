@@ -88,8 +88,13 @@ __all__ = [
     "Encoded",
     "Split",
     "WireFormat",
+    "caller_format",
     "from_caller",
     "get_format",
 ]
 
-from compactlens.formats.caller import CallerMessages, from_caller  # noqa: E402  (it uses get_format)
+from compactlens.formats.caller import (  # noqa: E402  (it uses get_format)
+    CallerMessages,
+    caller_format,
+    from_caller,
+)

@@ -69,3 +69,10 @@ def from_caller(
             location=f"messages[{first}]",
         )
     return CallerMessages(tuple(fmt.to_messages(originals, source)), originals, "wire", fmt)
+
+
+def caller_format(items: Sequence[Any]) -> str:
+    """The wire format :func:`from_caller` reads ``items`` in (a list of :class:`Message`
+    that all name one format: that one; else Chat Completions): the format
+    ``apply_compaction`` over them runs and judges the provider of."""
+    return from_caller(items).format.name

@@ -19,7 +19,7 @@ from compactlens.engine import (
     profile_guards,
     strategy_from_config,
 )
-from compactlens.engine.profiles import profile_tokenizer
+from compactlens.engine.profiles import profile_tokenizer, run_guards
 from compactlens.model import Message, Tokenizer
 from compactlens.model.errors import ConfigError
 from compactlens.summarizers import ExtractiveSummarizer, Summarizer
@@ -245,7 +245,7 @@ class Workbench:
     def guards(self, settings: TuneSettings) -> Guards:
         guards = profile_guards(settings.profile)
         if settings.provider == AUTO_PROVIDER:
-            return guards.for_format(self.format)
+            return run_guards(self.format, guards)
         provider = next((p for p in PROVIDERS if p == settings.provider), None)
         if provider is None:
             choices = ", ".join(PROVIDER_CHOICES)

@@ -22,12 +22,10 @@ from compactlens.analysis import (
     FixSearch,
     ShownFixes,
     Verdict,
-    advised,
+    advise,
+    fitting_target,
     fix_mark,
     fix_recall,
-    judge_fixes,
-    judge_run,
-    search_fixes,
     shown_fixes,
 )
 from compactlens.analysis.verdict import verdict_card
@@ -37,10 +35,12 @@ from compactlens.engine import (
     MessageIndex,
     Strategy,
     profile_guards,
+    run_guards,
     run_strategy,
 )
 from compactlens.engine.display import explanation_card
 from compactlens.engine.vocabulary import plural
+from compactlens.formats import caller_format
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
 from compactlens.notebook.widgets import HIDE_SNAPSHOT_CSS, Snapshot, load_widgets, show_panel
@@ -60,29 +60,30 @@ class Debugger:
         guards: Guards | None = None,
         include_destructive: bool = False,
         on_apply: Callable[[Fix], Any] | None = None,
+        format: str | None = None,
+        tokenizer_given: bool = True,
+        advice: tuple[Verdict, FixSearch] | None = None,
     ) -> None:
         self.result = result
         self.index = index
         self.strategy = strategy
+        self.tokenizer_given = tokenizer_given
+        # The guards the command line and the inspector run and judge this transcript
+        # with: the provider follows the transcript's format (``format``; default: the
+        # one its messages were read from) unless the guards choose one.
+        guards = run_guards(format if format is not None else caller_format(index.messages), guards)
         self.guards = guards
         self.on_apply = on_apply
-        found = search_fixes(
-            index,
-            strategy,
-            guards=guards,
-            summaries=result.summaries,
-            include_destructive=include_destructive,
-        )
-        judged, search = advised(
-            index,
-            strategy,
-            judge_run(index, result, strategy, guards),
-            judge_fixes(index, found),
-            guards=guards,
-            summaries=result.summaries,
-            include_destructive=include_destructive,
-        )
-        self.search: FixSearch = search if search is not None else found
+        if advice is None:
+            advice = advise(
+                index,
+                result,
+                strategy,
+                guards,
+                tokenizer_given=tokenizer_given,
+                include_destructive=include_destructive,
+            )
+        judged, self.search = advice
         self.include_destructive = include_destructive
         #: The run's verdict; its next step is the one every surface gives
         #: (:func:`compactlens.analysis.advised`).
@@ -115,9 +116,21 @@ class Debugger:
         if not self.fixes:
             raise ConfigError(self._none())
         fix = self.fixes[chosen]
-        self.applied = run_strategy(self.index, fix.strategy, guards=fix.guards)
+        self.applied = run_strategy(
+            self.index, fix.strategy, guards=fix.guards, tokenizer_given=self.tokenizer_given
+        )
         self.applied_fix = fix
-        self.after.value = _after_html(fix, self.applied)
+        # The applied run's verdict with its own next step (the fix search over it), the
+        # one debug() of that run gives: the fix's verdict was judged without it.
+        after, _search = advise(
+            self.index,
+            self.applied,
+            fix.strategy,
+            fix.guards,
+            tokenizer_given=self.tokenizer_given,
+            include_destructive=self.include_destructive,
+        )
+        self.after.value = _after_html(fix, self.applied, after)
         self.snapshot.update(self.before.value + self.after.value, None)
         if self.on_apply is not None:
             self.on_apply(fix)
@@ -139,7 +152,12 @@ class Debugger:
         card = card_html(verdict_card(self.verdict))
         # The explanation's own suggestion would be a second "top fix": the card's next
         # step is the one.
-        why = card_html(replace(explanation_card(self.result.explanation), fix=""))
+        # Its "target that fits" is the one the one-click larger target sets (the trigger
+        # with it), never a smaller number beside that fix.
+        explained = explanation_card(self.result.explanation)
+        fitting = fitting_target(self.verdict, self.search)
+        extra = (("target that fits", fitting.short),) if fitting is not None else ()
+        why = card_html(replace(explained, fix="", facts=(*explained.facts, *extra)))
         self.before = w.HTML(card + ("" if self.nothing_to_fix else why))
         options = [(f"{i + 1}. {fix_line(f)}", i) for i, f in enumerate(self.fixes)]
         # A list box (one line per fix, clipped to its width), not radio buttons: long
@@ -246,9 +264,8 @@ def fix_table_html(fixes: Sequence[Fix]) -> str:
     )
 
 
-def _after_html(fix: Fix, result: CompactionResult) -> str:
+def _after_html(fix: Fix, result: CompactionResult, judged: Verdict | None) -> str:
     head = f"<div><b>applied</b> {escape(fix.plain_summary)}</div>"
-    judged = fix.verdict
     if judged is None or judged.numbers.tokens_after != result.tokens_after:
         return head + f"<div>{escape(result.status)}: {result.tokens_after:,} tokens</div>"
     return head + card_html(verdict_card(judged))
@@ -265,17 +282,24 @@ def debug(
     include_destructive: bool = False,
 ) -> Debugger:
     """A debugger of ``result``, the run of ``strategy`` over ``source`` (a transcript, its
-    index, or its messages); counts with ``tokenizer`` (default: the estimate)."""
+    index, or its messages); counts with ``tokenizer`` (default: the estimate).
+
+    ``guards`` (default: the ``profile``'s) are completed as the command line completes
+    them (:func:`compactlens.engine.run_guards`: the provider follows the transcript's
+    format unless one is chosen), so the verdict, the fixes and the next step are the ones
+    ``compactlens compact --explain`` gives for the same run."""
+    format_name: str | None = None
     if isinstance(source, MessageIndex):
         index = source
     else:
         messages: Sequence[Message]
         if isinstance(source, Transcript):
-            messages = source.messages
+            messages, format_name = source.messages, source.format
         else:
             from compactlens.formats import from_caller
 
-            messages = from_caller(list(source)).messages
+            caller = from_caller(list(source))
+            messages, format_name = caller.messages, caller.format.name
         index = MessageIndex.build(messages, tokenizer or CharEstimator())
     return Debugger(
         result,
@@ -283,4 +307,5 @@ def debug(
         strategy=strategy,
         guards=guards if guards is not None else profile_guards(profile),
         include_destructive=include_destructive,
+        format=format_name,
     )

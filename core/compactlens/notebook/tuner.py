@@ -4,8 +4,10 @@ The panel has a trigger and a target slider (tokens; they move together unless t
 unticks "trigger = target"), the profile and the provider, and one field per parameter of
 every stage. Each change builds :class:`TuneSettings`, plans the
 strategy over the index (built once per profile), judges the run with
-:func:`compactlens.verdict` (:func:`~compactlens.analysis.judge_run`: the same value every
-other surface shows) and redraws the verdict card (level colour and headline, status,
+:func:`compactlens.verdict` and gives it its one next step
+(:func:`~compactlens.analysis.advise`: the fix search behind it, the same value
+``tuner.debug()``, the inspector and ``compactlens compact`` show; a run that fits and is
+safe is not searched), and redraws the verdict card (level colour and headline, status,
 tokens, budget bar, groups by decision, one line per check, next step) and the decision
 map. Everything the widgets do is also a method (:meth:`Tuner.update`,
 :meth:`Tuner.set_parameter`), so a script or a test drives it the same way.
@@ -17,7 +19,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from compactlens.analysis.fix_verdicts import judge_run
+from compactlens.analysis.fix_verdicts import advise
+from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.verdict import Verdict, verdict_card
 from compactlens.engine import CompactionResult, Strategy, run_strategy
 from compactlens.model import Message, Tokenizer, card_html
@@ -76,8 +79,10 @@ class Tuner:
             linked=(trigger is None or trigger == budget) if linked is None else linked,
         )
         self.result: CompactionResult | None = None
-        #: The verdict of ``result`` (None when the settings do not run).
+        #: The verdict of ``result`` with its one next step (None when the settings do
+        #: not run), and the judged fix search that step comes from.
         self.verdict: Verdict | None = None
+        self.search: FixSearch | None = None
         self.error: str | None = None
         self.runs = 0
         self._quiet = False
@@ -133,12 +138,18 @@ class Tuner:
                 guards=guards,
                 profile=self.settings.profile,
             )
-            self.verdict = judge_run(index, self.result, strategy, guards, tokenizer_given=given)
+            # The card's next step is the one after the fix search (review 4, #3: the
+            # step before it told the user to "raise the target" where tuner.debug()
+            # said "lower every stage's target to 28,294").
+            self.verdict, self.search = advise(
+                index, self.result, strategy, guards, tokenizer_given=given
+            )
             self.error = None
             self._show_defaults()
         except (ValueError, TypeError) as exc:
             self.result = None
             self.verdict = None
+            self.search = None
             self.error = str(exc)
         self._redraw()
         return self.result
@@ -176,7 +187,7 @@ class Tuner:
         """A debugger of the current run; its Apply button loads the fix into this tuner."""
         from compactlens.notebook.debugger import Debugger
 
-        if self.result is None:
+        if self.result is None or self.verdict is None or self.search is None:
             raise ConfigError("the current settings do not run: " + (self.error or ""))
         return Debugger(
             self.result,
@@ -184,6 +195,8 @@ class Tuner:
             strategy=self.strategy,
             guards=self.bench.guards(self.settings),
             on_apply=lambda fix: self.load(fix.strategy),
+            tokenizer_given=self.bench.tokenizer is not None,
+            advice=(self.verdict, self.search),  # the card's verdict and next step
         )
 
     # -- the widgets ------------------------------------------------------------------
