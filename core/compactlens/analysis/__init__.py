@@ -67,6 +67,7 @@ from compactlens.analysis.fix_verdicts import (
     next_step,
     raise_target_to,
     shown_fixes,
+    verdict_improves,
     with_raised_target,
 )
 from compactlens.analysis.fixes import (
@@ -224,6 +225,7 @@ __all__ = [
     "transcript_provider",
     "unique_protections",
     "verdict",
+    "verdict_improves",
     "verdict_provider",
     "with_raised_target",
     "write_rows",
