@@ -134,21 +134,28 @@ def improves(fix: Fix, current: Verdict) -> bool:
     not, or it fails fewer checks than the run does, or it fails no check the run passes
     and keeps at least :data:`RECALL_GAIN` more of the facts (an unjudged fix: only
     whether it fits where the run does not)."""
-    v = fix.verdict
-    if v is None:  # not judged: the search's own measure says whether it fits
+    if fix.verdict is None:  # not judged: the search's own measure says whether it fits
         return current.level == "no-fit" and fix.fits
-    if v.level == "no-fit":
+    return verdict_improves(fix.verdict, current)
+
+
+def verdict_improves(after: Verdict, current: Verdict) -> bool:
+    """Whether the run ``after`` judges is better than the run ``current`` judges: it fits
+    where that one does not, or it fails fewer checks, or its worst cost is lighter with
+    no more checks failed (:func:`_lesser_cost`), or it fails no check that one
+    passes and keeps at least :data:`RECALL_GAIN` more of the facts (the rule
+    :func:`improves` applies to a judged fix; a change that is not a :class:`Fix`, such
+    as a ``compact()`` parameter, is listed by the same rule)."""
+    if after.level == "no-fit":
         return False
     if current.level == "no-fit":
         return True
-    if len(v.costs) < len(current.costs) or _lesser_cost(v, current):
+    if len(after.costs) < len(current.costs) or _lesser_cost(after, current):
         return True
-    before = current.numbers.fact_recall
-    after = v.numbers.fact_recall
-    new_costs = {r.code for r in v.costs} - {r.code for r in current.costs}
-    return (
-        not new_costs and before is not None and after is not None and after >= before + RECALL_GAIN
-    )
+    was = current.numbers.fact_recall
+    now = after.numbers.fact_recall
+    new_costs = {r.code for r in after.costs} - {r.code for r in current.costs}
+    return not new_costs and was is not None and now is not None and now >= was + RECALL_GAIN
 
 
 def _cost_rank(v: Verdict) -> int:
@@ -163,7 +170,7 @@ def _cost_rank(v: Verdict) -> int:
 def _lesser_cost(fixed: Verdict, current: Verdict) -> bool:
     """Whether ``fixed`` removes the run's most important cost, adds none as important and
     fails no more checks (a larger target that keeps the facts but rewrites the prompt
-    cache trades a lost fact for under a cent). With :func:`improves`' other rules, each
+    cache trades a lost fact for under a cent). With :func:`verdict_improves`' other rules, each
     step lowers (failed checks, weight of the worst, recall lost) in that order, so no
     fixes lead back and forth."""
     return len(fixed.costs) <= len(current.costs) and _cost_rank(fixed) > _cost_rank(current)
@@ -682,5 +689,6 @@ __all__ = [
     "raise_fix",
     "raise_target_to",
     "shown_fixes",
+    "verdict_improves",
     "with_raised_target",
 ]
