@@ -148,7 +148,7 @@ def test_cannot_fit_prints_no_fit_with_a_target_and_still_exits_1(
     # keeps under half of the facts, so it is one of two choices beside a larger target.
     last = out.rstrip().splitlines()[-1]
     assert last.startswith("Next step: Choose: no change that keeps the target keeps most")
-    assert "or keep the target with add a clamp stage first" in last
+    assert "or keep the target and add a clamp stage first" in last
 
 
 def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,7 +163,7 @@ def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[
     # costly choice (it keeps under half of the facts) beside the larger target.
     step = data["verdict"]["next_step"]
     assert step.startswith("Choose: ")
-    assert f"keep the target with {best['changes'][0]}" in step
+    assert f"keep the target and {best['changes'][0]}" in step
     assert step.endswith(f"({best['verdict']['summary']}).")
 
 

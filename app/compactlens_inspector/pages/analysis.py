@@ -411,8 +411,9 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
     errors = [p for p in introduced if p.severity == "error"]
     st.markdown(
         f"Checked for {', '.join(f'`{p}`' for p in report.providers)} and tool-call pairing "
-        f"(`any`): **{num(len(report.problems))}** problems in the compacted request, "
-        f"**{num(len(introduced))}** introduced by the compaction ({num(len(errors))} errors)."
+        f"(`any`): **{plural(len(report.problems), 'problem')}** in the compacted request, "
+        f"**{num(len(introduced))}** introduced by the compaction "
+        f"({plural(len(errors), 'error')})."
     )
     note = report.providers_note
     if note:  # which providers and why: the transcript's own API, as chosen, the default

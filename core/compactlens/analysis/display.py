@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
-from compactlens.engine.vocabulary import plural
+from compactlens.engine.vocabulary import plural, provider_words
 from compactlens.model import Card, data_frame
 
 if TYPE_CHECKING:
@@ -81,14 +81,15 @@ def _verdict_of(report: CompactionReport) -> Verdict | None:
 def _introduced_words(report: CompactionReport) -> str:
     """The protocol problems the compaction introduced, errors (requests a provider
     rejects) apart from warnings (requests it silently changes), for the providers
-    checked: "0 errors, 75 warnings (anthropic)"."""
+    checked, in words: "0 errors, 75 warnings (OpenAI Chat Completions and Anthropic)"."""
     errors = sum(1 for p in report.introduced if p.severity == "error")
     warnings = len(report.introduced) - errors
-    counted = (
-        f"{errors:,} error{'s' if errors != 1 else ''}, "
-        f"{warnings:,} warning{'s' if warnings != 1 else ''}"
-    )
-    return f"{counted} ({', '.join(report.providers)})" if report.providers else counted
+    counted = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    names = [provider_words(p) for p in report.providers]
+    if not names:
+        return counted
+    who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{counted} ({who})"
 
 
 def corpus_card(report: CorpusReport) -> Card:

@@ -397,7 +397,7 @@ def next_step(
         return (
             "Choose: no change that keeps the target keeps most of the conversation's facts. "
             f"{raise_words[:1].upper()}{raise_words[1:]} (nothing else changes), "
-            f"or keep the target with {costly.plain_summary}, which keeps only "
+            f"or keep the target and {costly.plain_summary}, which keeps only "
             f"{kept} of the facts ({gives})."
         )
     if best is None and search is not None and current.level == "costs":

@@ -54,6 +54,7 @@ from compactlens.analysis.retrigger import (
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.triggers import Trigger, tokens_exceed
+from compactlens.engine.vocabulary import plural
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.display import card_html, card_text
 from compactlens.model.errors import ConfigError, InputTypeError
@@ -212,7 +213,8 @@ def fact_warnings(facts: FactReport) -> tuple[str, ...]:
     lost = len(facts.lost)
     if lost:
         out.append(
-            f"{lost} of the conversation's {facts.extracted} facts were lost "
+            f"{lost:,} of the conversation's {plural(facts.extracted, 'fact')} "
+            f"{'was' if lost == 1 else 'were'} lost "
             f"(recall {facts.recall:.0%})"
         )
     return tuple(out)

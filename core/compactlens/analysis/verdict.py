@@ -46,8 +46,9 @@ from compactlens.analysis.fixes import FixSearch, destructive
 from compactlens.analysis.protocol import ProtocolProblem
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
+from compactlens.engine.display import NO_FIT_STEP
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import money, plural
+from compactlens.engine.vocabulary import money, plural, provider_words
 from compactlens.model.display import Card, card_html
 from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.session.runtime import CompactionSession
@@ -91,12 +92,6 @@ GROUP_LABELS: Mapping[str, str] = MappingProxyType(
         "inserted": "inserted",
     }
 )
-_PROVIDER_NAMES = {
-    "openai-chat": "OpenAI Chat Completions",
-    "openai-responses": "OpenAI Responses",
-    "anthropic": "Anthropic",
-    "gemini": "Gemini",
-}
 #: What to do about each failed check, in plain words.
 _FIXES = {
     "provider-errors": (
@@ -355,11 +350,7 @@ class Verdict:
 
 #: What a notebook card says for the next step of an engine run judged without the fix
 #: search (:attr:`Verdict.step_final` False): the step to take is the one after it.
-DEFERRED_STEP = (
-    "Search for the change to make: debug(result, strategy, transcript) re-runs the "
-    "changes that could fix this run and names the one to take (on the command line: "
-    "compactlens compact --explain)."
-)
+DEFERRED_STEP = NO_FIT_STEP
 
 
 def card_step(v: Verdict) -> tuple[str, str]:
@@ -511,10 +502,6 @@ def percent(part: int, whole: int) -> str:
     return f"{round(share)}%"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
 def _target_reason(n: VerdictNumbers) -> Reason:
     if n.status == "cannot-fit":
         best = n.smallest_target if n.smallest_target is not None else n.tokens_after
@@ -540,7 +527,7 @@ def _target_reason(n: VerdictNumbers) -> Reason:
 
 
 def _provider_who(n: VerdictNumbers, providers: tuple[str, ...]) -> str:
-    names = [_PROVIDER_NAMES.get(p, p) for p in ((n.provider,) if n.provider else providers)]
+    names = [provider_words(p) for p in ((n.provider,) if n.provider else providers)]
     return " or ".join(names) if names else "the provider"
 
 
@@ -564,7 +551,7 @@ def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
         found = _introduced(n, report, errors=True)
         first = f" ({found[0].detail})" if found and found[0].detail else ""
         text = (
-            f"The compaction introduces {_plural(errors, 'error')} that {who} would reject{first}."
+            f"The compaction introduces {plural(errors, 'error')} that {who} would reject{first}."
         )
         return Reason(code="provider-errors", level="costs", text=text)
     return Reason(code="provider-errors", level="safe", text=f"No new error for {who}.")
@@ -575,10 +562,10 @@ def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
     warnings = n.provider_warnings or 0
     if warnings:
         found = _introduced(n, report, errors=False)
-        named = sorted({_PROVIDER_NAMES.get(p.provider, p.provider) for p in found}) or [who]
+        named = sorted({provider_words(p.provider) for p in found}) or [who]
         first = f" ({found[0].detail})" if found and found[0].detail else ""
         text = (
-            f"The compaction introduces {_plural(warnings, 'warning')}: "
+            f"The compaction introduces {plural(warnings, 'warning')}: "
             f"{' and '.join(named)} would silently change the request{first}."
         )
         return Reason(code="provider-warnings", level="costs", text=text)
@@ -590,7 +577,7 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
     extra, turns = n.cache_extra_cost, n.cache_turns
     if extra is None or turns is None or n.status != "compacted":
         return None
-    ahead = f"the next {_plural(turns, n.growth_unit)}"
+    ahead = f"the next {plural(turns, n.growth_unit)}"
     again = n.turns_until_next_compaction
     # The estimate prices one compaction: say so when another falls within the turns priced.
     assumes = (
@@ -659,7 +646,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
         elif n.turn_tokens is None:
             text = "No compaction is due yet."
         else:
-            when = f"on the next {unit}" if turns <= 1 else f"in about {_plural(turns, unit)}"
+            when = f"on the next {unit}" if turns <= 1 else f"in about {plural(turns, unit)}"
             text = f"No compaction is due yet; at this pace ({typical}) the first is {when}."
         return Reason(code=code, level="safe", text=text)
     if turns == 0:
@@ -668,7 +655,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     if n.turn_tokens is None:
         text = (
             f"The next compaction is not estimated: the transcript has "
-            f"{_plural(n.turns_measured or 0, 'user turn')} and too few steps to tell a "
+            f"{plural(n.turns_measured or 0, 'user turn')} and too few steps to tell a "
             "typical turn from a one-off."
         )
         return Reason(code=code, level="safe", text=text)
@@ -683,9 +670,9 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
             code=code, level="costs", text=f"Compaction fires again on the very next {unit}{room}."
         )
     if turns is None:
-        text = f"No compaction is due within {_plural(n.horizon or 0, unit)}."
+        text = f"No compaction is due within {plural(n.horizon or 0, unit)}."
     else:
-        text = f"The next compaction is {_plural(turns, unit)} away ({typical})."
+        text = f"The next compaction is {plural(turns, unit)} away ({typical})."
     return Reason(code=code, level="safe", text=text)
 
 

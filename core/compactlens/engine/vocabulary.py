@@ -370,6 +370,21 @@ RECORDERS: dict[str, str] = {
     "otel": "OpenTelemetry",
 }
 
+#: The provider APIs the protocol checks name, in words (guards' ``provider`` codes).
+PROVIDERS: dict[str, str] = {
+    "openai-chat": "OpenAI Chat Completions",
+    "openai-responses": "OpenAI Responses",
+    "anthropic": "Anthropic",
+    "gemini": "Gemini",
+}
+
+
+def provider_words(provider: str) -> str:
+    """A provider API in words: ``OpenAI Chat Completions`` for ``openai-chat``; an
+    unknown code as it is."""
+    return PROVIDERS.get(provider, provider)
+
+
 #: Where a recorded compaction was read from, in words (``RecordedCompaction.source``).
 RECORDED_SOURCES: dict[str, str] = {
     "claude_code.compact_boundary": "Claude Code compaction marker",
@@ -450,6 +465,7 @@ __all__ = [
     "PAIRING_PROBLEMS",
     "PARAMETERS",
     "PROTECTIONS",
+    "PROVIDERS",
     "REASONS",
     "RECORDED_SOURCES",
     "RECORDERS",
@@ -471,6 +487,7 @@ __all__ = [
     "parameter_term",
     "plural",
     "protection_words",
+    "provider_words",
     "reason_words",
     "share",
     "source_words",
