@@ -100,6 +100,7 @@ from compactlens.analysis.protocol import (
 from compactlens.analysis.report import (
     AnalysisOverview,
     CompactionReport,
+    RunSource,
     analyze,
     analyze_facts,
     analyze_overview,
@@ -162,6 +163,7 @@ __all__ = [
     "Reason",
     "RecordedRun",
     "RetriggerEstimate",
+    "RunSource",
     "ShownFixes",
     "StrategyFactory",
     "Verdict",

@@ -47,13 +47,15 @@ def report_card(report: CompactionReport) -> Card:
     judged = _verdict_of(report)
     if judged is None:
         return card
+    from compactlens.analysis.fix_verdicts import searched_step
     from compactlens.analysis.verdict import LEVEL_COLORS, card_step
 
     # The verdict of the run this report measured: its level colours the badge and the
-    # edge, its headline is the badge; its next step is the card's when the verdict holds
-    # the run's one step, else the card defers to debug() (the report has no strategy to
-    # search fixes for).
-    label, step = card_step(judged)
+    # edge, its headline is the badge. Its next step is the run's one: the verdict's own
+    # when it needs no fix search, else the search's when the report kept the run's
+    # strategy (analyze(..., triggers=strategy)), else the pointer to debug().
+    searched = searched_step(report, judged) if not judged.step_final else None
+    label, step = searched if searched is not None else card_step(judged)
     return replace(
         card,
         status=judged.headline,

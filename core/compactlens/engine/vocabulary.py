@@ -371,7 +371,7 @@ RECORDERS: dict[str, str] = {
 }
 
 #: The provider APIs the protocol checks name, in words (guards' ``provider`` codes).
-PROVIDERS: dict[str, str] = {
+PROVIDER_NAMES: dict[str, str] = {
     "openai-chat": "OpenAI Chat Completions",
     "openai-responses": "OpenAI Responses",
     "anthropic": "Anthropic",
@@ -382,7 +382,7 @@ PROVIDERS: dict[str, str] = {
 def provider_words(provider: str) -> str:
     """A provider API in words: ``OpenAI Chat Completions`` for ``openai-chat``; an
     unknown code as it is."""
-    return PROVIDERS.get(provider, provider)
+    return PROVIDER_NAMES.get(provider, provider)
 
 
 #: Where a recorded compaction was read from, in words (``RecordedCompaction.source``).
@@ -465,7 +465,7 @@ __all__ = [
     "PAIRING_PROBLEMS",
     "PARAMETERS",
     "PROTECTIONS",
-    "PROVIDERS",
+    "PROVIDER_NAMES",
     "REASONS",
     "RECORDED_SOURCES",
     "RECORDERS",
