@@ -6,6 +6,7 @@ by example.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -275,6 +276,8 @@ def _is_path(value: str) -> bool:
     if "/" not in value:  # a bare file name
         return bool(_EXT_RE.search(value))
     if value.count("/") >= 2:
+        if all(len(s) == 1 for s in value.split("/")):  # A/B/C/D: choices
+            return False
         return all(any(ch.isalpha() for ch in s) for s in segments)
     return bool(_EXT_RE.search(segments[-1]))
 
@@ -285,7 +288,18 @@ def _is_identifier(token: str) -> bool:
     digits = sum(map(str.isdigit, token))
     letters = sum(map(str.isalpha, token))
     if letters == 0:
-        return digits >= 5 and not token.endswith("000")
+        low, _, high = token.partition("-")
+        is_range = (
+            "-" in token
+            and low.isdigit()
+            and high.isdigit()
+            and len(low) <= 6
+            and len(high) <= 6
+            and low.isascii()
+            and high.isascii()
+            and int(low) < int(high)
+        )
+        return digits >= 5 and not token.endswith("000") and not is_range
     if digits < 2:
         return False
     return token.lower() not in COMMON_TECH_TOKENS
@@ -348,6 +362,33 @@ def _quoted(text: str) -> list[str]:
     return out
 
 
+def _argument_text(arguments: str) -> str:
+    """JSON arguments with an escape: their keys and values decoded, one a line."""
+    if "\\" not in arguments:
+        return arguments
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return arguments
+    lines: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            for key, item in node.items():
+                lines.append(key)
+                walk(item)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, str):
+            lines.append(node)
+        elif node is not None:
+            lines.append(json.dumps(node))
+
+    walk(value)
+    return "\n".join(lines)
+
+
 def _segments(message: Message) -> Iterable[tuple[FactSource, str, bool]]:
     """(source, text, prose) for each readable part of a message."""
     for part in message.parts:
@@ -357,7 +398,7 @@ def _segments(message: Message) -> Iterable[tuple[FactSource, str, bool]]:
             yield "reasoning", part.text, True
         elif isinstance(part, ToolCallPart):
             if part.arguments:
-                yield "tool_arguments", part.arguments, False
+                yield "tool_arguments", _argument_text(part.arguments), False
         elif isinstance(part, ToolResultPart):
             yield "tool_result", part.output, False
         elif isinstance(part, ApprovalResponsePart):
@@ -416,7 +457,7 @@ def extract_facts(
         m = messages[i]
         if i == latest_request:
             text = normalize_space(m.text)
-            if text and text not in seen:
+            if text:  # always, even when an earlier message had the same value
                 seen.add(text)
                 out.append(Fact("latest_request", text, i, m.role, "text"))
         own = cache.get(i) if cache is not None else None

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from compactlens import MessageIndex, load_transcript, run_strategy, strategy_from_config
 from compactlens.analysis import Fix, measure, search_fixes
-from compactlens.analysis.fixes import _outcome
+from compactlens.analysis.fixes import _baseline, _outcome, _turns_until
 from compactlens.engine import (
     NO_GUARDS,
     Guards,
@@ -161,15 +161,19 @@ def test_every_proposed_fix_keeps_its_promises(data: st.DataObject) -> None:
 
     # The search finishes: no fix repeats the current result, none another's, and a fix
     # that keeps the target and the conversation comes before any larger target.
+    # When compaction fires next is part of a result: a change that keeps the cut but
+    # moves the next compaction (a raised trigger, more turns kept before a turn trigger
+    # fires) is a fix of its own.
+    base = _baseline(index, guards, True, {})
+
     def result_of(strategy: Any, g: Guards) -> Any:
         plan = plan_strategy(index, strategy, True, {}, g)[0]
-        return _outcome(plan)
+        return _outcome(plan), _turns_until(base, strategy, plan)
 
     current = result_of(case.strategy, guards)
     results = [(f.target_tokens, result_of(f.strategy, f.guards)) for f in found.fixes]
     assert len(set(results)) == len(results)
     for fix, (_, result) in zip(found.fixes, results, strict=True):
-        # A raised trigger keeps the cut and moves only the next compaction.
         assert result != current or fix.changes_target or fix.raises_trigger, fix.summary
     if any(f.keeps_conversation and not f.changes_target for f in found.fixes):
         assert not found.fixes[0].changes_target

@@ -207,7 +207,7 @@ def test_a_codex_rollout_is_checked_for_the_responses_api_by_default() -> None:
     assert check_protocol(t.messages) == ()
     assert chosen_providers(None, from_caller(t.messages)) == (
         ("openai-responses",),
-        "checked for openai-responses, the transcript's own API",
+        "checked for OpenAI Responses, the transcript's own API",
     )
 
 
@@ -218,13 +218,13 @@ def test_explicit_providers_still_check_a_codex_rollout_for_them() -> None:
     assert late == [i for i in _developer_positions(t) if i > 0]
     assert {p.provider for p in problems} == {"anthropic"}
     chosen = chosen_providers(["anthropic", "gemini"], from_caller(t.messages))
-    assert chosen == (("anthropic", "gemini"), "checked for anthropic and gemini, as chosen")
+    assert chosen == (("anthropic", "gemini"), "checked for Anthropic and Gemini, as chosen")
 
 
 def test_wire_dicts_are_checked_for_the_default_providers() -> None:
     assert chosen_providers(None, from_caller(small_transcript())) == (
         DEFAULT_PROVIDERS,
-        "checked for openai-chat and anthropic, the default",
+        "checked for OpenAI Chat Completions and Anthropic, the default",
     )
 
 
@@ -233,13 +233,13 @@ def test_the_report_says_which_providers_it_checked() -> None:
     result = apply_compaction(t.messages, TruncationStrategy(trigger=tokens_exceed(10)))
     report = analyze(t, result)
     assert report.providers == ("openai-responses",)
-    assert report.providers_note == "checked for openai-responses, the transcript's own API"
+    assert report.providers_note == "checked for OpenAI Responses, the transcript's own API"
     assert report.to_dict()["providers_note"] == report.providers_note
     assert not [p for p in report.problems if p.kind == "system_not_leading"]
     chosen = analyze(t, result, providers=["anthropic"])
     assert chosen.providers == ("anthropic",)
-    assert chosen.providers_note == "checked for anthropic, as chosen"
+    assert chosen.providers_note == "checked for Anthropic, as chosen"
     wire = small_transcript()
     plain = analyze(wire, apply_compaction(wire, TruncationStrategy(trigger=tokens_exceed(10))))
     assert plain.providers == DEFAULT_PROVIDERS
-    assert plain.providers_note == "checked for openai-chat and anthropic, the default"
+    assert plain.providers_note == "checked for OpenAI Chat Completions and Anthropic, the default"

@@ -44,3 +44,18 @@ def test_an_unchanged_run_one_turn_under_its_trigger_is_not_a_loop() -> None:
     assert "leave more room" not in words and "fire again" not in words
     assert "the first compaction is due on the next turn" in words
     assert verdict(result, report).level == "safe"
+
+
+def test_an_unchanged_run_says_when_its_first_compaction_is_due() -> None:
+    """The green "nothing to change" of a run one turn under its trigger says that the
+    first compaction is due on the next turn, so it agrees with a re-trigger count of 1
+    (the review saw "every check passed" above "Re-trigger in 1")."""
+    index, _, _ = _run(10**9)
+    _, result, report = _run(index.total_tokens + 1)
+    v = verdict(result, report)
+    assert v.level == "safe" and v.numbers.turns_until_next_compaction == 1
+    label, step = v.next_step_parts
+    assert label == "Nothing to change"
+    assert "no compaction is needed yet" in step
+    assert "the first compaction is due on the next turn" in step
+    assert f"above {index.total_tokens + 1:,} tokens" in step

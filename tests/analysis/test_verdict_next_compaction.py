@@ -1,7 +1,8 @@
 """When compaction fires again, as the verdict judges it: a cost only for a run that
 compacted and leaves less room under its trigger than a typical turn adds, with a next step
 that helps; never for a run that needed no compaction, a configuration without a trigger,
-or a transcript whose one turn is not a growth rate."""
+or a transcript whose one huge turn is not a growth rate (a log of only one or two steps
+gets a labelled estimate: tests/analysis/test_growth_few_steps.py)."""
 
 from __future__ import annotations
 
@@ -170,9 +171,14 @@ def test_the_typical_turn_is_the_median_of_the_recent_turns() -> None:
     steps = [system(), user("fix it"), *(assistant("a" * 400) for _ in range(MIN_TURNS + 2))]
     few = growth_from_index(MessageIndex.build(from_caller(steps).messages))
     assert few.source == "steps" and few.unit == "step" and 90 < few.tokens < 120
-    # Too few turns and too few steps: no growth rate at all.
+    # Too few turns and too few steps for a median: the larger of the two steps (the
+    # request, the ~100-token reply), labelled as an estimate.
     one = growth_from_index(MessageIndex.build(from_caller(_turns([100])).messages))
-    assert one.source == "none" and one.tokens == 0 and one.turns_measured == 1
+    assert one.source == "few" and one.unit == "step" and one.turns_measured == 2
+    assert 100 <= one.tokens < 120
+    # No user turn or step at all: no growth.
+    none = growth_from_index(MessageIndex.build(from_caller([system()]).messages))
+    assert none.source == "none" and none.tokens == 0
 
 
 def test_a_target_at_the_trigger_fires_again_and_the_next_step_names_a_target_with_room() -> None:

@@ -80,7 +80,10 @@ def test_a_claude_code_log_is_judged_for_anthropic_on_every_surface() -> None:
     n = judged.numbers
     assert n.provider == "anthropic"
     assert n.provider_warnings is not None and n.provider_warnings > 100
-    assert "provider-warnings" in [r.code for r in judged.costs]
+    # Joined turns lose nothing: named as a note, not a cost (review4 #8).
+    assert "provider-warnings" not in [r.code for r in judged.costs]
+    note = next(r for r in judged.reasons if r.code == "provider-warnings")
+    assert "Anthropic" in note.text and note.text.startswith("Note, not a cost")
     # The command line judges the same run the same way.
     cli = run_verdict(transcript, run, strategy, guards, tokenizer)
     assert cli.numbers.provider == "anthropic"

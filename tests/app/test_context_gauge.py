@@ -4,6 +4,8 @@ draw it."""
 
 from __future__ import annotations
 
+import re
+
 from apptest_helpers import coding_agent, go, hostile, no_exceptions
 from hypothesis import given, settings
 from hypothesis import strategies as hs
@@ -76,3 +78,12 @@ def test_the_lab_shows_the_gauge_with_what_still_costs(app) -> None:
     no_exceptions(at)
     assert len(_gauges(at)) == 1
     assert any("Still there after compaction" in c.value for c in at.caption)
+
+
+def test_each_budget_mark_wraps_as_a_whole() -> None:
+    """A mark ("┆ trigger 3,649") never wraps between its sign and its words: each is its
+    own unbreakable item (the review saw a dangling "┆" at a legend line's end)."""
+    ix = MessageIndex.build(from_caller(coding_agent()).messages, CharEstimator())
+    html = gauge_html(context_gauge(ix, None, trigger=3649, target=2713))
+    for mark in ("┆ trigger 3,649", "┆ target 2,713"):
+        assert re.search(r'<span style="[^"]*white-space:nowrap[^"]*">' + mark + "</span>", html)

@@ -14,6 +14,7 @@ from hypothesis import strategies as hs
 
 import compactlens.viz as figures
 from compactlens import CharEstimator, MessageIndex
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.formats import from_caller
 from compactlens.viz import timeline_events
 from compactlens_inspector.lab.config import (
@@ -27,7 +28,7 @@ from compactlens_inspector.lab.config import (
 from compactlens_inspector.lab.runs import budget_parts, make_summarizer, run_config
 from compactlens_inspector.style.numbers import INT_FORMAT, group_digits, num, share
 from compactlens_inspector.style.wording import event_words, param_words
-from compactlens_inspector.views.analysis import AnalysisSettings, run_analysis
+from compactlens_inspector.views.analysis import AnalysisSettings, judge, run_analysis
 from compactlens_inspector.views.run import sweep_point
 
 
@@ -136,12 +137,12 @@ def test_page_tables_format_their_integer_columns_with_separators(app) -> None:
     at = go(app(cfg=config, sample="coding_agent").run(), "timeline")
     no_exceptions(at)
     formats = _formats(at.dataframe[0])
-    for column in ("tokens before", "tokens after", "groups", "inserted"):
+    for column in ("tokens before", "tokens after", "groups changed", "inserted"):
         assert formats[column] == INT_FORMAT, formats
     assert at.dataframe[0].value["tokens before"].iloc[0] == _index().total_tokens  # numbers
     at = go(at, "lab")
     formats = _formats(at.dataframe[0])
-    assert formats["groups"] == INT_FORMAT
+    assert formats["groups changed"] == formats["inserted"] == INT_FORMAT
     assert "→" in at.dataframe[0].value["tokens"].iloc[0]  # before → after, both grouped
 
 
@@ -235,10 +236,28 @@ def test_the_sweep_and_compare_charts_draw_recall_when_measured() -> None:
     unmeasured = figures.sweep_chart([sweep_point(800, outcomes[0])], "x")
     assert not [t for t in unmeasured.data if t.name == "fact recall"]
     compare = figures.compare_chart({"a": outcomes[0], "b": outcomes[1]}, {"a": 0.25, "b": None})
-    texts = list(compare.data[1].text)
-    assert texts[0].endswith("<br>recall 25%") and "recall" not in texts[1]
     (marks,) = [t for t in compare.data if t.name == "fact recall"]
     assert list(marks.x) == ["a"] and list(marks.y) == [25.0] and marks.yaxis == "y2"
+    assert list(marks.text) == ["recall 25%"]
+    # The recall sits in a slot of its own beside the tokens, not on the "after" label.
+    groups = [t.offsetgroup for t in compare.data]
+    assert len(set(groups)) == len(groups) == 3
+
+
+def test_the_compare_chart_colours_and_labels_each_run_by_its_verdict() -> None:
+    """A run that fits with costs is an amber "after" bar labelled "Fits, with costs", as
+    its card reads (the review saw green "compacted" bars over amber cards)."""
+    summarizer = make_summarizer(SummarizerSettings())
+    outcome = run_config(_index(), preset("truncation", 800), summarizer)
+    assert outcome.result is not None and outcome.status == "compacted"
+    v = judge(outcome, run_analysis(_index(), outcome, AnalysisSettings()))
+    assert v is not None and v.level == "costs", v.reasons
+    fig = figures.compare_chart({"a": outcome}, verdicts={"a": v})
+    after = fig.data[1]
+    assert list(after.marker.color) == [LEVEL_COLORS["costs"]]
+    assert list(after.text) == [f"{outcome.result.tokens_after:,}<br>Fits, with costs"]
+    (recall,) = [t for t in fig.data if t.name == "fact recall"]
+    assert list(recall.y) == [round(v.numbers.fact_recall * 100, 1)]
 
 
 def test_every_figure_groups_its_numbers_in_hover_and_ticks() -> None:

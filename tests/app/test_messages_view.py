@@ -10,9 +10,17 @@ from apptest_helpers import XSS_TEXT, go, no_exceptions
 from hypothesis import given
 from hypothesis import strategies as hs
 
+from compactlens import CharEstimator, MessageIndex
 from compactlens.formats import from_caller
 from compactlens_inspector.style.theme import ROLE_ICONS, ROLES
-from compactlens_inspector.views.message import call_label, message_card, prose
+from compactlens_inspector.views.message import (
+    call_label,
+    call_names,
+    inline,
+    message_card,
+    prose,
+)
+from compactlens_inspector.views.run import render_message
 
 _UNESCAPE = re.compile(r"\\(.)")
 #: A character Markdown would act on, not preceded by a backslash.
@@ -157,3 +165,70 @@ def test_an_editor_tool_call_shows_the_file_it_works_on() -> None:
     assert call_label("execute_bash", json.dumps({"command": "ls -R /workspace"})) == (
         "execute_bash: ls -R /workspace"
     )
+
+
+def test_a_tool_result_as_text_names_its_call_not_the_raw_id() -> None:
+    """The message source views (the Analysis page's fact source, the report's diff) open a
+    tool result with the call it answers ("result of bash: ls src"), never the raw call id
+    the review saw ("<- tooluse_L7mJ…:")."""
+    raw = [
+        {"role": "user", "content": "list"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "tooluse_L7mJTNe5QYyKBsAFG8eA0Q",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": json.dumps({"command": "ls src"})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "tooluse_L7mJTNe5QYyKBsAFG8eA0Q", "content": "a.py"},
+    ]
+    index = MessageIndex.build(_messages(raw), CharEstimator())
+    text = render_message(index.messages[2], 2, call_names(index))
+    assert "<- result of bash: ls src: a.py" in text
+    assert "tooluse_" not in text
+    # Without the calls: the tool's name when the result carries it, never the id.
+    assert "tooluse_" not in render_message(index.messages[2], 2)
+
+
+def test_a_terminal_input_call_shows_its_session_not_the_keys_typed() -> None:
+    """Codex write_stdin (review 4 #15): Ctrl-C drew as a box ("write_stdin: " U+0003) and
+    empty input as nothing; the session the keys went to is what the call is about."""
+    ctrl_c = json.dumps({"session_id": 73925, "chars": "\u0003"})
+    assert call_label("write_stdin", ctrl_c) == "write_stdin: session 73925"
+    empty = json.dumps({"session_id": 73925, "chars": "", "yield_time_ms": 1000})
+    assert call_label("write_stdin", empty) == "write_stdin: session 73925"
+    # A command still comes first where a call has one.
+    both = json.dumps({"cmd": "tail -f app.log", "session_id": 7})
+    assert call_label("exec_command", both) == "exec_command: tail -f app.log"
+
+
+def test_a_control_character_in_a_shown_argument_is_escaped() -> None:
+    assert call_label("send_keys", json.dumps({"text": "y\u0003\u200b"})) == (
+        "send_keys: y\\x03\\u200b"
+    )
+    m = from_caller(
+        [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "k", "arguments": "\u0003"},
+                    }
+                ],
+            }
+        ]
+    ).messages[0]
+    assert render_message(m).splitlines()[1] == "-> k(\\x03)"
+
+
+@given(hs.text(max_size=40))
+def test_a_shown_argument_is_one_printable_line(text: str) -> None:
+    for label in (inline(text), call_label("t", json.dumps({"text": text}))):
+        assert label.isprintable() and "\n" not in label

@@ -196,7 +196,11 @@ def test_pre_existing_and_introduced_protocol_problems_are_told_apart(app) -> No
     at = _analysis(app, preset("truncation", 100000), sample="unresolved")
     no_exceptions(at)
     table = frame(at, "an_problems")
-    assert "Checked for openai-chat and anthropic, the default." in texts(at)
+    # Providers in words, never their code names ("openai-chat", "`any`").
+    words = plain(texts(at))
+    assert "Checked for OpenAI Chat Completions and Anthropic, the default." in words
+    assert "Checked for OpenAI Chat Completions, Anthropic and tool-call pairing:" in words
+    assert "openai-chat" not in words and "`any`" not in words
     assert not any(table["introduced"])
     assert "unresolved" in " ".join(table["kind"])
     last = len(unresolved()) - 1

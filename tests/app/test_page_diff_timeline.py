@@ -132,7 +132,7 @@ def test_a_stage_lists_every_group_it_changed_even_when_a_later_stage_changed_it
     assert collapsed and excluded_later  # the case under test: truncation drops collapsed groups
     table = at.dataframe[0].value
     row = next(i for i, s in enumerate(table["stage"]) if s.strip() == "Tool-result collapse")
-    assert table["groups"].iloc[row] == len(collapsed)
+    assert table["groups changed"].iloc[row] == len(collapsed)
     at.selectbox(key="timeline_event").set_value(int(table["#"].iloc[row])).run()
     no_exceptions(at)
     body = plain(texts(at))

@@ -160,4 +160,7 @@ def test_a_recorded_call_is_judged_with_its_configuration_s_triggers() -> None:
     v = call_verdict(replay_call(call))
     assert v is not None and v.numbers.tokens_before == 467
     assert v.numbers.triggers  # the configuration in force has triggers
-    assert v.level == "safe" and "trigger" not in v.next_step
+    # Safe, and its step is to keep it (it may say when the trigger first fires), never
+    # to change a trigger.
+    assert v.level == "safe" and v.next_step.startswith("Nothing to")
+    assert "raise the trigger" not in v.next_step.lower()

@@ -3,11 +3,16 @@ configuration with a link elsewhere, and a transcript picker that lists the bund
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from apptest_helpers import SAMPLES, go, no_exceptions, widget_keys
+from apptest_helpers import SAMPLES, go, no_exceptions, plain, widget_keys
 
-from compactlens_inspector.components.sidebar import SAMPLE_PREFIX
+from compactlens_inspector.components.sidebar import PICKER_PX, SAMPLE_PREFIX
+from compactlens_inspector.pages.load import SAMPLE_SELECT_PX
+from compactlens_inspector.style.widths import text_px
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 OTHER_PAGES = ("transcript", "diff", "timeline", "cannot_fit", "analysis", "sweep", "export")
 
 
@@ -54,11 +59,31 @@ def test_the_picker_lists_bundled_samples_and_loads_the_one_picked(app) -> None:
     at = app(sample="coding_agent").run()
     picker = at.selectbox(key="sidebar_source")
     others = sorted(n for n in SAMPLES if n != "coding_agent")
-    assert [o for o in picker.options if "· sample" in o] == [f"{n}.json · sample" for n in others]
+    assert [o for o in picker.options if "· sample" in o] == [f"{n} · sample" for n in others]
     picker.set_value(SAMPLE_PREFIX + "tiny").run()
     no_exceptions(at)
     active = at.session_state["cl_active"]
     assert at.session_state["cl_sources"][active].sample == "tiny"
     # Loaded now: listed once, by its file name, and no longer as a sample to load.
     options = at.selectbox(key="sidebar_source").options
-    assert "tiny.json" in options and "tiny.json · sample" not in options
+    assert "tiny.json" in options and "tiny · sample" not in options
+
+
+def test_the_transcript_picker_and_the_sample_select_show_whole_labels(
+    app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Long names lose their middle to fit the select (the review saw
+    "claude_code__ae4a77f8-aedd-4l" and "Cannot fit: a huge log dump as the latest too");
+    the Load page gives the whole title of a shortened sample under its select. The
+    bundled samples, whose names and titles are the long ones."""
+    monkeypatch.setenv("COMPACTLENS_SAMPLES", str(REPO_ROOT / "sample_transcripts"))
+    at = go(app(sample="coding_agent").run(), "load")
+    no_exceptions(at)
+    picker = at.sidebar.selectbox(key="sidebar_source").options
+    assert len(picker) > 3 and all(text_px(label) <= PICKER_PX for label in picker), picker
+    assert any("…" in label for label in picker)  # a bundled sample's long file name
+    select = at.selectbox(key="load_sample")
+    assert all(text_px(label) <= SAMPLE_SELECT_PX for label in select.options), select.options
+    select.set_value("cannot_fit_16k").run()
+    captions = [plain(c.value) for c in at.caption]
+    assert "Cannot fit: a huge log dump as the latest tool result" in captions

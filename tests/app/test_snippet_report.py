@@ -122,6 +122,21 @@ def test_report_lists_every_decision_and_the_summary(samples_folder: Path) -> No
     assert XSS_TEXT not in html
 
 
+def test_report_tables_use_plain_labels(samples_folder: Path) -> None:
+    """The report is read by people: what is protected, the stages, their events and
+    conditions read as the app words them, never as code names or "<=" (review4 #9)."""
+    html = _report(samples_folder, "coding_agent", preset("reference", 1500))
+    explanation = html.split("<h2>Explanation</h2>", 1)[1].split("</section>", 1)[0]
+    events = html.split("<h2>Events</h2>", 1)[1].split("</section>", 1)[0]
+    protected = re.findall(r"<tr><td>([^<]*)</td><td>[\d,]+</td>", explanation)
+    assert "system messages" in protected and "newest groups never touched" in protected
+    cells = re.findall(r"<td>(?:&nbsp;)*([^<]*)</td>", events)
+    assert "Tool-result collapse" in cells and "at most 1,500 tokens" in cells, cells
+    for text in (*protected, *cells):
+        assert "_" not in text and "&lt;=" not in text and "<=" not in text, text
+    assert "(s)" not in explanation
+
+
 def test_events_jsonl_is_one_json_object_a_line(samples_folder: Path) -> None:
     path = samples_folder / "coding_agent.json"
     loaded = parse_transcript(path.read_bytes(), path.name)

@@ -272,3 +272,16 @@ def test_the_limit_settings_are_read_and_checked() -> None:
             assert any(name in p for p in settings_problems({}, {name: bad}))
             # A server started without the check uses the default for that setting.
             assert upload_limits({name: bad}) == UploadLimits()
+
+
+def test_every_uploader_states_and_enforces_the_same_limit(app, monkeypatch) -> None:
+    """One upload limit, one place: the Load and Runs uploaders both take it (the Runs one
+    said Streamlit's "200MB per file" while Load said 50)."""
+    monkeypatch.setenv("COMPACTLENS_MAX_UPLOAD_MB", "7")
+    at = go(app().run(), "load")
+    load = at.file_uploader(key="load_upload")
+    at = go(at, "runs")
+    runs = at.file_uploader(key="runs_upload")
+    for uploader in (load, runs):
+        assert uploader.proto.max_upload_size_mb == 7
+        assert "Up to 7 MB per file" in uploader.proto.help

@@ -51,7 +51,14 @@ from compactlens import (
     strategy_from_config,
     verdict,
 )
-from compactlens.analysis import Fix, Verdict, advised, postmortem, reference_pipeline
+from compactlens.analysis import (
+    Fix,
+    Verdict,
+    advised,
+    postmortem,
+    reference_pipeline,
+    strategy_triggers,
+)
 from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR, LEVEL_COLORS, card_step
 from compactlens.cli import main
 from compactlens.model.display import clip
@@ -594,7 +601,11 @@ def test_no_surface_shows_none_for_a_next_step_with_nothing_to_do(
     transcript = load_transcript(BUNDLED / sample)
     strategy = strategy_from_config(config)
     result = apply_compaction(list(transcript.messages), strategy, CharEstimator())
-    v = verdict(result, analyze(transcript, result, triggers=strategy), provider="openai-chat")
+    # Analyzed as the command line does (an explicit tokenizer: a legacy ``max_n`` counts
+    # tokens), so the next step can be compared word for word.
+    triggers = strategy_triggers(strategy, tokenizer_given=True)
+    report = analyze(transcript, result, triggers=triggers, tokenizer=CharEstimator())
+    v = verdict(result, report, provider="openai-chat")
     assert v.level == "safe", v.costs
     label, step = v.next_step_parts
     assert label == "Nothing to change" and step[0].islower() and "None" not in v.next_step

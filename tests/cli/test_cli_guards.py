@@ -32,7 +32,7 @@ def test_explain_prints_ranked_fixes_with_their_costs(capsys: pytest.CaptureFixt
     assert re.search(r"1\. (\[COSTLY\] )?add a clamp stage first", fixes)
     # Each fix reads as the verdict of the run it gives (the run's own verdict's words).
     assert "gives: Fits" in fixes and "fact recall (" in fixes
-    assert "suggestions:" not in out  # the ranked fixes replace the single-change hints
+    assert "suggestions:" not in out  # the verdict's one next step, no single-change hints
 
 
 def test_a_fix_config_reproduces_what_it_promised(

@@ -60,7 +60,7 @@ def test_once_prints_one_line_per_recorded_call(tmp_path: Path, capsys: Any) -> 
     for line, call in zip(lines, calls, strict=True):
         assert f"  {path.stem}  #{call.seq}  " in line
         assert line.endswith(
-            f"{call.tokens_before:,} -> {call.tokens_after:,} tokens  {call.status}"
+            f"{call.tokens_before:,} → {call.tokens_after:,} tokens  {call.status}"
         )
     assert any(line.endswith("compacted") for line in lines)
     assert (
@@ -85,7 +85,7 @@ def test_following_prints_only_new_calls(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         watch(RunsFolder(tmp_path), out, err, sleep=sleep)
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith(f"watching {tmp_path}: 1 run(s), 1 call(s) so far")
+    assert lines[0].startswith(f"watching {tmp_path}: 1 run, 1 call so far")
     assert [line.split("  ")[2] for line in lines[1:]] == ["#1", "#2"]
 
 

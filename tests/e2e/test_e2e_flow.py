@@ -120,8 +120,9 @@ def test_cannot_fit_debugger_explains_and_applies_a_fix(app: StreamlitApp) -> No
     tokens_after = number(app.metric("Tokens after"))
     assert tokens_after > 16000
     assert number(app.metric("Over the target")) == tokens_after - 16000
-    smallest = number(app.metric("Smallest target that fits"))
-    assert 16000 < smallest <= tokens_after
+    # The target the one-click larger target sets (its trigger may move with it).
+    smallest = number(app.metric("Target that fits"))
+    assert smallest > 16000
     assert app.chart_traces("cf_waterfall"), "the budget waterfall drew no trace"
 
     # The top fix reads as the verdict of the run it gives, and applies to exactly that.

@@ -37,6 +37,7 @@ from compactlens.integrations import (
     iter_calls,
     replay_call,
 )
+from compactlens_inspector.components.sidebar import picker_label
 
 pytestmark = pytest.mark.e2e
 
@@ -173,7 +174,7 @@ def test_the_runs_page_follows_a_langchain_agent_and_opens_a_call_in_the_lab(
         main = app.main().inner_text()
         assert "Opened from the Runs page with the recorded configuration" in main
         assert "Replay reproduced" in main
-        assert app.selected("sidebar_source") == f"{path.stem}.call-{last.seq}.json"
+        assert app.selected("sidebar_source") == picker_label(f"{path.stem}.call-{last.seq}.json")
     finally:
         context.close()
 

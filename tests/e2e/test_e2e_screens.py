@@ -44,6 +44,8 @@ from typing import Any
 import pytest
 from e2e_support import REPO_ROOT, SAMPLES, StreamlitApp
 
+from compactlens_inspector.components.sidebar import picker_label
+
 pytestmark = pytest.mark.e2e
 
 #: Every page of the sidebar that shows the loaded transcript: (sidebar title, heading).
@@ -311,7 +313,7 @@ def test_every_page_reads_on_a_real_agent_log(app: StreamlitApp, name: str) -> N
     app.page.set_viewport_size(VIEWPORTS[0])
     app.open("load")
     app.upload(path)
-    assert app.selected("sidebar_source") == name
+    assert app.selected("sidebar_source") == picker_label(name)
     scan_every_page(app, path)
 
 

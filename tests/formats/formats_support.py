@@ -33,6 +33,7 @@ FIXTURE_FORMATS: dict[str, str] = {
     "claude_code_compacted.jsonl": "claude-code",
     "codex_rollout.jsonl": "codex",
     "codex_parallel_calls.jsonl": "codex",
+    "codex_desktop_events.jsonl": "codex",
     "inspect_log.json": "inspect-ai",
     "openhands_sdk_events.json": "openhands-sdk",
     "swe_agent_run.traj": "swe-agent",

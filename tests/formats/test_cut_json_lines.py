@@ -36,7 +36,8 @@ def test_a_claude_code_log_cut_mid_line_loads_what_is_complete(tmp_path: Path) -
     (note,) = transcript.warnings
     assert str(note) == (
         f"dropped: line {last}, cut off mid-line: its {kept} bytes end the file without a "
-        f"newline and are not valid JSON; the {last - 1} complete line(s) before it were loaded"
+        f"newline and are not valid JSON; the {last - 1} complete "
+        f"line{'' if last - 1 == 1 else 's'} before it were loaded"
     )
     assert load_transcript(CLAUDE).warnings == ()
 

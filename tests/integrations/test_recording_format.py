@@ -54,7 +54,9 @@ def test_a_file_cut_mid_line_loads_its_complete_lines_and_says_what_was_cut(
     cut_bytes = len(lines[-1].encode()) - 40
     assert note.kind == "dropped"
     assert f"line {len(lines)}, cut off mid-line: its {cut_bytes} bytes" in str(note)
-    assert f"the {len(lines) - 1} complete line(s) before it were loaded" in str(note)
+    complete = len(lines) - 1
+    lines_word = "line" if complete == 1 else "lines"
+    assert f"the {complete} complete {lines_word} before it were loaded" in str(note)
     card = transcript._repr_html_()  # a notebook shows it
     assert "warnings" in card and "cut off mid-line" in card
 

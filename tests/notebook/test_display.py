@@ -115,7 +115,7 @@ def test_the_result_card_shows_the_engines_numbers() -> None:
     dropped = sum(1 for d in result.decisions if d.action == "excluded")
     assert f"{kept:,} kept" in text and f"{dropped:,} dropped" in text
     assert result.status in text
-    assert f"{result.tokens_before:,} -> {result.tokens_after:,} tokens" in repr(result)
+    assert f"{result.tokens_before:,} → {result.tokens_after:,} tokens" in repr(result)
 
 
 def test_a_cannot_fit_card_names_the_reason_and_points_to_the_fix_search() -> None:

@@ -15,7 +15,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 WALKTHROUGH = REPO_ROOT / "examples" / "walkthrough.ipynb"
 # A result's repr, or its verdict's (the cells end with ``verdict(...)``).
 BEFORE = re.compile(
-    r"<Compact(?:ion)?Result: \w[\w-]*; ([\d,]+) -> |<Verdict [\w-]+: [^;]+; ([\d,]+) to "
+    r"<Compact(?:ion)?Result: \w[\w-]*; ([\d,]+) (?:->|→) |<Verdict [\w-]+: [^;]+; ([\d,]+) to "
 )
 
 

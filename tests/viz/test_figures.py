@@ -15,6 +15,7 @@ from apptest_helpers import coding_agent
 import compactlens.viz as figures
 import compactlens.viz._style as figures_style
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
+from compactlens.analysis import group_counts
 from compactlens.engine import decision_words
 from compactlens.formats import from_caller
 from compactlens.viz import timeline_events
@@ -332,3 +333,18 @@ def test_the_composition_gives_each_category_its_own_colour_and_whole_percents(
         assert pie.texttemplate == "%{text}"
         assert all(re.fullmatch(r"(\d{1,3}%)?", t) for t in pie.text), pie.text
     assert len(set(colours.values())) == len(colours), colours  # no colour for two labels
+
+
+def test_the_completed_event_carries_the_runs_group_totals(index: MessageIndex) -> None:
+    """The timeline's "completed" row counts the groups the run changed, as the verdict
+    does (it read "groups 0" under the pipeline's total)."""
+    summarizer = make_summarizer(SummarizerSettings())
+    result = run_config(index, preset("reference", 1500), summarizer).result
+    assert result is not None and result.status == "compacted"
+    completed = figures.timeline_events(result)[-1]
+    counts = group_counts(result)
+    assert completed.kind == "completed"
+    assert completed.groups_changed == sum(
+        n for k, n in counts.items() if k not in ("kept", "inserted")
+    )
+    assert completed.inserted == counts["inserted"]

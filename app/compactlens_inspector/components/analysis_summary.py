@@ -57,7 +57,8 @@ def analysis_summary(outcome: RunOutcome) -> None:
     provider = numbers.provider if numbers is not None else None
     checked = provider or " and ".join(report.providers)
     with st.container(border=True):
-        head = st.columns([3, 1], vertical_alignment="center")
+        # Room for the whole link label at 1280 px beside a stage editor ("Open the analy").
+        head = st.columns([2, 1], vertical_alignment="center")
         head[0].markdown("**Analysis** · facts, prompt cache, re-trigger, protocol")
         head[1].page_link(
             "compactlens_inspector/pages/analysis.py",

@@ -25,6 +25,7 @@ from compactlens_inspector.views.message import (
     Block,
     MessageCard,
     call_label,
+    call_names,
     message_card,
     prose,
     size,
@@ -123,16 +124,6 @@ def show_message(
     limit: int = TEXT_LIMIT,
 ) -> None:
     show_card(message_card(message, position, tokens, call_names), markdown=markdown, limit=limit)
-
-
-def call_names(index: MessageIndex) -> dict[str, str]:
-    """Each call id's label: the tool and what it was asked (``bash: git log``)."""
-    out = {link.call_id: link.name for link in index.links}
-    for m in index.messages:
-        for p in m.parts:
-            if isinstance(p, ToolCallPart) and p.id:
-                out[p.id] = call_label(p.name, p.arguments)
-    return out
 
 
 def group_tools(index: MessageIndex, gid: int, limit: int = 4) -> list[str]:

@@ -10,7 +10,7 @@ import streamlit as st
 from compactlens import CompactlensError, TranscriptError
 from compactlens.integrations import RecordedCall, RunSummary
 from compactlens_inspector.components.tables import table
-from compactlens_inspector.serving.loader import upload_limits
+from compactlens_inspector.serving.loader import upload_limits, upload_size_mb
 from compactlens_inspector.serving.runs_folders import resolve_folder, sample_runs_dir
 from compactlens_inspector.state import runs as runs_state
 from compactlens_inspector.style.numbers import INT_FORMAT, num
@@ -55,6 +55,8 @@ def choose_source() -> None:
             type=["jsonl", "zip"],
             accept_multiple_files=True,
             key="runs_upload",
+            max_upload_size=upload_size_mb(),
+            help=f"Up to {upload_size_mb()} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
         )
         if files:
             _read_uploads([(f.name, f.getvalue()) for f in files])
@@ -107,7 +109,7 @@ def runs_table() -> RunSummary | None:
     """The run table with its filters; the run picked to open."""
     runs, problems = runs_state.listing()
     if problems:
-        with st.expander(f"{len(problems)} file(s) not (wholly) listed", expanded=True):
+        with st.expander(f"{plural(len(problems), 'file')} not (wholly) listed", expanded=True):
             table(problem_rows(problems), hide_index=True, width="stretch", key="runs_problems")
     if not runs:
         st.info(

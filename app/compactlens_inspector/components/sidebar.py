@@ -11,10 +11,14 @@ from compactlens_inspector.lab.config import PRESETS, TOKENIZERS, LabConfig, con
 from compactlens_inspector.serving.loader import LoadedTranscript
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_escape
+from compactlens_inspector.style.widths import shorten, text_px
 
 #: Picker values of bundled samples not loaded yet (a loaded transcript's value is its hash).
 SAMPLE_PREFIX = "sample:"
 LAB_PAGE = "compactlens_inspector/pages/lab.py"
+#: The text width the sidebar's transcript picker shows whole (at 1280 and 1440 px).
+PICKER_PX = 190
+SAMPLE_SUFFIX = " · sample"
 #: The sidebar's configuration line is cut to this many characters (the whole in its help).
 SUMMARY_CHARS = 110
 
@@ -33,14 +37,24 @@ def _pick_tokenizer() -> None:
     state.set_tokenizer(str(st.session_state.get("sidebar_tokenizer", "estimate")))
 
 
+def picker_label(name: str) -> str:
+    """How the picker shows a loaded file's ``name``: whole when it fits, else without its
+    middle (``claude_code_…c91af04.json``)."""
+    return shorten(name, PICKER_PX)
+
+
 def picker_options() -> dict[str, str]:
-    """Picker value -> label: every loaded transcript, then each bundled sample not loaded."""
+    """Picker value -> label: every loaded transcript, then each bundled sample not loaded.
+    A long file name loses its middle to fit the picker (its start and end tell files
+    apart; the picker cut "claude_code__ae4a77f8-aedd-4l" at its end)."""
     refs = state.sources()
-    options = {digest: ref.name for digest, ref in refs.items()}
+    options = {digest: picker_label(ref.name) for digest, ref in refs.items()}
     loaded_samples = {ref.sample for ref in refs.values() if ref.sample}
     for sample in state.samples():
         if sample.name not in loaded_samples:
-            options[SAMPLE_PREFIX + sample.name] = f"{sample.path.name} · sample"
+            # The sample's name (its file's stem), then what it is.
+            room = PICKER_PX - text_px(sample.name + SAMPLE_SUFFIX) + text_px(sample.name)
+            options[SAMPLE_PREFIX + sample.name] = shorten(sample.name, room) + SAMPLE_SUFFIX
     return options
 
 

@@ -23,6 +23,7 @@ from compactlens_inspector.components.summarizer_settings import summarizer_sett
 from compactlens_inspector.lab.config import (
     AUTO_PROVIDER,
     CUSTOM,
+    PRESET_DETAILS,
     PRESETS,
     STAGE_TYPES,
     TARGET_CHOICES,
@@ -401,7 +402,10 @@ def strategy_builder() -> LabConfig:
     )
     with st.expander("Presets", expanded=False):
         state.widget("sb_preset", cfg.label if cfg.label in PRESETS else "reference")
-        st.selectbox("Preset", list(PRESETS), format_func=lambda k: PRESETS[k], key="sb_preset")
+        chosen = st.selectbox(
+            "Preset", list(PRESETS), format_func=lambda k: PRESETS[k], key="sb_preset"
+        )
+        st.caption(PRESET_DETAILS[str(chosen)])
         state.widget("sb_budget", cfg.trigger_tokens or _budget_default())
         window = st.number_input(
             "Token budget (the window, for the context-window preset)",

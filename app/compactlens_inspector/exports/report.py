@@ -15,12 +15,13 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 import compactlens.viz as figures
 from compactlens import MessageIndex
-from compactlens.analysis import CompactionReport, Verdict, unique_protections
+from compactlens.analysis import CompactionReport, Verdict, protection_label, unique_protections
 from compactlens.viz import timeline_events
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts
 from compactlens_inspector.serving.loader import LoadedTranscript
 from compactlens_inspector.style.numbers import group_digits, num, price
+from compactlens_inspector.style.wording import condition_words, event_words, stage_words
 from compactlens_inspector.views.analysis import (
     AnalysisSettings,
     latest_request,
@@ -30,6 +31,7 @@ from compactlens_inspector.views.analysis import (
     share,
     turns_text,
 )
+from compactlens_inspector.views.message import call_names
 from compactlens_inspector.views.run import (
     decision_views,
     render_message,
@@ -264,7 +266,12 @@ def build_report(
     parts.append("<section><h2>Explanation</h2>")
     parts.append(f"<p>{escape(expl.summary)}</p>")
     if expl.smallest_target is not None:
-        parts.append(f"<p>Smallest target that fits: <b>{num(expl.smallest_target)}</b> tokens</p>")
+        # The engine's best with the triggers as they are; the target the next step's fix
+        # sets (which may move the trigger too) is in the verdict above.
+        parts.append(
+            f"<p>Best the current parameters reach (the triggers as they are): "
+            f"<b>{num(expl.smallest_target)}</b> tokens</p>"
+        )
     if expl.suggestions:
         parts.append("<ul>")
         parts.extend(f"<li>{escape(s.change)}</li>" for s in expl.suggestions)
@@ -273,7 +280,7 @@ def build_report(
         parts.append("<table><tr><th>protected</th><th>groups</th><th>tokens</th><th>why</th></tr>")
         for p in unique_protections(expl.protected):
             parts.append(
-                f"<tr><td>{escape(p.why)}</td><td>{num(len(p.group_ids))}</td>"
+                f"<tr><td>{escape(protection_label(p.why))}</td><td>{num(len(p.group_ids))}</td>"
                 f"<td>{num(p.tokens)}</td><td>{escape(p.detail)}</td></tr>"
             )
         parts.append("</table>")
@@ -308,14 +315,14 @@ def build_report(
         parts.append(_figure_html(fig, i == 0))
     parts.append("</section>")
 
-    parts.append("<section><h2>Events</h2><table><tr><th>#</th><th>strategy</th><th>event</th>")
-    parts.append("<th>trigger</th><th>target</th><th>tokens</th><th>detail</th></tr>")
+    parts.append("<section><h2>Events</h2><table><tr><th>#</th><th>stage</th><th>event</th>")
+    parts.append("<th>starts when</th><th>stops at</th><th>tokens</th><th>detail</th></tr>")
     for e in result.events:
         indent = "&nbsp;&nbsp;" * e.depth
         parts.append(
-            f"<tr><td>{e.stage}</td><td>{indent}{escape(e.strategy)}</td>"
-            f"<td>{escape(e.event)}</td><td>{escape(group_digits(e.trigger))}</td>"
-            f"<td>{escape(group_digits(e.target))}</td>"
+            f"<tr><td>{e.stage}</td><td>{indent}{escape(stage_words(e.strategy))}</td>"
+            f"<td>{escape(event_words(e.event))}</td><td>{escape(condition_words(e.trigger))}</td>"
+            f"<td>{escape(condition_words(e.target))}</td>"
             f"<td>{num(e.tokens_before)} → {num(e.tokens_after)}</td>"
             f"<td>{escape(group_digits(e.detail))}</td></tr>"
         )
@@ -327,6 +334,7 @@ def build_report(
         "<th>reason</th><th>original</th><th>compacted</th></tr>"
     )
     views = decision_views(result)
+    calls = call_names(index)  # a tool result names its call, not the call's raw id
     for n, view in enumerate(views):
         if n >= max_rows:
             parts.append(
@@ -335,8 +343,12 @@ def build_report(
             )
             break
         d = view.decision
-        original = "\n\n".join(render_message(index.messages[k], k) for k in d.message_indices)
-        compacted = "\n\n".join(render_message(result.projection[k]) for k in view.projection)
+        original = "\n\n".join(
+            render_message(index.messages[k], k, calls) for k in d.message_indices
+        )
+        compacted = "\n\n".join(
+            render_message(result.projection[k], None, calls) for k in view.projection
+        )
         if d.action == "kept":
             compacted = "(unchanged)"
         gid = "new" if d.group_id is None else str(d.group_id)

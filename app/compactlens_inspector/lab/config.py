@@ -31,6 +31,7 @@ from compactlens_inspector.lab.lab_config import (
 )
 from compactlens_inspector.lab.presets import (
     COMPACT_PRESET_KEEP,
+    PRESET_DETAILS,
     PRESETS,
     nice_budget,
     preset,
@@ -212,6 +213,7 @@ __all__ = [
     "EXTRACTIVE_LABEL",
     "KINDS",
     "PRESETS",
+    "PRESET_DETAILS",
     "STAGE_TYPES",
     "TARGET_CHOICES",
     "TOKENIZERS",

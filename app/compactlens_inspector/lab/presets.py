@@ -18,16 +18,29 @@ def nice_budget(total_tokens: int, fraction: float = 0.5) -> int:
     return max(100, int(round(raw / magnitude) * magnitude))
 
 
+#: Each preset's name as the preset select shows it: short enough for the select's width
+#: (a longer one was cut mid-word, "Context window: compact at 80% of the wi").
 PRESETS: dict[str, str] = {
-    "reference": "Reference pipeline: tool-result collapse, summarization, sliding window, "
-    "truncation",
-    "compact": "compact(): one summary when over the budget, keep the last 4 messages",
-    "context_window": "Context window: compact at 80% of the window, down to 50%",
+    "reference": "Reference pipeline (4 stages)",
+    "compact": "One-shot compact: one summary",
+    "context_window": "Context window: 80% → 50%",
     "truncation": "Truncation only",
-    "sliding_window": "Sliding window: drop the oldest turns",
+    "sliding_window": "Sliding window only",
     "tool_collapse": "Tool-result collapse only",
 }
-
+#: What each preset does, in a sentence (the caption under the select).
+PRESET_DETAILS: dict[str, str] = {
+    "reference": "Tool-result collapse, summarization, sliding window and truncation, in that "
+    "order; each starts above the budget and stops at it.",
+    "compact": "One summary of the older messages when the history is over the budget; the "
+    "newest 4 messages stay word for word.",
+    "context_window": "The budget is the model's context window: compact when the history "
+    "passes 80% of it, down to 50%.",
+    "truncation": "Drop the oldest messages until the history is within the budget.",
+    "sliding_window": "Drop the oldest turns until the history is within the budget.",
+    "tool_collapse": "Collapse old tool results into short notes until the history is within "
+    "the budget.",
+}
 #: The ``compact()`` preset keeps this many newest messages verbatim.
 COMPACT_PRESET_KEEP = 4
 

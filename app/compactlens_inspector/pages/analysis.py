@@ -14,7 +14,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 import compactlens.viz as figures
 from compactlens import MessageIndex
-from compactlens.analysis import AnalysisOverview, CompactionReport
+from compactlens.analysis import AnalysisOverview, CompactionReport, provider_words
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
@@ -41,6 +41,7 @@ from compactlens_inspector.views.analysis import (
     source_text,
     turns_text,
 )
+from compactlens_inspector.views.message import call_names
 from compactlens_inspector.views.run import render_message
 
 MAX_FACT_CHOICES = 500
@@ -361,6 +362,7 @@ def _growth_words(report: AnalysisOverview) -> str:
     return {
         "transcript": "measured on this transcript",
         "steps": "a typical agent step of this log",
+        "few": "the largest of this log's only steps, an estimate",
         "given": "given",
     }.get(growth.source, "none could be measured on this transcript")
 
@@ -387,6 +389,8 @@ def _retrigger(report: AnalysisOverview) -> None:
         "transcript": f"the median of the latest {plural(growth.turns_measured, 'turn')}",
         "steps": f"the median of the latest {plural(growth.turns_measured, 'agent step')}, "
         "one model call each, as the log has too few user turns to measure a typical turn",
+        "few": f"estimated from the largest of the log's only "
+        f"{plural(growth.turns_measured, 'agent step')}: too few for a typical one",
         "given": "given",
     }.get(growth.source, "none could be measured")
     st.markdown(
@@ -403,17 +407,25 @@ def _retrigger(report: AnalysisOverview) -> None:
         )
 
 
+def _call_names() -> dict[str, str]:
+    """The transcript's calls by id, so a tool result reads as the call it answers."""
+    ix = state.index()
+    return call_names(ix) if ix is not None else {}
+
+
 def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
     st.subheader("Protocol problems", anchor=False)
     result = outcome.result
     assert result is not None
     introduced = report.introduced
     errors = [p for p in introduced if p.severity == "error"]
+    words = [provider_words(p) for p in report.providers] + ["tool-call pairing"]
+    checked = " and ".join(", ".join(words).rsplit(", ", 1))
     st.markdown(
-        f"Checked for {', '.join(f'`{p}`' for p in report.providers)} and tool-call pairing "
-        f"(`any`): **{plural(len(report.problems), 'problem')}** in the compacted request, "
+        f"Checked for {md_escape(checked)}: **{plural(len(report.problems), 'problem')}** in "
+        "the compacted request, "
         f"**{num(len(introduced))}** introduced by the compaction "
-        f"({plural(len(errors), 'error')})."
+        f"({plural(len(errors), 'error')}).",
     )
     note = report.providers_note
     if note:  # which providers and why: the transcript's own API, as chosen, the default
@@ -423,8 +435,9 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
         n = judged.numbers
         counted = (n.provider_errors or 0) + (n.provider_warnings or 0)
         st.caption(
-            f"The verdict counts {num(counted)} of them, those for `{n.provider}` "
-            "and tool-call pairing (`any`): the API the request goes to."
+            f"The verdict counts {num(counted)} of them, those for "
+            f"{md_escape(provider_words(n.provider))} and tool-call pairing: the API the "
+            "request goes to."
         )
     if not report.problems:
         st.success("No provider would reject the compacted request.", icon=":material/check:")
@@ -461,7 +474,7 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
                     f"({md_escape(str(rows[picked]['provider']))})"
                 )
                 st.code(
-                    render_message(result.projection[at], at),
+                    render_message(result.projection[at], at, _call_names()),
                     language=None,
                     wrap_lines=True,
                     height=220,

@@ -1,6 +1,7 @@
 """Cannot-fit debugger: why the target was not reached, as a budget waterfall (what each
-protected part still costs against the target), the reason in plain words, the smallest
-target that fits, and single changes that fit, found by re-running."""
+protected part still costs against the target), the reason in plain words, the target
+that fits (as its one-click larger target sets it), and single changes that fit, found by
+re-running."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from compactlens import CompactionResult
 from compactlens.analysis import (
     SUMMARIES,
     BudgetPart,
+    FittingTarget,
     Verdict,
+    fitting_target,
     fix_recall,
     protection_label,
     raise_target_to,
@@ -275,18 +278,31 @@ def render() -> None:
         num(abs(over)) if over is not None else "—",
         border=True,
     )
-    if expl.smallest_target is not None:  # only a run that does not fit has one to show
+    fitting = _fitting_target(outcome, config)
+    if fitting is not None:  # only a run that does not fit has one to show
+        # The target the one-click larger target sets (its trigger with it), never a
+        # smaller number beside that fix.
+        written = sum(p.tokens for p in parts if p.label == SUMMARIES)
         cols[3].metric(
-            "Smallest target that fits",
+            fitting.label,
+            num(fitting.target),
+            border=True,
+            help=fitting.words
+            + (
+                f" The {num(written)} tokens of summaries the compaction wrote are included "
+                "(a lower “summary length cap” shortens them)."
+                if written
+                else ""
+            ),
+        )
+    elif expl.smallest_target is not None:
+        # compact(): no fix search; its own suggestion below applies this target.
+        label = "Smallest target that fits" if config.mode == "compact" else "Best reached"
+        cols[3].metric(
+            label,
             num(expl.smallest_target),
             border=True,
-            help="The token count of the best the current parameters can do"
-            + (
-                f", the {num(written)} tokens of summaries the compaction wrote included (a "
-                "lower “summary length cap” shortens them)."
-                if (written := sum(p.tokens for p in parts if p.label == SUMMARIES))
-                else "."
-            ),
+            help="The token count of the best the current parameters can do.",
         )
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
@@ -347,6 +363,18 @@ def render() -> None:
         st.caption("No fix is listed: every check passed, so any change could only cost.")
     elif current_verdict is not None:
         _ranked_fixes(config, current_verdict)
+
+
+def _fitting_target(outcome: RunOutcome, config: LabConfig) -> FittingTarget | None:
+    """The target that fits, as the one-click fix listed below sets it (the library's
+    :func:`~compactlens.analysis.fitting_target` over the fixes the page lists)."""
+    if config.mode == "compact":
+        return None
+    include = bool(st.session_state.get(SHOW_DESTRUCTIVE))
+    shown = state.advised_verdict(outcome, include_destructive=include)
+    if shown is None or shown.level != "no-fit":
+        return None
+    return fitting_target(shown, state.judged_fixes(include_destructive=include))
 
 
 def _verdict_bar(outcome: RunOutcome) -> None:

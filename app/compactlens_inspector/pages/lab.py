@@ -25,7 +25,12 @@ from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
 from compactlens_inspector.style.numbers import group_digits, num
 from compactlens_inspector.style.safety import md_escape
-from compactlens_inspector.style.wording import condition_words, decision_words, stage_words
+from compactlens_inspector.style.wording import (
+    decision_words,
+    stage_words,
+    start_words,
+    stop_words,
+)
 from compactlens_inspector.views.run import DECISION_MAP_BARS
 
 
@@ -67,10 +72,13 @@ def _events_table(outcome: RunOutcome) -> None:
             {
                 "stage": "  " * e.depth + stage_words(e.strategy),
                 "event": e.event,
-                "starts when": condition_words(e.trigger),
-                "stops at": condition_words(e.target),
+                "starts when": start_words(e.trigger, e.strategy),
+                "stops at": stop_words(e.target),
                 "tokens": f"{num(e.tokens_before)} → {num(e.tokens_after)}",
-                "groups": e.groups_changed,
+                # As the Timeline counts them, inserted summaries apart, so a compact()
+                # run reads 220 and 1 beside the caption's "220 summarized · 1 inserted".
+                "groups changed": len(set(e.group_ids)),
+                "inserted": e.inserted,
             }
             for e in r.events
         ],

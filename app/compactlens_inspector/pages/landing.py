@@ -10,11 +10,11 @@ from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.metric_row import Card, metric_row
-from compactlens_inspector.components.sidebar import source_and_tokenizer
+from compactlens_inspector.components.sidebar import picker_label, source_and_tokenizer
 from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import preset
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.style.numbers import INT_FORMAT, num, short
+from compactlens_inspector.style.numbers import INT_FORMAT, num
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.views.run import DECISION_MAP_BARS
 
@@ -66,23 +66,26 @@ def render() -> None:
             names = [s.name for s in samples]
             active = ref.sample if ref is not None and ref.sample in names else None
             st.session_state["landing_sample"] = active
+            # With a file of the user's active, the select says so (it read "Bundled
+            # transcript: Choose a sample" as if nothing were loaded).
+            shown = "Transcript" if active is None else "Bundled transcript"
             st.selectbox(
-                "Bundled transcript",
+                shown,
                 names,
                 format_func=lambda n: next(s.title for s in samples if s.name == n),
                 key="landing_sample",
                 on_change=_pick_sample,
-                placeholder="Choose a sample",
+                placeholder=f"Your file: {picker_label(current.name)} (or pick a sample)",
             )
         st.caption(md_escape(current.description or current.title or current.name))
         metric_row(
             [
-                Card("Messages", short(ix.total_messages)),
-                Card("Turns", short(ix.total_turns)),
-                Card("Tokens", short(ix.total_tokens), num(ix.total_tokens)),
+                # Counts as every other surface gives them ("97,232", never "97.2k").
+                Card("Messages", num(ix.total_messages), width=120),
+                Card("Turns", num(ix.total_turns), width=100),
+                Card("Tokens", num(ix.total_tokens), width=160),
             ],
             key="landing_counts",
-            width=120,
         )
         top = max(200, ix.total_tokens)
         state.widget("landing_budget", min(max(100, state.budget()), top))

@@ -12,13 +12,16 @@ from compactlens_inspector.components.error_box import transcript_error
 from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.pages._common import header, page
-from compactlens_inspector.serving.loader import max_upload_bytes
+from compactlens_inspector.serving.loader import upload_size_mb
 from compactlens_inspector.style.numbers import file_size, num
 from compactlens_inspector.style.safety import md_code, md_escape
+from compactlens_inspector.style.widths import shorten
 from compactlens_inspector.style.wording import pairing_words
 from compactlens_inspector.views.counters import counter_note
 
 UPLOADED = "cl_uploaded_ids"
+#: The text width the sample select shows whole in its third of the page at 1280 px.
+SAMPLE_SELECT_PX = 210
 #: True when the last load attempt (upload, sample, paste) loaded at least one file.
 LOADED_NOW = "cl_load_succeeded"
 EXACT = {"o200k_base": "o200k_base", "cl100k_base": "cl100k_base"}
@@ -86,8 +89,8 @@ def _uploads() -> None:
         accept_multiple_files=True,
         key="load_upload",
         on_change=_on_upload,
-        max_upload_size=max(1, max_upload_bytes() // 1048576),
-        help=f"Up to {max_upload_bytes() / 1048576:.0f} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
+        max_upload_size=upload_size_mb(),
+        help=f"Up to {upload_size_mb()} MB per file (COMPACTLENS_MAX_UPLOAD_MB).",
     )
 
 
@@ -185,12 +188,16 @@ def render() -> None:
             ref = state.active_ref()
             names = [s.name for s in samples]
             state.widget("load_sample", ref.sample if ref and ref.sample in names else names[0])
-            st.selectbox(
+            titles = {s.name: s.title for s in samples}
+            # The select shows a title cut to its width; the whole one is the caption.
+            chosen = st.selectbox(
                 "Sample",
-                [s.name for s in samples],
-                format_func=lambda n: next(s.title for s in samples if s.name == n),
+                list(titles),
+                format_func=lambda n: shorten(titles[n], SAMPLE_SELECT_PX),
                 key="load_sample",
             )
+            if chosen in titles and shorten(titles[chosen], SAMPLE_SELECT_PX) != titles[chosen]:
+                st.caption(md_escape(titles[chosen]))
             st.button("Load sample", key="load_sample_button", on_click=_load_sample)
         else:
             st.caption("No bundled samples were found.")

@@ -153,7 +153,10 @@ def _lost(story: Story) -> None:
     )
     st.caption(md_escape(FACT_DEFINITION))
     worst = min(story.runs, key=lambda r: _share(r))
-    st.markdown(f"Some facts **{md_escape(worst.title)}** lost (shown as plain text):")
+    st.markdown(
+        f"Facts lost by **{md_escape(worst.title)}**, the run that kept the fewest "
+        "(shown as plain text):"
+    )
     table(
         [{"kind": k, "value": v} for k, v in worst.lost_examples],
         hide_index=True,

@@ -191,12 +191,9 @@ def _compare() -> None:
             title = names[name].split(":")[0]
             outcomes[title] = outcome
             verdicts[title] = _verdict(outcome, measure)
-    recalls = {
-        title: v.numbers.fact_recall if v is not None and v.numbers.measured else None
-        for title, v in verdicts.items()
-    }
+    # Each bar as its card reads: the verdict's colour, headline and recall.
     st.plotly_chart(
-        figures.compare_chart(outcomes, recalls),
+        figures.compare_chart(outcomes, verdicts=verdicts),
         key="compare_chart",
         config={"displaylogo": False},
     )

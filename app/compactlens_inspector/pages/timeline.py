@@ -295,7 +295,8 @@ def render() -> None:
                 "tokens before": e.tokens_before,
                 "tokens after": e.tokens_after,
                 "range": f"{e.message_range[0]}–{e.message_range[1]}" if e.message_range else "",
-                "groups": len(e.group_ids),
+                # The run's total on the "completed" row, as the verdict counts it.
+                "groups changed": len(set(e.group_ids)) or e.groups_changed,
                 "inserted": e.inserted,
             }
             for e in events

@@ -87,6 +87,12 @@ def max_upload_bytes() -> int:
     return max(1, int(mb * 1024 * 1024))
 
 
+def upload_size_mb() -> int:
+    """The per-file upload limit in whole MB, as every uploader (Load, Runs) states and
+    enforces it: one limit, where the Runs uploader showed Streamlit's own 200 MB."""
+    return max(1, max_upload_bytes() // 1048576)
+
+
 def _whole(settings: Mapping[str, Any], name: str, default: int) -> int:
     raw = settings.get(name)
     if raw is None or str(raw).strip() == "":

@@ -22,8 +22,8 @@ from compactlens.analysis import (
     Fix,
     FixSearch,
     Verdict,
+    advised,
     next_step,
-    with_raised_target,
 )
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
@@ -250,8 +250,8 @@ def judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
 def _judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
     """:func:`fixes`, each with the verdict of the lab configuration it gives once applied
     (:func:`run_verdict` of that run, the verdict the page shows after Apply; cached),
-    with the fix that only raises the target when the library's rule offers it
-    (:func:`compactlens.analysis.with_raised_target`).
+    completed as the library's :func:`compactlens.analysis.advised` completes them (the
+    fix that only raises the target when its rule offers it).
     With a model summarizer the fixes are not judged (each run would call the model)."""
     found = fixes(include_destructive=include_destructive)
     if found is None or summarizer_settings().kind != "extractive":
@@ -269,17 +269,19 @@ def _judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
         return search
     if current is None or ix is None:
         return search
-    # The one-click larger target beside a change that loses most facts (or alone), as
-    # debug() and the command line list it.
-    return with_raised_target(
+    # The fixes behind the run's one next step, as debug() and the command line find them
+    # (advised(): the one-click larger target beside a change that loses most facts, or
+    # alone; the larger target and trigger when a lower target cannot be reached).
+    return advised(
         ix,
         outcome.strategy,
-        search,
         current,
+        search,
         guards=outcome.guards,
         summaries=outcome.result.summaries,
+        include_destructive=include_destructive,
         judge=judged_fix,
-    )
+    )[1]
 
 
 def fixes(*, include_destructive: bool = False) -> FixSearch | None:

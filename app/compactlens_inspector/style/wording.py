@@ -20,6 +20,8 @@ from compactlens.engine import (
     stage_change_words,
     stage_term,
     stage_words,
+    start_words,
+    stop_words,
     verb,
 )
 from compactlens.viz import PARAM_WORDS, STAGE_PARAM_WORDS, param_words, part_words
@@ -41,5 +43,7 @@ __all__ = [
     "stage_change_words",
     "stage_term",
     "stage_words",
+    "start_words",
+    "stop_words",
     "verb",
 ]

@@ -12,7 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from compactlens import CharEstimator, MessageIndex, Tokenizer, Trigger, tokens_exceed
+from compactlens import (
+    CharEstimator,
+    CompactResult,
+    MessageIndex,
+    Tokenizer,
+    Trigger,
+    tokens_exceed,
+)
 from compactlens.analysis import (
     DEFAULT_MODEL,
     DEFAULT_PRICES,
@@ -25,6 +32,7 @@ from compactlens.analysis import (
     Verdict,
     analyze_facts,
     analyze_overview,
+    group_counts,
     latest_user_request,
     prices_for,
     verdict,
@@ -34,6 +42,7 @@ from compactlens.engine import CompactionResult, always, memo_tokenizer
 from compactlens_inspector.lab.config import LabConfig
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.style.numbers import num, share
+from compactlens_inspector.views.message import call_names
 from compactlens_inspector.views.run import render_message
 
 #: The columns of the editable price table, in order (USD per million tokens).
@@ -188,7 +197,13 @@ def judge(
                 ex, target_tokens=outcome.config.target_tokens, smallest_target=smallest
             )
             judged = replace(judged, explanation=filled)
-    return verdict(judged, report, provider=provider, fixes=fixes)
+    # compact() counts messages, not groups: its plan's groups, as the page's cards show.
+    groups = (
+        group_counts(outcome.result)
+        if isinstance(judged, CompactResult) and outcome.result is not None
+        else None
+    )
+    return verdict(judged, report, provider=provider, fixes=fixes, groups=groups)
 
 
 def run_overview(
@@ -352,7 +367,7 @@ def recall_text(report: CompactionReport) -> str:
 
 def source_text(index: MessageIndex, message_index: int) -> str:
     """The source message of a fact as plain text (shown inert, never as Markdown)."""
-    return render_message(index.messages[message_index], message_index)
+    return render_message(index.messages[message_index], message_index, call_names(index))
 
 
 def analysis_json(report: CompactionReport, settings: AnalysisSettings) -> str:

@@ -183,7 +183,11 @@ def gauge_html(gauge: ContextGauge) -> str:
         marks.append(f"┆ trigger {num(gauge.trigger)}")
     if gauge.target and gauge.target != gauge.trigger:
         marks.append(f"┆ target {num(gauge.target)}")
-    keys.append(f'<span style="color:#3D4B5C">{escape(" · ".join(marks))}</span>')
+    # Each mark stays whole on its line (a wrap left a dangling "┆" at a line's end).
+    keys.extend(
+        f'<span style="margin-right:1rem;white-space:nowrap;color:#3D4B5C">{escape(m)}</span>'
+        for m in marks
+    )
     return (
         '<div class="cl-context-gauge" role="img" aria-label="context gauge">'
         + "".join(rows)

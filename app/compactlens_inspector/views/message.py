@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from compactlens import Message
+from compactlens import Message, MessageIndex
 from compactlens.model import (
     ApprovalRequestPart,
     ApprovalResponsePart,
@@ -124,11 +124,34 @@ KEY_ARGUMENTS = (
     "code",
     "text",
     "input",
+    # a terminal session's input (Codex write_stdin: the keys typed, often a control
+    # character such as Ctrl-C, say less than which session they went to)
+    "session_id",
 )
+#: Argument names shown with a word before their value (a bare number says nothing).
+NAMED_ARGUMENTS = {"session_id": "session"}
 #: Characters of a key argument shown in a title.
 KEY_CHARS = 80
 #: Argument names of the file a tool call works on.
 PATH_ARGUMENTS = ("path", "file_path", "filepath", "filename", "file")
+
+
+def printable(text: str, keep: str = "\n\t") -> str:
+    """``text`` with every character a screen cannot draw (a control character such as
+    Ctrl-C, a zero-width format character) as its escape, ``\\x03``; the characters in
+    ``keep`` stay as they are."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c in keep else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
+
+
+def inline(text: str) -> str:
+    """``text`` on one line that a screen can draw: runs of whitespace become one space,
+    every other character that is not printable its escape (:func:`printable`)."""
+    return printable(" ".join(text.split()), keep="")
 
 
 def key_argument(raw: str) -> str:
@@ -154,7 +177,9 @@ def key_argument(raw: str) -> str:
         value = " ".join(str(v) for v in value)
     if not isinstance(value, str | int | float):
         return ""
-    line = " ".join(str(value).split())
+    line = inline(str(value))
+    if key in NAMED_ARGUMENTS:
+        line = f"{NAMED_ARGUMENTS[key]} {line}"
     return line if len(line) <= KEY_CHARS else line[: KEY_CHARS - 1] + "…"
 
 
@@ -162,6 +187,16 @@ def call_label(name: str, raw_arguments: str) -> str:
     """``bash: git log --oneline`` (the tool and what it was asked), or the name alone."""
     key = key_argument(raw_arguments)
     return f"{name}: {key}" if key else name
+
+
+def call_names(index: MessageIndex) -> dict[str, str]:
+    """Each call id's label: the tool and what it was asked (``bash: git log``)."""
+    out = {link.call_id: link.name for link in index.links}
+    for m in index.messages:
+        for p in m.parts:
+            if isinstance(p, ToolCallPart) and p.id:
+                out[p.id] = call_label(p.name, p.arguments)
+    return out
 
 
 def _call(part: ToolCallPart) -> Block:

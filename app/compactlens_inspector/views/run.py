@@ -6,7 +6,7 @@ No Streamlit here.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from compactlens import CompactionResult, Message, MessageIndex
@@ -15,6 +15,7 @@ from compactlens.engine import GroupDecision
 from compactlens.model import SUMMARY_PREFIX, message_text
 from compactlens.viz import SweepPoint, groups_kept, nice_step
 from compactlens_inspector.lab.runs import RunOutcome
+from compactlens_inspector.views.message import call_names, printable
 
 #: Bars of a decision map the app draws, at most (neighbouring groups are stacked above
 #: it): about one bar per 2-3 pixels of the chart, and plotly redraws every bar on each
@@ -144,15 +145,23 @@ def summary_ranges(result: CompactionResult, index: MessageIndex) -> list[Summar
             text = msg.text
             if text.startswith(SUMMARY_PREFIX):
                 text = text[len(SUMMARY_PREFIX) :]
+        calls = call_names(index)
         original = "\n\n".join(
-            render_message(index.messages[k], k) for rd in replaced for k in rd.message_indices
+            render_message(index.messages[k], k, calls)
+            for rd in replaced
+            for k in rd.message_indices
         )
         out.append(SummaryRange(d, tuple(replaced), text, original))
     return out
 
 
-def render_message(message: Message, index: int | None = None) -> str:
-    """A message as plain text for diffs and reports: a header line, then its content."""
+def render_message(
+    message: Message, index: int | None = None, calls: Mapping[str, str] | None = None
+) -> str:
+    """A message as plain text for diffs and reports: a header line, then its content. A
+    tool result names the call it answers by ``calls`` (call id -> ``bash: git log``, as
+    :func:`~compactlens_inspector.views.message.call_names` gives), else by its tool's
+    name: never by the raw call id, which tells a reader nothing."""
     head = f"[{index}] {message.role}" if index is not None else message.role
     if message.name:
         head += f" ({message.name})"
@@ -164,9 +173,12 @@ def render_message(message: Message, index: int | None = None) -> str:
         elif kind == "reasoning":
             lines.append("(reasoning) " + part.text)  # type: ignore[union-attr]
         elif kind == "tool_call":
-            lines.append(f"-> {part.name}({part.arguments})")  # type: ignore[union-attr]
+            call = f"{part.name}({part.arguments})"  # type: ignore[union-attr]
+            lines.append(f"-> {printable(call)}")
         elif kind == "tool_result":
-            lines.append(f"<- {part.call_id}: {part.output}")  # type: ignore[union-attr]
+            called = (calls or {}).get(part.call_id) or part.name  # type: ignore[union-attr]
+            of = f"result of {called}" if called else "tool result"
+            lines.append(f"<- {of}: {part.output}")  # type: ignore[union-attr]
         else:
             lines.append(f"({kind})")
     return "\n".join(lines)

@@ -29,7 +29,9 @@ _ANALYSIS_KEYS = frozenset(
     }
 )
 _COMPACT_KEYS = frozenset({"target_tokens", "keep_last_messages", "instructions", "trigger_tokens"})
-_CONFIG_KEYS = frozenset({"strategy", "compact", "tokenizer", "format", "analysis", "name"})
+_CONFIG_KEYS = frozenset(
+    {"strategy", "compact", "tokenizer", "format", "analysis", "name", "fix_search"}
+)
 #: Keys of the inspector's exported configuration (Export, "Configuration (JSON)") that a
 #: run from the command line reads past, ``report --config`` as ``compact --config`` does:
 #: ``inspector`` (the Lab's own form of the configuration; its ``strategy`` is what runs)
@@ -48,6 +50,9 @@ class CorpusConfig:
     format: str | None = None
     analysis: Mapping[str, Any] | None = None
     name: str | None = None
+    #: Whether a row of a run that is not safe gets its next step from the fix search
+    #: (as ``compactlens compact`` gives it); False keeps the verdict's own step.
+    fix_search: bool = True
 
     def __post_init__(self) -> None:
         if (self.strategy is None) == (self.compact is None):
@@ -84,6 +89,7 @@ class CorpusConfig:
             format=data.get("format"),
             analysis=data.get("analysis"),
             name=data.get("name"),
+            fix_search=_flag("fix_search", data.get("fix_search", True)),
         )
 
     @classmethod
@@ -123,6 +129,8 @@ class CorpusConfig:
             out["analysis"] = dict(self.analysis)
         if self.name is not None:
             out["name"] = self.name
+        if not self.fix_search:
+            out["fix_search"] = False
         return out
 
     def build_strategy(self) -> Any:
@@ -157,6 +165,12 @@ class CorpusConfig:
                 raise ConfigError(f"analysis.providers: unknown {bad}; expected {PROVIDERS}")
             out["providers"] = tuple(providers)
         return out
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be true or false, got {value!r}")
+    return value
 
 
 def _summarizer() -> Any:

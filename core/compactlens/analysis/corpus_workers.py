@@ -14,13 +14,23 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 from compactlens.analysis.corpus_config import CorpusConfig, _summarizer
 from compactlens.analysis.corpus_rows import CorpusRow, failed_row, row_from_report
+from compactlens.analysis.facts import Fact
+from compactlens.analysis.fix_verdicts import advised
+from compactlens.analysis.fixes import Fix, search_fixes
+from compactlens.analysis.protocol import transcript_provider, verdict_provider
 from compactlens.analysis.report import analyze
-from compactlens.analysis.verdict import verdict
+from compactlens.analysis.verdict import Verdict, verdict
+from compactlens.engine.guards import DEFAULT_GUARDS, Guards
+from compactlens.engine.index import MessageIndex
+from compactlens.engine.result import CompactionResult
+from compactlens.engine.run import run_strategy
+from compactlens.engine.strategies.base import Strategy
 from compactlens.formats.caller import from_caller
 from compactlens.model.errors import UsageError
 from compactlens.model.messages import Message
@@ -62,10 +72,11 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
         kwargs = cfg.analysis_kwargs()
         strategy = cfg.build_strategy()
         result: Any
+        guards = DEFAULT_GUARDS.for_format(fmt)  # as `compactlens compact` runs the file
         if strategy is not None:
             from compactlens.engine.run import apply_compaction
 
-            result = apply_compaction(messages, strategy, tokenizer)
+            result = apply_compaction(messages, strategy, tokenizer, guards=guards)
             kwargs["triggers"] = strategy
         else:
             from compactlens.compact.contract import compact
@@ -80,11 +91,57 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
                 from compactlens.engine.triggers import tokens_exceed
 
                 kwargs["triggers"] = tokens_exceed(int(trigger_tokens))
-        report = analyze(messages, result, tokenizer=tokenizer, **kwargs)
-        judged = verdict(result, report)
+        facts: dict[int, list[Fact]] = {}  # the conversation's facts, extracted once
+        report = analyze(messages, result, tokenizer=tokenizer, fact_cache=facts, **kwargs)
+        # Problems counted for the provider `compactlens compact` counts them for (the
+        # transcript's own API, else its format's), when the analysis checked it.
+        provider = verdict_provider(transcript_provider(messages), guards.provider)
+        chosen = provider if provider in report.providers else None
+        judged = verdict(result, report, provider=chosen)
+        if strategy is not None and cfg.fix_search and judged.level != "safe":
+            judged = advised_row(
+                messages, strategy, guards, result, judged, tokenizer, kwargs, chosen, facts
+            )
         return row_from_report(key, fmt, report, (time.perf_counter() - start) * 1000.0, judged)
     except Exception as exc:  # recorded in the row; the run goes on
         return failed_row(key, exc, (time.perf_counter() - start) * 1000.0)
+
+
+def advised_row(
+    messages: Sequence[Message],
+    strategy: Strategy,
+    guards: Guards,
+    result: CompactionResult,
+    judged: Verdict,
+    tokenizer: Tokenizer,
+    analysis: Mapping[str, Any],
+    provider: str | None,
+    facts: dict[int, list[Fact]],
+) -> Verdict:
+    """``judged`` (a row's verdict) with the run's one next step, as ``compactlens
+    compact``, ``debug()`` and the inspector give it (:func:`advised` over the fix
+    search), each fix judged as its own row would be (the same analysis settings and
+    ``provider``; ``facts``: the row's fact cache, shared by every run of the file)."""
+    index = MessageIndex.build(messages, tokenizer)
+
+    def judge(fix: Fix) -> Fix:
+        run = run_strategy(index, fix.strategy, guards=fix.guards, tokenizer_given=True)
+        settings = {**analysis, "triggers": fix.strategy}
+        report = analyze(messages, run, tokenizer=tokenizer, fact_cache=facts, **settings)
+        return replace(fix, verdict=verdict(run, report, provider=provider))
+
+    found = search_fixes(index, strategy, guards=guards, summaries=result.summaries)
+    search = replace(found, fixes=tuple(judge(f) for f in found.fixes))
+    advised_verdict, _ = advised(
+        index,
+        strategy,
+        judged,
+        search,
+        guards=guards,
+        summaries=result.summaries,
+        judge=judge,
+    )
+    return advised_verdict
 
 
 def _default_jobs() -> int:

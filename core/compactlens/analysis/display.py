@@ -7,7 +7,8 @@ from collections import Counter
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
-from compactlens.engine.vocabulary import plural, provider_words
+from compactlens.analysis.protocol import provider_words
+from compactlens.engine.vocabulary import plural
 from compactlens.model import Card, data_frame
 
 if TYPE_CHECKING:

@@ -282,10 +282,21 @@ def _is_path(value: str) -> bool:
     if "/" not in value:  # a bare file name
         return bool(_EXT_RE.search(value))
     if value.count("/") >= 2:  # every segment has a letter
+        if all(len(s) == 1 for s in value.split("/")):
+            return False  # choices, not a path: A/B/C/D, x/y/z
         if value.isascii():
             return _LETTERLESS_SEGMENT.search(value) is None
         return all(_has_letter(s) for s in value.split("/") if s)
     return bool(_EXT_RE.search([s for s in value.split("/") if s][-1]))
+
+
+#: Two numbers joined by a hyphen, the first smaller: a range (``200-300 words``).
+_RANGE = re.compile(r"([0-9]{1,6})-([0-9]{1,6})")
+
+
+def _is_range(token: str) -> bool:
+    m = _RANGE.fullmatch(token)
+    return m is not None and int(m.group(1)) < int(m.group(2))
 
 
 def _is_identifier(token: str) -> bool:
@@ -294,7 +305,7 @@ def _is_identifier(token: str) -> bool:
     digits = sum(map(str.isdigit, token))
     letters = sum(map(str.isalpha, token))
     if letters == 0:
-        return digits >= 5 and not token.endswith("000")
+        return digits >= 5 and not token.endswith("000") and not _is_range(token)
     if digits < 2:
         return False
     return token.lower() not in COMMON_TECH_TOKENS

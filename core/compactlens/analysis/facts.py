@@ -18,13 +18,19 @@ Extraction is deterministic and model-free. To keep false positives down a bare
 number is never a fact (``3``, ``2024``); it needs a unit, a currency, a date shape
 or at least five digits (an order number). Words are never facts unless quoted, and
 quoted strings are taken only from prose (text and reasoning), not from tool
-payloads, where every JSON key is quoted.
+payloads, where every JSON key is quoted. Tool-call arguments with JSON escapes are read
+decoded (their keys and values, one a line), and the compacted text they are looked up in
+holds that decoded text too: ``{"chars": "\\u0003"}`` (Ctrl-C) is no ``u0003`` fact, and a
+path written ``a\\/b`` is the path ``a/b``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TypeAlias
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, TypeAlias
 
 from ahocorasick_rs import BytesAhoCorasick
 
@@ -68,6 +74,33 @@ def normalize_space(text: str) -> str:
     return " ".join(text.split())
 
 
+def _leaves(value: Any) -> Iterator[str]:
+    """The keys and values of a decoded JSON value, as text, in order."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, str):
+        yield value
+    elif value is not None:
+        yield json.dumps(value)
+
+
+def argument_text(arguments: str) -> str:
+    """Tool-call ``arguments`` as facts are read from them: as written, unless they are
+    JSON with an escape in it (``\\u0003``, ``\\n``, ``\\"``): then its keys and values
+    decoded, one a line, so an escape never reads as part of a word."""
+    if "\\" not in arguments:
+        return arguments
+    try:
+        return "\n".join(_leaves(json.loads(arguments)))
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python reads
+        return arguments
+
+
 def _segments(message: Message) -> Iterable[tuple[FactSource, str, bool]]:
     """(source, text, prose) for each readable part of a message."""
     for part in message.parts:
@@ -77,7 +110,7 @@ def _segments(message: Message) -> Iterable[tuple[FactSource, str, bool]]:
             yield "reasoning", part.text, True
         elif isinstance(part, ToolCallPart):
             if part.arguments:
-                yield "tool_arguments", part.arguments, False
+                yield "tool_arguments", argument_text(part.arguments), False
         elif isinstance(part, ToolResultPart):
             yield "tool_result", part.output, False
         elif isinstance(part, ApprovalResponsePart):
@@ -177,7 +210,8 @@ def extract_facts(
     """Facts of ``messages[i]`` for ``i`` in ``indices`` (all when None), unique by value.
 
     When ``latest_request`` is one of those indices, the whole (whitespace-normalized)
-    text of that message is a ``latest_request`` fact as well. A value found in several
+    text of that message is a ``latest_request`` fact as well (always: the verdict reads
+    its presence as "the history has a request"). Any other value found in several
     messages is reported once, for the first of them. ``cache`` keeps each message's own
     facts by index, for callers that extract from the same transcript many times.
     """
@@ -189,7 +223,7 @@ def extract_facts(
         m = messages[i]
         if i == latest_request:
             text = normalize_space(m.text)
-            if text and text not in seen:
+            if text:  # even when an earlier message had the same value: it is the task
                 seen.add(text)
                 out.append(Fact("latest_request", text, i, m.role, "text"))
         own = cache.get(i) if cache is not None else None
@@ -214,8 +248,17 @@ def extract_facts(
 
 
 def searchable_text(messages: Sequence[Message]) -> str:
-    """The text facts are looked up in: every message's counted text, whitespace-normalized."""
-    return normalize_space("\n".join(message_text(m) for m in messages))
+    """The text facts are looked up in: every message's counted text and its tool-call
+    arguments as facts are read from them (:func:`argument_text`), whitespace-normalized."""
+    pieces: list[str] = []
+    for m in messages:
+        pieces.append(message_text(m))
+        for part in m.parts:
+            if isinstance(part, ToolCallPart) and "\\" in part.arguments:
+                decoded = argument_text(part.arguments)
+                if decoded != part.arguments:
+                    pieces.append(decoded)
+    return normalize_space("\n".join(pieces))
 
 
 #: Bytes of compacted text one search covers: the matches of one search are a list, so
@@ -297,8 +340,32 @@ def conversation_facts(
     runs, fixes and presets of one transcript are compared on the same facts.
     """
     own = {} if cache is None else cache
-    facts = extract_facts(messages, latest_request=latest_user_request(messages), cache=own)
-    return with_context(facts, own)
+    latest = latest_user_request(messages)
+    if cache is None:
+        return with_context(extract_facts(messages, latest_request=latest, cache=own), own)
+    shape = (len(messages), latest)
+    with _WHOLE_LOCK:
+        known = _WHOLE.get(id(cache))
+        if known is not None and known[0] is cache and known[1] == (*shape, len(cache)):
+            _WHOLE.move_to_end(id(cache))
+            return known[2]
+    facts = with_context(extract_facts(messages, latest_request=latest, cache=own), own)
+    with _WHOLE_LOCK:
+        _WHOLE[id(cache)] = (cache, (*shape, len(cache)), facts)
+        while len(_WHOLE) > _WHOLE_MAX:
+            _WHOLE.popitem(last=False)
+    return facts
+
+
+#: The whole conversation's facts of the latest few ``cache`` dicts given to
+#: :func:`conversation_facts` (each kept with its dict, the messages' count and latest
+#: request): a fix search judges many runs of one conversation, and the facts of its
+#: messages in context are the same for each.
+_WHOLE_MAX = 8
+_WHOLE: OrderedDict[
+    int, tuple[dict[int, list[Fact]], tuple[int, int | None, int], tuple[Fact, ...]]
+] = OrderedDict()
+_WHOLE_LOCK = threading.Lock()
 
 
 def fact_survival(

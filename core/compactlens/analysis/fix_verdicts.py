@@ -28,6 +28,7 @@ from compactlens.analysis.fixes import (
     raise_target_fix,
     recall_target_fix,
     search_fixes,
+    token_trigger,
 )
 from compactlens.analysis.protocol import (
     DEFAULT_PROVIDERS,
@@ -273,10 +274,13 @@ def _only_raises(fix: Fix) -> bool:
 def _judger(
     index: MessageIndex, judge: Callable[[Fix], Fix] | None, tokenizer_given: bool
 ) -> Callable[[Fix], Fix]:
-    """``judge``, or :func:`judge_fix` over ``index`` when the caller gives none."""
+    """``judge``, or :func:`judge_fix` over ``index`` when the caller gives none (one
+    extraction of the conversation's facts for every fix it judges: the facts are the
+    same for every run over ``index``)."""
     if judge is not None:
         return judge
-    return lambda fix: judge_fix(index, fix, tokenizer_given=tokenizer_given)
+    facts: dict[int, list[Fact]] = {}
+    return lambda fix: judge_fix(index, fix, tokenizer_given=tokenizer_given, fact_cache=facts)
 
 
 def with_raised_target(
@@ -300,13 +304,14 @@ def with_raised_target(
     judges runs its own way passes its own)."""
     listed = listed_fixes(search.fixes, current)
     ok = [f for f in listed if not destructive(f)]
+    judger = _judger(index, judge, tokenizer_given)
     if _loses_facts(current, ok):
         # A run that fits but keeps too few facts: the target at which its verdict keeps
         # enough (each try judged as the fix will be shown).
         tried: dict[int | None, Fix] = {}
 
         def enough(fix: Fix) -> bool:
-            j = _judger(index, judge, tokenizer_given)(fix)
+            j = judger(fix)
             tried[fix.target_tokens] = j
             recall = j.verdict.numbers.fact_recall if j.verdict is not None else None
             return recall is not None and recall >= current.recall_floor
@@ -341,7 +346,7 @@ def with_raised_target(
     )
     if raised is None or not raised.fits:
         return search
-    judged = _judger(index, judge, tokenizer_given)(raised)
+    judged = judger(raised)
     return replace(search, fixes=(*search.fixes, judged))
 
 
@@ -356,6 +361,88 @@ def raise_target_to(current: Verdict, search: FixSearch | None = None) -> int | 
             return fix.target_tokens
     n = current.numbers
     return n.smallest_target if n.smallest_target is not None else n.tokens_after
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FittingTarget:
+    """The target a run that does not fit fits at, as its one-click larger target sets
+    it: what a debugger card shows beside that fix, so the two never disagree.
+
+    ``target`` and ``trigger``: what the fix that only raises the target sets (``trigger``
+    None when the search has no such fix: the target alone is raised, the triggers stay);
+    ``tokens_after``: the tokens of that fix's run (None without a fix); ``reached``: the
+    tokens the current parameters reach at best (the engine's smallest target, with the
+    triggers as they are)."""
+
+    target: int
+    trigger: int | None
+    tokens_after: int | None
+    reached: int
+    #: Whether the run at hand compacts again on the very next turn (its verdict says so).
+    refires: bool = False
+
+    @property
+    def label(self) -> str:
+        """The card's label: the number shown is always the target the one-click sets."""
+        return "Target that fits"
+
+    @property
+    def short(self) -> str:
+        """The target with the trigger it comes with: "2,713 tokens, trigger 3,649"."""
+        moved = self.trigger is not None and self.trigger != self.target
+        return f"{self.target:,} tokens" + (f", trigger {self.trigger:,}" if moved else "")
+
+    @property
+    def words(self) -> str:
+        """Where the number comes from, in plain words (the card's help)."""
+        if self.tokens_after is None:
+            return (
+                f"What the current parameters reach: the history fits a target of "
+                f"{self.target:,} tokens without changing anything else."
+            )
+        if self.trigger is None or self.trigger == self.target:
+            head = f"The one-click fix sets the target and the trigger to {self.target:,} tokens"
+        else:
+            head = (
+                f"The one-click fix sets the target to {self.target:,} tokens and the trigger "
+                f"to {self.trigger:,}"
+            )
+        text = f"{head}; its run ends at {self.tokens_after:,} tokens."
+        if self.reached != self.target:
+            text += (
+                f" The current parameters reach {self.reached:,} tokens at best with the "
+                "triggers as they are"
+                + (", and compaction then fires again on the next turn" if self.refires else "")
+                + "; the fix moves the trigger with the target so that the compacted history "
+                "sits under it."
+            )
+        return text
+
+
+def fitting_target(current: Verdict, search: FixSearch | None) -> FittingTarget | None:
+    """The target at which the run ``current`` judges fits, as the one-click larger target
+    sets it: the search's fix that only raises the target (with the trigger it sets), else
+    the smallest target the current parameters reach (:func:`raise_target_to`); None for
+    a run that fits. Every card that shows "the target that fits" shows this number, the
+    one the one-click fix applies."""
+    to = raise_target_to(current, search)
+    if to is None:
+        return None
+    n = current.numbers
+    reached = n.smallest_target if n.smallest_target is not None else n.tokens_after
+    refires = any(r.code == "next-compaction" for r in current.costs)
+    fix = next((f for f in (search.fixes if search is not None else ()) if _only_raises(f)), None)
+    if fix is None or fix.target_tokens != to:
+        return FittingTarget(
+            target=to, trigger=None, tokens_after=None, reached=reached, refires=refires
+        )
+    return FittingTarget(
+        target=to,
+        trigger=token_trigger(fix.strategy),
+        tokens_after=fix.tokens_after,
+        reached=reached,
+        refires=refires,
+    )
 
 
 def next_step(
@@ -446,6 +533,7 @@ def advised(
     no search (``compact()``), keeps the verdict's own step."""
     if current.level == "safe" or search is None:
         return replace(current, step_final=True), search
+    judger = _judger(index, judge, tokenizer_given)
     found = with_raised_target(
         index,
         strategy,
@@ -454,7 +542,7 @@ def advised(
         guards=guards,
         summaries=summaries,
         tokenizer_given=tokenizer_given,
-        judge=judge,
+        judge=judger,
     )
     lowered = current.lowered_target
     if (
@@ -483,7 +571,7 @@ def advised(
             tokenizer_given=tokenizer_given,
         )
         if raised is not None and raised.fits:
-            judged = _judger(index, judge, tokenizer_given)(raised)
+            judged = judger(raised)
             found = replace(found, fixes=(*found.fixes, judged))
     step = next_step(current, found, include_destructive=include_destructive)
     return replace(current, next_step=step, step_final=True), found
@@ -552,10 +640,12 @@ def searched_step(report: CompactionReport, judged: Verdict) -> tuple[str, str] 
 
 __all__ = [
     "RECALL_GAIN",
+    "FittingTarget",
     "ShownFixes",
     "advise",
     "advised",
     "destructive",
+    "fitting_target",
     "fix_mark",
     "fix_recall",
     "improves",

@@ -310,12 +310,18 @@ def joined_changes(said: Sequence[str]) -> str:
     return "; ".join(out)
 
 
+def token_trigger(strategy: Strategy) -> int | None:
+    """The token count above which ``strategy`` first compacts (its lowest token
+    trigger), or None when no trigger counts tokens."""
+    ceilings = [c for c in map(token_ceiling, strategy_triggers(strategy)) if c is not None]
+    return min(ceilings) if ceilings else None
+
+
 def raise_words(target: int, strategy: Strategy) -> str:
     """A larger target in plain words, with the token trigger ``strategy`` then has (a
     raised target moves the trigger with it, and saying only the target would hide that):
     "raise the target to 2,713 tokens and the trigger to 3,649"."""
-    ceilings = [c for c in map(token_ceiling, strategy_triggers(strategy)) if c is not None]
-    trigger = min(ceilings) if ceilings else None
+    trigger = token_trigger(strategy)
     if trigger is None:
         return f"raise the target to {target:,} tokens"
     if trigger == target:
@@ -675,7 +681,7 @@ def _retarget_candidate(
     if trigger <= target:
         return None
     words = (
-        f"raise the target {limit:,} -> {target:,} tokens and the trigger to {trigger:,} "
+        f"raise the target {limit:,} → {target:,} tokens and the trigger to {trigger:,} "
         "(a larger context budget)"
     )
     return _Candidate(
@@ -690,7 +696,7 @@ def _own_target_candidate(limit: int, reached: int, total: int, base: _Baseline)
     found = _retarget_candidate(limit, reached, total, base.growth.tokens)
     if found is not None:
         return found
-    words = f"raise the target {limit:,} -> {reached:,} tokens (the whole history fits it)"
+    words = f"raise the target {limit:,} → {reached:,} tokens (the whole history fits it)"
     return _Candidate(
         (Change(words, "target_tokens", reached),), lambda s: retarget(s, reached, reached)
     )
@@ -728,7 +734,7 @@ def raise_target_fix(
         if found is not None:
             tries.append(found)
     for to in (target, *ladder):
-        words = f"raise the target {limit:,} -> {to:,} tokens (the trigger with it)"
+        words = f"raise the target {limit:,} → {to:,} tokens (the trigger with it)"
         tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
     run: _Run | None = None
     for candidate in tries:

@@ -42,13 +42,30 @@ __all__ = [
     "check_protocol",
     "chosen_providers",
     "own_provider",
+    "provider_words",
     "transcript_provider",
     "verdict_provider",
 ]
 
 
+_PROVIDER_NAMES = {
+    "openai-chat": "OpenAI Chat Completions",
+    "openai-responses": "OpenAI Responses",
+    "anthropic": "Anthropic",
+    "gemini": "Gemini",
+    "any": "tool-call pairing",
+}
+
+
+def provider_words(name: str) -> str:
+    """A provider the protocol checks name, in words (``anthropic`` is ``Anthropic``;
+    ``any``, the checks every provider shares, is ``tool-call pairing``)."""
+    return _PROVIDER_NAMES.get(name, name)
+
+
 def _names(providers: Sequence[str]) -> str:
-    return " and ".join(", ".join(providers).rsplit(", ", 1))
+    """``OpenAI Chat Completions and Anthropic``: the providers in words, for prose."""
+    return " and ".join(", ".join(provider_words(p) for p in providers).rsplit(", ", 1))
 
 
 #: The prefix Anthropic's Messages API gives every tool-use id it mints.
@@ -101,7 +118,7 @@ def chosen_providers(
         return chosen, f"checked for {_names(chosen)}, as chosen"
     own = own_provider(caller)
     if own is not None:
-        return (own,), f"checked for {own}, the transcript's own API"
+        return (own,), f"checked for {provider_words(own)}, the transcript's own API"
     return DEFAULT_PROVIDERS, f"checked for {_names(DEFAULT_PROVIDERS)}, the default"
 
 

@@ -623,7 +623,8 @@ def _overview(
             for w in warnings
         ]
     if system_lost:
-        warnings.append(f"the system prompt is dropped ({system_lost} system message(s) lost)")
+        lost = f"{system_lost} system message{'' if system_lost == 1 else 's'}"
+        warnings.append(f"the system prompt is dropped ({lost} lost)")
     introduced_errors = [p for p in introduced if p.severity == "error"]
     if introduced_errors:
         kinds = sorted({f"{p.provider}:{p.kind}" for p in introduced_errors})

@@ -21,8 +21,13 @@ An agent log (SWE-agent, OpenHands...) has one or two user turns and many steps:
 model call adds one group (a tool call and its results, or a reply). With fewer than
 :data:`MIN_TURNS` user turns the growth is measured per *step* instead (``source="steps"``):
 the median of the latest :data:`RECENT_TURNS` groups, and the projection counts steps
-(``k`` steps add no user turn). Only with fewer than :data:`MIN_TURNS` groups as well is
-the growth not measured (``source="none"``): the projection assumes none and says so.
+(``k`` steps add no user turn). With fewer than :data:`MIN_TURNS` groups as well (a log
+of one request and a reply or two), a median would be a guess: the growth is *estimated*
+from what exists, cautiously, as the largest of those one or two steps
+(``source="few"``, labelled so wherever it is shown), so a history left just under its
+trigger is still seen to fire again on the next step. Only a transcript without any
+user request or step has no growth (``source="none"``): the projection assumes none and
+says so.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from compactlens.engine.vocabulary import condition_words
 from compactlens.model.errors import ConfigError
 from compactlens.model.validation import check_int
 
-GrowthSource = Literal["transcript", "steps", "given", "none"]
+GrowthSource = Literal["transcript", "steps", "few", "given", "none"]
 
 #: How far ahead the projection looks by default.
 DEFAULT_HORIZON = 1000
@@ -58,7 +63,8 @@ MIN_TURNS = 3
 class Growth:
     """What one user turn adds, on average (tokens, messages, non-system groups...); with
     ``source="steps"``, what one agent step (one group) adds, and ``turns_measured`` counts
-    the steps measured."""
+    the steps measured; with ``source="few"``, the largest of the only one or two steps
+    the log has (an estimate, not a median)."""
 
     tokens: float
     messages: float = 0.0
@@ -81,7 +87,7 @@ class Growth:
     @property
     def unit(self) -> Literal["turn", "step"]:
         """What one projection step is: a user turn, or (``source="steps"``) an agent step."""
-        return "step" if self.source == "steps" else "turn"
+        return "step" if self.source in ("steps", "few") else "turn"
 
 
 NO_GROWTH = Growth(0.0, source="none")
@@ -91,8 +97,9 @@ def growth_from_index(index: MessageIndex) -> Growth:
     """The typical turn of a transcript: the median of what each of its latest
     :data:`RECENT_TURNS` user turns added. With fewer than :data:`MIN_TURNS` user turns,
     the typical agent step: the median of its latest :data:`RECENT_TURNS` groups
-    (``source="steps"``); with fewer groups too, ``source="none"`` and growth 0
-    (``turns_measured`` says how many turns there were)."""
+    (``source="steps"``); with fewer groups too, the largest of those one or two
+    (``source="few"``); without any, ``source="none"`` and growth 0 (``turns_measured``
+    says how many turns there were)."""
     per_turn: dict[int, list[int]] = {}
     for g in index.groups:
         if g.turn is None or g.turn < 1:
@@ -120,8 +127,19 @@ def _step_growth(index: MessageIndex, turns: int) -> Growth:
     after the first user request (a step is one model call: a tool call with its results,
     or a reply)."""
     steps = [g for g in index.groups if g.turn is not None and g.turn >= 1][-RECENT_TURNS:]
-    if len(steps) < MIN_TURNS:
+    if not steps:
         return Growth(0.0, source="none", turns_measured=turns)
+    if len(steps) < MIN_TURNS:
+        # Too few for a median: the largest step, a cautious estimate (a history left
+        # just under its trigger fires again if the next step is like the largest one).
+        return Growth(
+            tokens=float(max(g.tokens for g in steps)),
+            messages=float(max(g.message_count for g in steps)),
+            groups=1.0,
+            tool_call_groups=float(max(int(g.kind is GroupKind.TOOL_CALL) for g in steps)),
+            source="few",
+            turns_measured=len(steps),
+        )
     return Growth(
         tokens=float(statistics.median(g.tokens for g in steps)),
         messages=float(statistics.median(g.message_count for g in steps)),
@@ -281,8 +299,17 @@ def estimate_retrigger(
         )
     if triggers and growth.source == "none" and until is None:
         warnings.append(
-            f"too few user turns ({growth.turns_measured}) to measure what a typical turn "
-            f"adds (at least {MIN_TURNS} are needed); the estimate assumes none"
+            "no user turn or agent step to measure what a turn adds; the estimate assumes none"
+        )
+    elif triggers and growth.source == "few":
+        only = (
+            "the log's only agent step"
+            if growth.turns_measured == 1
+            else f"the larger of the log's only {growth.turns_measured} agent steps"
+        )
+        warnings.append(
+            f"what a step adds ({growth.tokens:,.0f} tokens) is estimated from {only} "
+            f"(at least {MIN_TURNS} are needed for a typical one)"
         )
     if context_window:
         fraction = start.tokens / context_window

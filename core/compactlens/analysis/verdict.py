@@ -9,11 +9,12 @@ counting, judging or wording anything again.
 
 The levels are the user's:
 
-- ``safe`` ("Fits and safe"): the target is met, no provider error or warning is
-  introduced, the latest user request and the system prompt are kept, compaction does not
-  fire again on the very next turn, fact recall is at least ``recall_floor``
-  (:data:`DEFAULT_RECALL_FLOOR`, 80%: a larger loss is a named cost) and (when the
-  report priced it) the next turns do not cost more with the compaction than without it;
+- ``safe`` ("Fits and safe"): the target is met, no provider error is introduced and no
+  warning that changes the request (consecutive turns the provider joins into one lose
+  nothing: they are named as a note), the latest user request and the system prompt are
+  kept, compaction does not fire again on the very next turn, fact recall is at least
+  ``recall_floor`` (:data:`DEFAULT_RECALL_FLOOR`, 80%: a larger loss is a named cost) and
+  (when the report priced it) the next turns do not cost more with the compaction than without it;
 - ``costs`` ("Fits, with costs"): it fits, but one of those checks fails or was not
   measured; each is named as a :class:`Reason`;
 - ``no-fit`` ("Does not fit"): the run ended ``cannot-fit``.
@@ -43,12 +44,12 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.fixes import FixSearch, destructive
-from compactlens.analysis.protocol import ProtocolProblem
+from compactlens.analysis.protocol import ProtocolProblem, provider_words
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
 from compactlens.engine.display import NO_FIT_STEP
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import money, plural, provider_words
+from compactlens.engine.vocabulary import money, plural
 from compactlens.model.display import Card, card_html
 from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.session.runtime import CompactionSession
@@ -98,13 +99,15 @@ _FIXES = {
         "Keep tool calls and their results together (set the provider in the guards so "
         "every strategy respects its rules), then run again."
     ),
-    # No guard or setting removes these (the provider guard keeps tool calls paired and
-    # the first turn a user turn; the warnings are what the API rewrites on its own).
+    # Only the warnings that change the request are costs (a system message moved to the
+    # top); consecutive turns the provider joins are a note (HARMLESS_KINDS). No guard
+    # moves a system message back: the provider guard keeps tool calls paired and the
+    # first turn a user turn.
     "provider-warnings": (
-        f"{NOTHING_TO_CHANGE}: the warnings are harmless. The provider joins consecutive "
-        "turns of one role into one turn, and moves a system message to the top, on its "
-        "own; nothing is dropped. No guard prevents them: setting the provider in the "
-        "guards keeps tool calls paired and the first turn a user turn, not these."
+        "Keep every system message where the provider keeps it: the provider moves a system "
+        "message that follows the conversation's start to the top of the request, so its "
+        "place in the conversation is lost. Keep the system messages at the start of the "
+        "history, or keep the messages around them word for word, then run again."
     ),
     "cache": (
         "Compact less often and deeper (a lower target), so the cache is rewritten once for "
@@ -124,6 +127,10 @@ _FIXES = {
         "results before summarizing or dropping whole turns."
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
+    "no-request": (
+        "Check that the log was read in full: the Transcript page lists every message read, "
+        "and a log whose requests were not read cannot show that the agent keeps its task."
+    ),
 }
 #: Which cost the next step is about when a run has several, most important first: what
 #: breaks the conversation (the latest request, a request the provider rejects, the
@@ -138,6 +145,7 @@ COST_ORDER = (
     "next-compaction",
     "provider-warnings",
     "cache",
+    "no-request",
     "not-measured",
 )
 #: A run that uses less than this share of its target has room to keep more word for
@@ -187,7 +195,8 @@ class VerdictNumbers:
     when no trigger fires within ``horizon`` turns; ``turn_tokens`` is what a typical turn
     adds (None: too few of the ``turns_measured`` user turns to tell); ``growth_unit`` is
     ``"step"`` when the log had too few user turns and both are per agent step (one model
-    call) instead; ``token_limit``
+    call) instead; ``growth_source`` says how ``turn_tokens`` was found (``"few"``: the
+    largest of a log's only one or two steps, an estimate); ``token_limit``
     the most tokens the history holds before a token trigger fires (None: no token
     trigger). ``cache_extra_cost`` is what the next
     ``cache_turns`` turns cost more with the compaction than without it, in USD (negative:
@@ -215,6 +224,7 @@ class VerdictNumbers:
     turn_tokens: int | None = None
     turns_measured: int | None = None
     growth_unit: str = "turn"
+    growth_source: str | None = None
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
@@ -262,6 +272,7 @@ class VerdictNumbers:
             "turn_tokens": self.turn_tokens,
             "turns_measured": self.turns_measured,
             "growth_unit": self.growth_unit,
+            "growth_source": self.growth_source,
             "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
@@ -462,6 +473,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
         "turns_measured": growth.turns_measured,
         "growth_unit": growth.unit,
+        "growth_source": growth.source,
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
@@ -558,18 +570,37 @@ def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
 
 
 def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
+    """The warnings the compaction introduced: a cost when one changes the request (a
+    system message moved to the top, its place lost); a note, not a cost, when every one
+    is harmless (:data:`~compactlens.engine.providers.HARMLESS_KINDS`: the provider joins
+    consecutive turns of one role, nothing dropped or changed)."""
     who = _provider_who(n, report.providers)
     warnings = n.provider_warnings or 0
-    if warnings:
-        found = _introduced(n, report, errors=False)
-        named = sorted({provider_words(p.provider) for p in found}) or [who]
-        first = f" ({found[0].detail})" if found and found[0].detail else ""
+    if not warnings:
+        return Reason(code="provider-warnings", level="safe", text=f"No new warning for {who}.")
+    found = _introduced(n, report, errors=False)
+    changing = [p for p in found if not p.harmless]
+    if changing:
+        named = sorted({provider_words(p.provider) for p in changing}) or [who]
+        at = changing[0].message_index
+        joined = len(found) - len(changing)
+        also = (
+            f"; {joined:,} more only join consecutive turns, which loses nothing" if joined else ""
+        )
+        changes = "changes" if len(changing) == 1 else "change"
         text = (
-            f"The compaction introduces {plural(warnings, 'warning')}: "
-            f"{' and '.join(named)} would silently change the request{first}."
+            f"The compaction introduces {plural(len(changing), 'warning')} that {changes} "
+            f"the request: {' and '.join(named)} would move a system message to the top, "
+            f"where its place is lost (message {at:,}){also}."
         )
         return Reason(code="provider-warnings", level="costs", text=text)
-    return Reason(code="provider-warnings", level="safe", text=f"No new warning for {who}.")
+    named = sorted({provider_words(p.provider) for p in found}) or [who]
+    text = (
+        f"Note, not a cost: {plural(warnings, 'warning')} for {' and '.join(named)}, which "
+        "joins consecutive turns of one role into one turn on its own; nothing is dropped "
+        "or changed."
+    )
+    return Reason(code="provider-warnings", level="safe", text=text)
 
 
 def _cache_reason(n: VerdictNumbers) -> Reason | None:
@@ -606,6 +637,17 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
 
 
 def _request_reason(report: CompactionReport) -> Reason:
+    """Whether the latest user request survives; not measured (so never ``safe``) for a
+    history with no user request with text, which leaves nothing to keep."""
+    if not any(c.fact.kind == "latest_request" for c in report.facts.checks):
+        return Reason(
+            code="no-request",
+            level="costs",
+            text=(
+                "The latest user request is not checked: the history has no user request "
+                "with text, so nothing shows the agent still knows what it was asked."
+            ),
+        )
     if report.facts.latest_request_lost:
         return Reason(
             code="latest-request",
@@ -634,9 +676,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     room under its trigger than one typical turn (see the module docstring)."""
     turns, code = n.turns_until_next_compaction, "next-compaction"
     unit = n.growth_unit
-    typical = (
-        f"a typical {_typical_unit(n)} adds about {n.turn_tokens:,} tokens" if n.turn_tokens else ""
-    )
+    typical = _pace(n) if n.turn_tokens else ""
     if not n.triggers:
         text = "No trigger is set for the next turns, so nothing makes compaction fire again."
         return Reason(code=code, level="safe", text=text)
@@ -654,9 +694,8 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
         return Reason(code=code, level="costs", text=text)
     if n.turn_tokens is None:
         text = (
-            f"The next compaction is not estimated: the transcript has "
-            f"{plural(n.turns_measured or 0, 'user turn')} and too few steps to tell a "
-            "typical turn from a one-off."
+            "The next compaction is not estimated: the transcript has no user turn or agent "
+            "step to measure what one adds."
         )
         return Reason(code=code, level="safe", text=text)
     if turns == 1:
@@ -676,6 +715,19 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     return Reason(code=code, level="safe", text=text)
 
 
+def _first_compaction_due(n: VerdictNumbers) -> str:
+    """When a run that needed no compaction will first need one, as a clause for its next
+    step ("", when no trigger is set or none is due within the horizon): a green "nothing
+    to change" must not read against a re-trigger count of 1."""
+    turns = n.turns_until_next_compaction
+    if not n.triggers or turns is None:
+        return ""
+    unit = n.growth_unit
+    when = f"on the next {unit}" if turns <= 1 else f"in about {plural(turns, unit)}"
+    above = f" (the trigger fires above {n.token_limit:,} tokens)" if n.token_limit else ""
+    return f"; the first compaction is due {when}{above}"
+
+
 def _next_compaction_step(n: VerdictNumbers) -> str:
     """What helps a run that would compact again at once or on the next turn: a target
     that leaves a typical turn of room under the token trigger or a trigger a typical turn
@@ -684,22 +736,36 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     limit, turn = n.token_limit, n.turn_tokens
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
-    typical, unit = _typical_unit(n), n.growth_unit
+    unit = n.growth_unit
     if turn < limit:
         # Both changes, as the fix search re-runs them: in a pipeline whose later stages
         # fire only above the trigger, a lower target alone may not be reachable.
         return (
             f"Lower the target to at most {limit - turn:,} tokens (every stage's) or raise "
             f"the trigger to at least {n.tokens_after + turn:,}: it fires above {limit:,} "
-            f"and a typical {typical} adds about {turn:,}, so either leaves room for the "
-            f"next {unit}."
+            f"and {_pace(n, tokens=False)}, so either leaves room for the next {unit}."
         )
     return (
-        f"Raise the trigger above {turn:,} tokens (a larger context budget): a typical "
-        f"{typical} adds about {turn:,} tokens, more than the trigger's {limit:,} allow, so "
+        f"Raise the trigger above {turn:,} tokens (a larger context budget): {_pace(n)}, "
+        f"more than the trigger's {limit:,} allow, so "
         f"compaction fires on every {unit} whatever the target and compacting further cannot "
         "help."
     )
+
+
+def _pace(n: VerdictNumbers, *, tokens: bool = True) -> str:
+    """What one turn adds, in words: "a typical turn adds about 3,050 tokens"; for a log
+    with only one or two steps, labelled as the estimate it is ("an agent step adds up to
+    about 900 tokens (estimated from the larger of the log's only 2 steps)")."""
+    size = f"{n.turn_tokens or 0:,}" + (" tokens" if tokens else "")
+    if n.growth_source == "few":
+        only = (
+            "the log's only step"
+            if n.turns_measured == 1
+            else f"the larger of the log's only {n.turns_measured or 0} steps"
+        )
+        return f"an agent step adds up to about {size} (estimated from {only})"
+    return f"a typical {_typical_unit(n)} adds about {size}"
 
 
 def _typical_unit(n: VerdictNumbers) -> str:
@@ -863,7 +929,10 @@ def _next_step(
         )
     if level == "safe":
         if n.status == "unchanged":
-            return f"{NOTHING_TO_CHANGE}: no compaction was needed and every check passed."
+            return (
+                f"{NOTHING_TO_CHANGE}: no compaction is needed yet and every check "
+                f"passed{_first_compaction_due(n)}."
+            )
         return f"{NOTHING_TO_CHANGE}: the run fits and every check passed."
     if level == "costs":
         first = _first_cost(reasons)
@@ -904,6 +973,7 @@ def verdict(
     fixes: FixSearch | None = None,
     facts_counted: str = FACT_DEFINITION,
     facts_from: str = "the conversation",
+    groups: Mapping[str, int] | None = None,
 ) -> Verdict:
     """The verdict of one run (see the module docstring for the levels).
 
@@ -918,7 +988,10 @@ def verdict(
     becomes the next step of a run that does not fit. ``facts_counted``: what the
     report's facts are, in one line, when the caller counted another set than
     :func:`analyze` does (the post-mortem: every fact of the replaced history), and
-    ``facts_from`` where they come from, as the recall sentence names it.
+    ``facts_from`` where they come from, as the recall sentence names it. ``groups``: the
+    run's groups by decision (:func:`group_counts` keys) when the result does not count
+    them itself: ``compact()`` works on messages, so a caller that planned the same run
+    on a message index (the inspector) passes its counts and the headline reads them.
     """
     if isinstance(result, CompactionSession):
         step = result.last_result
@@ -941,6 +1014,11 @@ def verdict(
     if isinstance(recall_floor, bool) or not 0 <= recall_floor <= 1:
         raise ConfigError(f"recall_floor must be a number from 0 to 1, got {recall_floor!r}")
     values = _run_numbers(result)
+    if values["groups"] is None and groups is not None:
+        missing = set(GROUP_LABELS.values()) - set(groups)
+        if missing:
+            raise ConfigError(f"groups must count every decision; missing {sorted(missing)}")
+        values["groups"] = MappingProxyType({k: int(groups[k]) for k in GROUP_LABELS.values()})
     if report is not None:
         _check_report(result, report)
         values.update(_report_numbers(report, provider))

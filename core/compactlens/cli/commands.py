@@ -87,6 +87,7 @@ from compactlens.engine.strategies.config import (
     strategy_from_config,
     with_profile,
 )
+from compactlens.engine.vocabulary import plural
 from compactlens.model.errors import TranscriptError
 from compactlens.model.files import write_atomically
 from compactlens.model.tokens import Tokenizer
@@ -195,7 +196,7 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data["verdict"] = judged.to_dict()
         _dump_json(data, report)
     else:
-        report.write(render_result(args.file, result, args.output, fixes_follow=found is not None))
+        report.write(render_result(args.file, result, args.output))
         if found is not None:
             report.write(render_fixes(found))
         report.write(render_verdict(judged))
@@ -243,7 +244,7 @@ def cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(
             f"converted {args.file} ({transcript.format}, {len(transcript.messages):,} messages) "
             f"to {args.to}: wrote {output}"
-            + (f" with {len(warnings)} warning(s)" if warnings else "")
+            + (f" with {plural(len(warnings), 'warning')}" if warnings else "")
             + "\n"
         )
     return EXIT_OK

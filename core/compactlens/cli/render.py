@@ -10,10 +10,10 @@ from typing import Any
 
 from compactlens.analysis.fix_verdicts import fix_mark
 from compactlens.analysis.fixes import FixSearch
-from compactlens.analysis.verdict import Verdict
+from compactlens.analysis.verdict import Verdict, group_counts
 from compactlens.engine.index import MessageGroup, MessageIndex
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import plural, protection_words
+from compactlens.engine.vocabulary import condition_words, plural, protection_words
 from compactlens.transcript import (
     Transcript,
 )
@@ -127,11 +127,13 @@ def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> st
     return "\n".join(lines) + "\n"
 
 
-def render_result(
-    path: str, result: CompactionResult, output: str | None, *, fixes_follow: bool = False
-) -> str:
-    """The report of a run; with ``fixes_follow`` (``--explain``) the single-change
-    suggestions are left out: the ranked fixes printed after it replace them."""
+def render_result(path: str, result: CompactionResult, output: str | None) -> str:
+    """The report of a run, in the words every surface uses (groups by the verdict's
+    labels, conditions as "at most 4,300 tokens"). It names no change to make: the
+    verdict printed after it gives the run's one next step (the explanation's own
+    single-change suggestions, made with the triggers as they are, could disagree with
+    it: "a target of at least 978 tokens fits" above a next step that raises the target
+    to 1,075 and the trigger with it)."""
     lines = [
         f"{path}: {result.strategy} (tokenizer: {tokenizer_note(result.tokenizer)})",
         f"status: {result.status}",
@@ -139,30 +141,28 @@ def render_result(
     if result.reason:
         lines.append(f"reason: {result.reason}")
     lines.append(
-        f"tokens: {result.tokens_before:,} -> {result.tokens_after:,} "
+        f"tokens: {result.tokens_before:,} → {result.tokens_after:,} "
         f"(saved {result.tokens_saved:,})"
     )
-    lines.append(f"messages: {result.messages_before:,} -> {result.messages_after:,}")
-    counts: dict[str, int] = {}
-    for d in result.decisions:
-        counts[d.action] = counts.get(d.action, 0) + 1
-    order = ("kept", "excluded", "collapsed", "summarized", "inserted")
-    lines.append("groups: " + ", ".join(f"{counts.get(a, 0)} {a}" for a in order))
+    lines.append(f"messages: {result.messages_before:,} → {result.messages_after:,}")
+    # The verdict's counts and labels ("dropped", never "excluded"), as its summary reads.
+    counts = group_counts(result)
+    lines.append("groups: " + ", ".join(f"{n:,} {label}" for label, n in counts.items()))
     if result.events:
         lines.append("")
         lines.append("stages:")
         rows = []
         for e in result.events:
-            values = ", ".join(f"{k}={v:,}" for k, v in e.trigger_values.items())
+            values = ", ".join(f"{v:,} {k}" for k, v in e.trigger_values.items())
             rows.append(
                 [
                     str(e.stage),
                     "  " * e.depth + e.strategy,
                     e.event,
-                    e.trigger + (f" ({values})" if values else ""),
-                    e.target,
-                    f"{e.tokens_before:,} -> {e.tokens_after:,}",
-                    f"{e.messages_before:,} -> {e.messages_after:,}",
+                    condition_words(e.trigger) + (f" (seen: {values})" if values else ""),
+                    condition_words(e.target),
+                    f"{e.tokens_before:,} → {e.tokens_after:,}",
+                    f"{e.messages_before:,} → {e.messages_after:,}",
                     f"{e.duration_ms:.1f} ms",
                 ]
             )
@@ -182,10 +182,10 @@ def render_result(
         if ex.target_tokens is not None:
             lines.append(f"  target: {ex.target_tokens:,} tokens")
         if ex.smallest_target is not None:
-            lines.append(f"  smallest reachable: {ex.smallest_target:,} tokens")
-        if ex.suggestions and not fixes_follow:
-            lines.append("suggestions:")
-            lines += [f"  - {s.change}" for s in ex.suggestions]
+            lines.append(
+                "  best the current parameters reach (the triggers as they are): "
+                f"{ex.smallest_target:,} tokens"
+            )
     if result.problems:
         lines.append(f"pairing problems in the result: {len(result.problems)}")
         lines += [f"  {p.kind} at message {p.message_index}: {p.detail}" for p in result.problems]

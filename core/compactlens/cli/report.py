@@ -38,14 +38,18 @@ DESCRIPTION = """\
 Run one compaction configuration over every transcript in DIR and write a table:
 file, format, messages, tokens before/after, status, reason, fact recall, the
 cache-surviving prefix, protocol problems and the run's verdict (verdict, costs,
-next_step: the value compactlens.verdict() gives). CONFIG is JSON:
+next_step). CONFIG is JSON:
 {"strategy": {...}} (a strategy or pipeline, as strategy_from_config reads it) or
 {"compact": {"target_tokens": 20000, "keep_last_messages": 4}}, with optional
 "tokenizer" and "analysis" ({"context_window": ..., "model": ..., "further_turns": ...});
-examples/report_config.json is one. A failure on one file is recorded in its row and
-never stops the run; with -o the run resumes, skipping files already in the output
-(a row that is not complete and valid is reported and its file processed again).
-Ctrl-C or SIGTERM stops the workers and keeps the rows written so far."""
+examples/report_config.json is one. A strategy run that is not safe gets the next
+step `compactlens compact` gives: the fix search re-runs up to 160 configurations
+of that file, which takes seconds on a long log (--no-fix-search, or
+"fix_search": false in CONFIG, keeps the verdict's own step). A failure on one
+file is recorded in its row and never stops the run; with -o the run resumes,
+skipping files already in the output (a row that is not complete and valid is
+reported and its file processed again). Ctrl-C or SIGTERM stops the workers and
+keeps the rows written so far."""
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -141,6 +145,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
     parser.add_argument(
         "--no-resume", action="store_true", help="process every file even if already in FILE"
     )
+    parser.add_argument(
+        "--no-fix-search",
+        action="store_true",
+        help="rows keep the verdict's own next step (faster: no fix search per file)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--fail-on-error", action="store_true", help="exit with 1 when any file failed"
@@ -182,6 +191,7 @@ def run_kwargs(args: argparse.Namespace, progress: ProgressLine | None) -> dict[
         "progress": progress,
         "pattern": args.pattern,
         "ray_address": args.ray_address,
+        "fix_search": False if args.no_fix_search else None,
         "on_warning": lambda text: sys.stderr.write(f"compactlens report: warning: {text}\n"),
     }
 

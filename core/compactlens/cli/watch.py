@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from compactlens.cli.errors import CliError
+from compactlens.engine.vocabulary import plural
 from compactlens.integrations.runs import CallSummary, RunsFolder
 from compactlens.model.errors import ConfigError
 
@@ -56,7 +57,7 @@ def call_line(call: CallSummary) -> str:
     clock = stamp[11:19] if len(stamp) >= 19 else "--:--:--"
     return (
         f"{clock}  {call.run}  #{call.seq}  "
-        f"{_tokens(call.tokens_before)} -> {_tokens(call.tokens_after)} tokens  {call.status}"
+        f"{_tokens(call.tokens_before)} → {_tokens(call.tokens_after)} tokens  {call.status}"
     )
 
 
@@ -90,8 +91,8 @@ def watch(
         return EXIT_OK
     runs = folder.runs
     out.write(
-        f"watching {folder.folder}: {len(runs)} run(s), {sum(r.calls for r in runs):,} call(s) "
-        "so far; Ctrl-C to stop\n"
+        f"watching {folder.folder}: {plural(len(runs), 'run')}, "
+        f"{plural(sum(r.calls for r in runs), 'call')} so far; Ctrl-C to stop\n"
     )
     out.flush()
     while True:

@@ -108,6 +108,8 @@ from compactlens.engine.vocabulary import (
     stage_change_words,
     stage_term,
     stage_words,
+    start_words,
+    stop_words,
     tokens_words,
     verb,
 )
@@ -204,6 +206,8 @@ __all__ = [
     "stage_change_words",
     "stage_term",
     "stage_words",
+    "start_words",
+    "stop_words",
     "strategy_from_config",
     "strategy_info",
     "strategy_type_names",

@@ -168,7 +168,9 @@ def explanation_card(explanation: Explanation) -> Card:
     )
     facts = [("protected", protected)] if protected else []
     if explanation.smallest_target is not None:
-        facts.append(("smallest target that fits", f"{explanation.smallest_target:,} tokens"))
+        # What the parameters reach with the triggers as they are; the target a fix sets
+        # (which may move the trigger too) is the fix's to say.
+        facts.append(("best the parameters reach", f"{explanation.smallest_target:,} tokens"))
     return Card(
         title="Explanation",
         budget=explanation.target_tokens,

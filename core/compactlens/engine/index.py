@@ -47,6 +47,11 @@ from compactlens.model.tokens import (
 #: assistant message; ``maf`` follows Microsoft Agent Framework (see :func:`_scan`).
 Grouping: TypeAlias = Literal["compactlens", "maf"]
 
+#: Tool calls as one flat tuple, ``(id, name, arguments)`` for each call in order: what
+#: the grouping pass keeps of a message's or a group's calls (one object per message, no
+#: part per call; ``calls[::3]`` are the ids, ``calls[1::3]`` the names).
+CallFields: TypeAlias = tuple[str, ...]
+
 
 class GroupKind(StrEnum):
     """What a group is. A group is the unit every strategy keeps or drops whole."""
@@ -187,7 +192,7 @@ def _group(
     size: int,
     turn: int | None,
     flags: frozenset[str],
-    calls: tuple[ToolCallPart, ...],
+    calls: CallFields,
 ) -> MessageGroup:
     """The :class:`MessageGroup` of these fields (``bytes=size``; tool names and call ids
     from ``calls``), for the index's own loop."""
@@ -200,9 +205,34 @@ def _group(
     s_bytes(group, size)
     s_turn(group, turn)
     s_flags(group, flags)
-    s_names(group, tuple([c.name for c in calls]) if calls else ())
-    s_ids(group, tuple([c.id for c in calls]) if calls else ())
+    s_names(group, calls[1::3])
+    s_ids(group, calls[::3])
     return group
+
+
+@dataclass(frozen=True, slots=True)
+class LinkTable:
+    """The index's tool links as columns, in the order the calls were declared: call id,
+    tool name, call message, result message (-1: none). :attr:`MessageIndex.links` makes
+    the :class:`ToolLink` objects on first read; a plan never reads them, and at 10,000
+    turns of parallel calls making them (and the collector's pass over them) was about a
+    tenth of a whole-call collapse."""
+
+    ids: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    calls: tuple[int, ...] = ()
+    results: tuple[int, ...] = ()
+
+    def links(self) -> tuple[ToolLink, ...]:
+        """One :class:`ToolLink` per row."""
+        return tuple(
+            [
+                _link(call_id, name, call, (answer,) if answer >= 0 else ())
+                for call_id, name, call, answer in zip(
+                    self.ids, self.names, self.calls, self.results, strict=True
+                )
+            ]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,10 +247,9 @@ class _Scan:
     members: tuple[tuple[int, ...], ...]
     kinds: tuple[GroupKind, ...]
     flags: tuple[frozenset[str], ...]
-    links: tuple[ToolLink, ...]
-    link_group: tuple[int, ...]
+    links: LinkTable
     problems: tuple[PairingProblem, ...]
-    calls: tuple[tuple[ToolCallPart, ...], ...] = ()
+    calls: tuple[CallFields, ...] = ()
 
 
 @dataclass(slots=True)
@@ -246,7 +275,7 @@ class ScanState:
     link_group: list[int] = field(default_factory=list)
     problems: list[PairingProblem] = field(default_factory=list)
     message_flags: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    message_calls: dict[int, list[ToolCallPart]] = field(default_factory=dict)
+    message_calls: dict[int, CallFields] = field(default_factory=dict)
     #: Call id -> the newest link still waiting for a result; ``shadowed`` chains each
     #: waiting link to the older waiting link of the same id (a stack without lists).
     pending: dict[str, int] = field(default_factory=dict)
@@ -265,13 +294,18 @@ class ScanState:
         return gid
 
 
-def open_links(raw: ScanState, i: int, gid: int, calls: Sequence[ToolCallPart]) -> None:
+def call_fields(calls: Sequence[ToolCallPart]) -> CallFields:
+    """The :data:`CallFields` of ``calls``."""
+    return tuple([x for c in calls for x in (c.id, c.name, c.arguments)])
+
+
+def open_links(raw: ScanState, i: int, gid: int, calls: CallFields) -> None:
     """Open one link per call of message ``i`` (group ``gid``), noting reused ids."""
     pending, declared, links_call = raw.pending, raw.declared, raw.links_call
     links_id, links_name, links_result = raw.links_id, raw.links_name, raw.links_result
     link_group = raw.link_group
-    for call in calls:
-        call_id = call.id
+    for k in range(0, len(calls), 3):
+        call_id = calls[k]
         if call_id in declared:
             raw.problems.append(
                 PairingProblem(
@@ -290,7 +324,7 @@ def open_links(raw: ScanState, i: int, gid: int, calls: Sequence[ToolCallPart]) 
         pending[call_id] = link_no
         links_call.append(i)
         links_id.append(call_id)
-        links_name.append(call.name)
+        links_name.append(calls[k + 1])
         links_result.append(-1)
         link_group.append(gid)
 
@@ -490,7 +524,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             elif reasoning:
                 message_flags[i] = _REASONING
             if calls:
-                message_calls[i] = calls
+                message_calls[i] = call_fields(calls)
         if role == "assistant" and only_reasoning:
             if maf and last_call_group >= 0 and not held_reasoning:
                 members[last_call_group].append(i)  # reasoning right after its call
@@ -560,7 +594,7 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
             flush_reasoning()
             gid = new_group(kind, [i])
         if calls:
-            open_links(raw, i, gid, calls)
+            open_links(raw, i, gid, message_calls[i])
         for req in requests:
             approvals[req.id] = gid
         if role == "assistant" and calls:
@@ -575,17 +609,20 @@ def _scan(messages: Sequence[Message], grouping: Grouping = "compactlens") -> _S
     return finish_scan(raw)
 
 
-def _split_at(link: ToolLink, g: int, group_of: Sequence[int]) -> PairingProblem | None:
-    """The split pair of a closed ``link`` of group ``g``: its result separated from its
-    call by a message of another group (None when nothing is in between)."""
-    for k in range(link.call_index + 1, link.last):
+def _split_at(
+    call_id: str, call_index: int, answer: int, g: int, group_of: Sequence[int]
+) -> PairingProblem | None:
+    """The split pair of the link of ``call_id`` (call ``call_index``, result ``answer``) of
+    group ``g``: its result separated from its call by a message of another group (None
+    when nothing is in between)."""
+    for k in range(call_index + 1, answer):
         if group_of[k] != g:
             return PairingProblem(
                 "split_pair",
-                link.last,
-                link.call_id,
-                f"result of {link.call_id!r} at message {link.last} is separated from its "
-                f"call at message {link.call_index} by message {k}",
+                answer,
+                call_id,
+                f"result of {call_id!r} at message {answer} is separated from its "
+                f"call at message {call_index} by message {k}",
             )
     return None
 
@@ -642,31 +679,27 @@ def finish_scan(raw: ScanState) -> _Scan:
     for gid in raw.approvals.values():
         final_flag(final_id[gid], "approval_pending")
 
-    links: list[ToolLink] = []
-    final_link_group: list[int] = []
+    # Unresolved calls and split pairs (the ToolLink objects are made on first read:
+    # LinkTable).
     for n, call_index in enumerate(links_call):
         answer = links_result[n]
         g = final_id[link_group[n]]
-        final_link_group.append(g)
         if answer < 0:
-            link = _link(links_id[n], links_name[n], call_index, ())
             final_flag(g, "unresolved")
             problems.append(
                 PairingProblem(
                     "unresolved_call",
                     call_index,
-                    link.call_id,
-                    f"call {link.name!r} ({link.call_id!r}) has no result",
+                    links_id[n],
+                    f"call {links_name[n]!r} ({links_id[n]!r}) has no result",
                 )
             )
         else:
-            link = _link(links_id[n], links_name[n], call_index, (answer,))
             idxs = final_members[g]
             if idxs[-1] - idxs[0] + 1 != len(idxs):  # not contiguous: look in between
-                split = _split_at(link, g, final_group_of)
+                split = _split_at(links_id[n], call_index, answer, g, final_group_of)
                 if split is not None:
                     problems.append(split)
-        links.append(link)
     problems.sort(key=lambda p: (p.message_index, p.kind, p.call_id))
 
     # Message-level flags and tool calls, handed to each message's final group (calls in
@@ -675,24 +708,21 @@ def finish_scan(raw: ScanState) -> _Scan:
         g = final_group_of[k]
         for flag in message_flags[k]:
             final_flag(g, flag)
-    found: dict[int, list[ToolCallPart]] = {}
+    group_calls: list[CallFields] = [()] * count
     for k in sorted(message_calls):
         g = final_group_of[k]
-        have = found.get(g)
-        if have is None:
-            found[g] = list(message_calls[k])
-        else:
-            have.extend(message_calls[k])
-    group_calls: list[tuple[ToolCallPart, ...]] = [()] * count
-    for g, got in found.items():
-        group_calls[g] = tuple(got)
+        group_calls[g] = group_calls[g] + message_calls[k]
     return _Scan(
         group_of=tuple(final_group_of),
         members=final_members,
         kinds=tuple(final_kinds),
         flags=tuple([_NO_FLAGS if f is None else frozenset(f) for f in final_flags]),
-        links=tuple(links),
-        link_group=tuple(final_link_group),
+        links=LinkTable(
+            ids=tuple(links_id),
+            names=tuple(links_name),
+            calls=tuple(links_call),
+            results=tuple(links_result),
+        ),
         problems=tuple(problems),
         calls=tuple(group_calls),
     )
@@ -721,7 +751,7 @@ class MessageIndex:
     message_tokens: tuple[int, ...]
     groups: tuple[MessageGroup, ...]
     group_of: tuple[int, ...]
-    links: tuple[ToolLink, ...]
+    link_table: LinkTable
     problems: tuple[PairingProblem, ...]
     tokenizer: Tokenizer = field(compare=False, repr=False)
     tokenizer_name: str = "estimate"
@@ -732,6 +762,17 @@ class MessageIndex:
     non_system_groups: int = 0
     system_tokens: int = 0
     _lines: LineMemo | None = field(default=None, init=False, compare=False, repr=False)
+    _links: tuple[ToolLink, ...] | None = field(default=None, init=False, compare=False, repr=False)
+
+    @property
+    def links(self) -> tuple[ToolLink, ...]:
+        """One :class:`ToolLink` per tool call, in the order the calls were declared (made
+        from :attr:`link_table` on first read and kept)."""
+        links = self._links
+        if links is None:
+            links = self.link_table.links()
+            object.__setattr__(self, "_links", links)
+        return links
 
     @property
     def lines(self) -> LineMemo:
@@ -816,7 +857,7 @@ class MessageIndex:
             message_tokens=tuple(counts),
             groups=tuple(groups),
             group_of=scan.group_of,
-            links=scan.links,
+            link_table=scan.links,
             problems=scan.problems,
             tokenizer=tok,
             tokenizer_name=tokenizer_name(tok),

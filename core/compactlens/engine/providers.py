@@ -35,6 +35,11 @@ PROVIDERS: tuple[Provider, ...] = get_args(Provider)
 #: Providers whose first conversation turn must be a user turn.
 USER_FIRST: frozenset[str] = frozenset({"anthropic", "gemini"})
 Severity: TypeAlias = Literal["error", "warning"]
+#: The warnings whose rewrite loses and changes nothing: the API joins two consecutive
+#: turns of one role into one turn, every message's content kept in order. A verdict
+#: names them as a note, not a cost. A system message moved to the top
+#: (``system_not_leading``) is not one of them: its place in the conversation is lost.
+HARMLESS_KINDS: frozenset[str] = frozenset({"consecutive_roles"})
 
 #: The provider each transcript format is written for (``any`` when it is not one API's).
 _FORMAT_PROVIDER: dict[str, Provider] = {
@@ -72,6 +77,11 @@ class ProtocolProblem:
     detail: str
     severity: Severity = "error"
     call_id: str | None = None
+
+    @property
+    def harmless(self) -> bool:
+        """A warning whose rewrite loses and changes nothing (:data:`HARMLESS_KINDS`)."""
+        return self.severity == "warning" and self.kind in HARMLESS_KINDS
 
     def to_dict(self) -> dict[str, Any]:
         return {

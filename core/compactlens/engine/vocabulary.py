@@ -370,21 +370,6 @@ RECORDERS: dict[str, str] = {
     "otel": "OpenTelemetry",
 }
 
-#: The provider APIs the protocol checks name, in words (guards' ``provider`` codes).
-PROVIDER_NAMES: dict[str, str] = {
-    "openai-chat": "OpenAI Chat Completions",
-    "openai-responses": "OpenAI Responses",
-    "anthropic": "Anthropic",
-    "gemini": "Gemini",
-}
-
-
-def provider_words(provider: str) -> str:
-    """A provider API in words: ``OpenAI Chat Completions`` for ``openai-chat``; an
-    unknown code as it is."""
-    return PROVIDER_NAMES.get(provider, provider)
-
-
 #: Where a recorded compaction was read from, in words (``RecordedCompaction.source``).
 RECORDED_SOURCES: dict[str, str] = {
     "claude_code.compact_boundary": "Claude Code compaction marker",
@@ -442,10 +427,18 @@ def comparison_words(op: str, metric: str, n: int) -> str:
     return f"{_OPS.get(op, op)} {num(n)} {noun}"
 
 
-def condition_words(text: str) -> str:
+#: A stage event's condition when the stage has none (``(none)`` on the event).
+NO_CONDITION = "(none)"
+
+
+def condition_words(text: str, absent: str = "always") -> str:
     """A trigger or target description in prose: ``tokens <= 4300`` becomes ``at most 4,300
     tokens``, ``(tokens > 60000 or turns > 40)`` ``more than 60,000 tokens or more than 40
-    turns``; ``cache age >= ...`` reads ``cache age at least ...``; other words stay."""
+    turns``; ``cache age >= ...`` reads ``cache age at least ...``; other words stay. A
+    stage event without a condition (``(none)``) reads ``absent``: ``always`` for a trigger
+    (such a stage runs whenever it is reached), a caller's words for a target."""
+    if text.strip() == NO_CONDITION:
+        return absent
 
     def one(m: re.Match[str]) -> str:
         return comparison_words(m.group(2), m.group(1), int(m.group(3).replace(",", "")))
@@ -458,6 +451,19 @@ def condition_words(text: str) -> str:
     return group_digits(out)
 
 
+def start_words(trigger: str, strategy: str) -> str:
+    """When a stage event's stage starts, in prose: its trigger's words, or, without one,
+    ``a stage's trigger fires`` for a pipeline (each stage checks its own) and
+    ``always`` for a stage."""
+    absent = "a stage's trigger fires" if strategy == "pipeline" else "always"
+    return condition_words(trigger, absent)
+
+
+def stop_words(target: str) -> str:
+    """Where a stage event's stage stops, in prose: its target's words, or ``no target``."""
+    return condition_words(target, "no target")
+
+
 __all__ = [
     "COLLAPSE_NOTE_CHARS",
     "DECISIONS",
@@ -465,7 +471,6 @@ __all__ = [
     "PAIRING_PROBLEMS",
     "PARAMETERS",
     "PROTECTIONS",
-    "PROVIDER_NAMES",
     "REASONS",
     "RECORDED_SOURCES",
     "RECORDERS",
@@ -487,13 +492,14 @@ __all__ = [
     "parameter_term",
     "plural",
     "protection_words",
-    "provider_words",
     "reason_words",
     "share",
     "source_words",
     "stage_change_words",
     "stage_term",
     "stage_words",
+    "start_words",
+    "stop_words",
     "tokens_words",
     "value_words",
     "verb",

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from compactlens.engine.index import (
+    CallFields,
     Grouping,
     GroupKind,
     MessageIndex,
@@ -35,7 +36,7 @@ from compactlens.engine.index import (
 from compactlens.formats import OPENAI_CHAT
 from compactlens.formats.base import META_PART_BLOCKS
 from compactlens.formats.caller import CallerMessages
-from compactlens.formats.openai_chat import NAME, simple_tool_call
+from compactlens.formats.openai_chat import NAME, simple_call_fields
 from compactlens.model.messages import (
     EMPTY_META,
     Message,
@@ -71,7 +72,7 @@ class _Notes:
         self.codes: list[int] = []
         self.lengths: list[int] = []
         self.sizes: list[int] = []
-        self.calls: dict[int, list[ToolCallPart]] = {}
+        self.calls: dict[int, CallFields] = {}
         self.result_ids: dict[int, str] = {}
         self.reasoning: set[int] = set()
 
@@ -80,17 +81,18 @@ def _size(text: str) -> int:
     return len(text) if text.isascii() else utf8_size(text)
 
 
-def _calls(value: Any) -> list[ToolCallPart] | None:
-    """The parts of a ``tool_calls`` list when every call is well formed, else None."""
+def _calls(value: Any) -> CallFields | None:
+    """The fields of a ``tool_calls`` list when every call is well formed, else None (no
+    part is built: :class:`_WireMessage` builds them if its parts are read)."""
     if type(value) is not list:
         return None
-    out: list[ToolCallPart] = []
+    out: list[str] = []
     for call in value:
-        part = simple_tool_call(call)
-        if part is None:
+        got = simple_call_fields(call)
+        if got is None:
             return None
-        out.append(part)
-    return out
+        out.extend(got)
+    return tuple(out)
 
 
 def _reasoning(d: dict[str, Any]) -> str | None:
@@ -122,13 +124,14 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
         out.append,
     )
     new, set_wire, set_origin, set_format, set_calls = _new, *_WIRE_SLOTS
+    calls: CallFields
     tool_keys, plain_keys, no_calls = _TOOL_KEYS, _PLAIN_KEYS, _NO_CALLS
     for i, d in enumerate(items):
         if type(d) is not dict:
             return None
         keys = d.keys()
         role = d.get("role")
-        calls: list[ToolCallPart] = no_calls
+        calls = no_calls
         if type(role) is not str:
             return None
         if role == "tool" and keys <= tool_keys:
@@ -176,7 +179,7 @@ def _read(items: Sequence[Any]) -> tuple[list[Message], _Notes] | None:
     return out, notes
 
 
-def _read_other(d: dict[str, Any], i: int, notes: _Notes) -> list[ToolCallPart] | None:
+def _read_other(d: dict[str, Any], i: int, notes: _Notes) -> CallFields | None:
     """Note dict ``i`` of any key set (names, reasoning...) in ``notes`` and give its calls,
     or None when it is not of the common shape."""
     if d.get("function_call") is not None:
@@ -193,7 +196,7 @@ def _read_other(d: dict[str, Any], i: int, notes: _Notes) -> list[ToolCallPart] 
         return None
     chars = len(role) if type(role) is str else 0
     size = chars
-    calls: list[ToolCallPart] = _NO_CALLS
+    calls: CallFields = _NO_CALLS
     if name:
         chars += len(name) + 1
         size += _size(name) + 1
@@ -230,10 +233,10 @@ def _read_other(d: dict[str, Any], i: int, notes: _Notes) -> list[ToolCallPart] 
     return calls
 
 
-def _measure_calls(calls: list[ToolCallPart], chars: int, size: int) -> tuple[int, int]:
+def _measure_calls(calls: CallFields, chars: int, size: int) -> tuple[int, int]:
     """``chars`` and ``size`` plus the counted text of ``calls`` (``name arguments``)."""
-    for c in calls:
-        name, args = c.name, c.arguments
+    for k in range(1, len(calls), 3):
+        name, args = calls[k], calls[k + 1]
         if args:
             chars += len(name) + len(args) + 2
             size += len(name) if name.isascii() else utf8_size(name)
@@ -258,9 +261,9 @@ def _code(role: str, content: str | None, reasoning: str, calls: bool) -> int:
     return _ASSISTANT
 
 
-def _fields(d: dict[str, Any], calls: list[ToolCallPart]) -> tuple[Part, ...]:
+def _fields(d: dict[str, Any], calls: CallFields) -> tuple[Part, ...]:
     """The parts ``to_messages`` reads from a dict of the common shape: reasoning, text,
-    then ``calls`` (read by :func:`_read`); a tool message's result."""
+    then the parts of ``calls`` (read by :func:`_read`); a tool message's result."""
     content = d.get("content")
     if d["role"] == "tool":
         return (ToolResultPart(d["tool_call_id"], d["content"], name=d.get("name")),)
@@ -270,7 +273,10 @@ def _fields(d: dict[str, Any], calls: list[ToolCallPart]) -> tuple[Part, ...]:
         parts.append(ReasoningPart(reasoning))
     if content:
         parts.append(TextPart(content))
-    return (*parts, *calls)
+    parts.extend(
+        ToolCallPart(calls[k], calls[k + 1], calls[k + 2]) for k in range(0, len(calls), 3)
+    )
+    return tuple(parts)
 
 
 class _WireMessage(Message):
@@ -298,7 +304,7 @@ class _WireMessage(Message):
         _set(self, "name", d.get("name"))
         _set(self, "parts", parts)
         if calls:  # part blocks: none for reasoning and text, each call's own dict
-            blocks = (None,) * (len(parts) - len(calls)) + tuple(d["tool_calls"])
+            blocks = (None,) * (len(parts) - len(calls) // 3) + tuple(d["tool_calls"])
             _set(self, "meta", {META_PART_BLOCKS: blocks})
         else:
             _set(self, "meta", EMPTY_META)
@@ -333,14 +339,13 @@ def wire_tool_results(
             return None
         d = m.wire
         if calls:
-            for c in calls:
-                names[c.id] = c.name
+            names.update(zip(calls[::3], calls[1::3], strict=True))
         elif d["role"] == "tool":
             results.append((d["tool_call_id"], d.get("name"), d["content"]))
     return names, results
 
 
-_NO_CALLS: list[ToolCallPart] = []
+_NO_CALLS: CallFields = ()
 _LAZY_FIELDS = frozenset({"role", "parts", "name", "meta"})
 _new = object.__new__
 _set = object.__setattr__

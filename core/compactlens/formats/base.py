@@ -81,11 +81,13 @@ class Split:
     """What ``split`` returns: the messages and the items that are not messages.
 
     ``passthrough`` holds ``(position, item)`` pairs (for example Claude Code
-    progress events) that dumping puts back at their positions.
+    progress events) that dumping puts back at their positions. ``notes`` say what
+    the reader could not load (they become :attr:`Transcript.warnings`).
     """
 
     messages: list[Message]
     passthrough: list[tuple[int, Any]] = field(default_factory=list)
+    notes: list[ConversionWarning] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,15 @@ one assistant message, as the Responses and Chat Completions APIs see the turn: 
 ``wire`` is the tuple of records and its meta ``positions`` their indices, so an
 unchanged turn is written back record by record at its positions. A ``turn_context``
 or ``compacted`` record ends a turn.
+
+What the person typed is recorded twice by the Codex CLI (``codex-tui``): as a
+``response_item`` user message (what the model saw) and, right after it, as an
+``event_msg`` of type ``user_message`` (what the UI shows). Some rollouts (Codex Desktop
+files trimmed to their events, for example) have only the event. A ``user_message``
+event whose text no ``response_item`` user message carries becomes a user message at
+its position (its record is written back unchanged); one that repeats a response item
+stays a record that is not a message. Images recorded only as local paths cannot be
+loaded and are named in the split's notes.
 """
 
 from __future__ import annotations
@@ -29,7 +38,14 @@ from typing import Any
 from compactlens.formats import openai_responses as responses
 from compactlens.formats._common import blocks_for, expect_map, fail, make_message, original_of
 from compactlens.formats._recorded import first_positions, message_at, opt_int, opt_text
-from compactlens.formats.base import META_PART_BLOCKS, META_POSITIONS, Encoded, Split, WireFormat
+from compactlens.formats.base import (
+    META_PART_BLOCKS,
+    META_POSITIONS,
+    ConversionWarning,
+    Encoded,
+    Split,
+    WireFormat,
+)
 from compactlens.model.errors import TranscriptError
 from compactlens.model.messages import (
     MediaPart,
@@ -77,12 +93,55 @@ def _turn(run: Sequence[tuple[int, Mapping[str, Any], Message]]) -> Message:
     )
 
 
+def _user_item_texts(items: Sequence[Any]) -> list[str]:
+    """The stripped texts of the ``response_item`` user messages of a rollout."""
+    out: list[str] = []
+    for record in items:
+        if not isinstance(record, Mapping) or record.get("type") != "response_item":
+            continue
+        payload = record.get("payload")
+        if not isinstance(payload, Mapping) or payload.get("role") != "user":
+            continue
+        content = payload.get("content")
+        entries = [content] if isinstance(content, str) else content
+        if isinstance(entries, list):
+            texts = (e if isinstance(e, str) else e.get("text") for e in entries if e)
+            out.append("\n".join(t for t in texts if isinstance(t, str)).strip())
+    return out
+
+
+def _event_message(
+    payload: Mapping[str, Any], seen: Sequence[str], source: str, loc: str
+) -> tuple[Message | None, str]:
+    """The user message of a ``user_message`` event no response item repeats, or None;
+    and a note on what of it could not be loaded."""
+    text = payload.get("message")
+    text = text if isinstance(text, str) else ""
+    stripped = text.strip()
+    if stripped and any(stripped in other for other in seen):
+        return None, ""  # the response item is the message the model saw
+    images = payload.get("images")
+    urls = [u for u in images if isinstance(u, str)] if isinstance(images, list) else []
+    local = payload.get("local_images")
+    paths = len(local) if isinstance(local, list) else 0
+    images_text = "an image" if paths == 1 else f"{paths} images"
+    note = f"{images_text} recorded only as a local file path" if paths else ""
+    if not stripped and not urls:
+        return None, note
+    content: list[dict[str, Any]] = [{"type": "input_text", "text": text}] if stripped else []
+    content += [{"type": "input_image", "image_url": url} for url in urls]
+    item = {"type": "message", "role": "user", "content": content}
+    return _item(item, source, loc), note
+
+
 def split(items: Sequence[Any], source: str = "<input>") -> Split:
-    """Messages of the ``response_item`` records (one per assistant turn); every other
-    record passes through."""
+    """Messages of the ``response_item`` records (one per assistant turn) and of the
+    ``user_message`` events no response item repeats; every other record passes through."""
     messages: list[Message] = []
     passthrough: list[tuple[int, Any]] = []
+    notes: list[ConversionWarning] = []
     run: list[tuple[int, Mapping[str, Any], Message]] = []
+    seen = _user_item_texts(items)
     for i, raw in enumerate(items):
         loc = f"messages[{i}]"
         record = expect_map(raw, source, loc, "a rollout record object")
@@ -93,13 +152,19 @@ def split(items: Sequence[Any], source: str = "<input>") -> Split:
         is_item = kind == "response_item" and (
             payload.get("type") in responses.ITEM_TYPES or "role" in payload
         )
-        if not is_item:  # other records, ghost snapshots and other local items
+        event: Message | None = None
+        if kind == "event_msg" and payload.get("type") == "user_message":
+            event, note = _event_message(payload, seen, source, f"{loc}.payload")
+            if note:
+                detail = f"{note} in the user message at {loc}"
+                notes.append(ConversionWarning(kind="dropped", detail=detail))
+        if not is_item and event is None:  # other records, ghost snapshots, local items
             passthrough.append((i, record))
             if kind in TURN_ENDS and run:
                 messages.append(_turn(run))
                 run = []
             continue
-        message = _item(payload, source, f"{loc}.payload")
+        message = event if event is not None else _item(payload, source, f"{loc}.payload")
         if run and not (message.role == "assistant" == run[-1][2].role):
             messages.append(_turn(run))
             run = []
@@ -108,7 +173,7 @@ def split(items: Sequence[Any], source: str = "<input>") -> Split:
         messages.append(_turn(run))
     if items and not messages and not passthrough:
         fail("no rollout records", source, "messages[0]")
-    return Split(messages, passthrough)
+    return Split(messages, passthrough, notes)
 
 
 def to_messages(items: Sequence[Any], source: str = "<input>") -> list[Message]:

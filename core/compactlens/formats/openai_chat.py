@@ -157,8 +157,9 @@ def _text_of(value: Any) -> str:
     return value if isinstance(value, str) else dumps(value)
 
 
-def simple_tool_call(call: Any) -> ToolCallPart | None:
-    """The common, well-formed function call without building error locations (else None)."""
+def simple_call_fields(call: Any) -> tuple[str, str, str] | None:
+    """The id, name and arguments of the common, well-formed function call, without
+    building error locations (else None)."""
     if type(call) is not dict or call.get("type", "function") != "function":
         return None
     call_id = call.get("id")
@@ -169,6 +170,15 @@ def simple_tool_call(call: Any) -> ToolCallPart | None:
     args = fn.get("arguments", "")
     if type(name) is not str or type(args) is not str:
         return None
+    return call_id, name, args
+
+
+def simple_tool_call(call: Any) -> ToolCallPart | None:
+    """The common, well-formed function call without building error locations (else None)."""
+    got = simple_call_fields(call)
+    if got is None:
+        return None
+    call_id, name, args = got
     part: ToolCallPart = _new(ToolCallPart)  # ToolCallPart(call_id, name, args), faster
     set_id, set_name, set_arguments, set_kind = _CALL_SLOTS
     set_id(part, call_id)

@@ -103,7 +103,7 @@ def card_text(card: Card) -> str:
     in any text become spaces)."""
     bits = [card.status] if card.status else []
     if card.tokens_before is not None and card.tokens_after is not None:
-        bits.append(f"{card.tokens_before:,} -> {card.tokens_after:,} tokens")
+        bits.append(f"{card.tokens_before:,} → {card.tokens_after:,} tokens")
     elif card.tokens_before is not None:
         bits.append(f"{card.tokens_before:,} tokens")
     if card.budget is not None:

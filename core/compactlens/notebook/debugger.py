@@ -23,6 +23,7 @@ from compactlens.analysis import (
     ShownFixes,
     Verdict,
     advise,
+    fitting_target,
     fix_mark,
     fix_recall,
     shown_fixes,
@@ -151,7 +152,12 @@ class Debugger:
         card = card_html(verdict_card(self.verdict))
         # The explanation's own suggestion would be a second "top fix": the card's next
         # step is the one.
-        why = card_html(replace(explanation_card(self.result.explanation), fix=""))
+        # Its "target that fits" is the one the one-click larger target sets (the trigger
+        # with it), never a smaller number beside that fix.
+        explained = explanation_card(self.result.explanation)
+        fitting = fitting_target(self.verdict, self.search)
+        extra = (("target that fits", fitting.short),) if fitting is not None else ()
+        why = card_html(replace(explained, fix="", facts=(*explained.facts, *extra)))
         self.before = w.HTML(card + ("" if self.nothing_to_fix else why))
         options = [(f"{i + 1}. {fix_line(f)}", i) for i, f in enumerate(self.fixes)]
         # A list box (one line per fix, clipped to its width), not radio buttons: long

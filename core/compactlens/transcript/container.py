@@ -10,6 +10,7 @@ place, and :func:`_system_message` reads a system prompt kept outside the list.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import Any, Literal
 from compactlens.formats import anthropic as anthropic_format
 from compactlens.formats import canonical as canonical_format
 from compactlens.formats import openai_responses as responses_format
-from compactlens.formats.base import WireFormat
+from compactlens.formats.base import ConversionWarning, WireFormat
 from compactlens.model.errors import TranscriptError
 from compactlens.model.messages import Message
 
@@ -173,6 +174,12 @@ def _locate(container: Container, location: str) -> str:
     if container.kind == "single":
         return rest or "(top level)"
     return location
+
+
+def _located_note(note: ConversionWarning, container: Container) -> ConversionWarning:
+    """A reader's note with the ``messages[k]`` it names rewritten as the item's real place."""
+    detail = re.sub(r"messages\[\d+\]", lambda m: _locate(container, m.group(0)), note.detail)
+    return dataclasses.replace(note, detail=detail)
 
 
 def _relocated(exc: TranscriptError, container: Container) -> TranscriptError:

@@ -6,8 +6,9 @@ checked against the limits (size, nesting depth, string length, numbers Python c
 carry), its container found, its format detected (unless the caller names it) and its
 recorded compactions read. Bad input raises
 :class:`~compactlens.model.errors.TranscriptError` naming the source, a location and the
-problem; the one thing left out with a note instead is the last line of a JSON-lines
-file cut off mid-line (:attr:`Transcript.warnings`).
+problem; what is left out with a note instead (:attr:`Transcript.warnings`) is the last
+line of a JSON-lines file cut off mid-line, and content a format's reader found but could
+not load (its ``Split.notes``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from compactlens.transcript.container import (
     PathKey,
     _container,
     _fail,
+    _located_note,
     _relocated,
     _system_message,
 )
@@ -322,7 +324,8 @@ def _cut_line(n: int, line: str, complete: int) -> ConversionWarning:
     return ConversionWarning(
         "dropped",
         f"line {n}, cut off mid-line: its {size} bytes end the file without a newline and "
-        f"are not valid JSON; the {complete} complete line(s) before it were loaded",
+        f"are not valid JSON; the {complete} complete line{'' if complete == 1 else 's'} "
+        "before it were loaded",
     )
 
 
@@ -549,6 +552,6 @@ def load_transcript(
         source=name,
         container=container,
         detection=reason,
-        warnings=notes,
+        warnings=(*notes, *(_located_note(n, container) for n in split.notes)),
         compactions=recorded,
     )

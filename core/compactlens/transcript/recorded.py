@@ -186,7 +186,7 @@ def _summary_messages(
                 summary_index=i,
                 replaced=tuple(history) if kept else None,
                 after=(m,),
-                note="read from the summary message's form"
+                note="found by the summary it left (the log records no compaction event)"
                 + ("" if kept else "; the history it replaced is not in this file"),
             )
         )

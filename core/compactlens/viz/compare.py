@@ -8,9 +8,14 @@ from html import escape
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
+from compactlens.analysis import Verdict
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.viz._style import STATUS_COLORS, TARGET_COLOR, _layout, _line
 from compactlens.viz.events import RunLike, SweepPoint, groups_kept
 from compactlens.viz.words import nice_step, num, param_words, share
+
+#: The colour of fact recall in these figures (the sweep's line, the compare bars).
+RECALL_COLOR = "#7B61FF"
 
 
 def sweep_chart(
@@ -77,7 +82,7 @@ def sweep_chart(
                 y=[round((p.recall or 0.0) * 100, 1) for p in measured],
                 mode="lines+markers",
                 name="fact recall",
-                line={"color": "#7B61FF"},
+                line={"color": RECALL_COLOR},
                 showlegend=False,
                 hovertemplate=f"{name}: %{{x:,}}<br>fact recall %{{y}}%<extra></extra>",
             ),
@@ -133,32 +138,54 @@ def _target_words(point: SweepPoint, default: int | None) -> str:
     return "" if target is None else f"<br>target {num(target)} tokens"
 
 
+def _verdict_recall(v: Verdict | None) -> float | None:
+    """A verdict's fact recall when it measured one (else None)."""
+    return v.numbers.fact_recall if v is not None and v.numbers.measured else None
+
+
 def _recall_words(recall: float | None) -> str:
     return "—" if recall is None else share(recall)
 
 
 def compare_chart(
-    outcomes: Mapping[str, RunLike], recalls: Mapping[str, float | None] | None = None
+    outcomes: Mapping[str, RunLike],
+    recalls: Mapping[str, float | None] | None = None,
+    *,
+    verdicts: Mapping[str, Verdict | None] | None = None,
 ) -> go.Figure:
-    """Tokens before and after per configuration, coloured by status, with each one's
-    fact recall (``recalls``, by the same names) beside its tokens when measured."""
+    """Tokens before and after per configuration, and each one's fact recall beside them
+    when measured (``recalls``, by the same names, else each verdict's).
+
+    With ``verdicts`` (by the same names) each "after" bar is coloured and labelled by its
+    run's verdict, as the card under the chart reads ("Fits, with costs" is amber, not the
+    green of the engine's "compacted"); without one, by the run's status. The recall is a
+    bar of its own on the right axis, so its label never sits on the tokens' label."""
     names = list(outcomes)
+    judged = [(verdicts or {}).get(n) for n in names]
     before = [o.result.tokens_before if o.result else 0 for o in outcomes.values()]
     after = [o.result.tokens_after if o.result else 0 for o in outcomes.values()]
     statuses = [o.status for o in outcomes.values()]
     kept = [groups_kept(o.result) if o.result else 0 for o in outcomes.values()]
-    recall = [(recalls or {}).get(n) for n in names]
+    recall = [
+        (recalls or {}).get(n, _verdict_recall(v)) if recalls is not None else _verdict_recall(v)
+        for n, v in zip(names, judged, strict=True)
+    ]
+    colors = [
+        LEVEL_COLORS[v.level] if v is not None else STATUS_COLORS.get(s, "#6C757D")
+        for v, s in zip(judged, statuses, strict=True)
+    ]
     text = [
-        f"{num(a)} · {s}" + (f"<br>recall {share(r)}" if r is not None else "")
-        for a, s, r in zip(after, statuses, recall, strict=True)
+        f"{num(a)}<br>{escape(v.headline) if v is not None else s}"
+        for a, s, v in zip(after, statuses, judged, strict=True)
     ]
     fig = go.Figure()
-    fig.add_bar(x=names, y=before, name="before", marker_color="#8DA0B6")
+    fig.add_bar(x=names, y=before, name="before", marker_color="#8DA0B6", offsetgroup="before")
     fig.add_bar(
         x=names,
         y=after,
         name="after",
-        marker_color=[STATUS_COLORS.get(s, "#6C757D") for s in statuses],
+        marker_color=colors,
+        offsetgroup="after",
         text=text,
         textposition="outside",
         customdata=[[k, _recall_words(r)] for k, r in zip(kept, recall, strict=True)],
@@ -167,13 +194,15 @@ def compare_chart(
     )
     measured = [(n, r) for n, r in zip(names, recall, strict=True) if r is not None]
     if measured:
-        fig.add_scatter(
+        fig.add_bar(
             x=[n for n, _ in measured],
             y=[round(r * 100, 1) for _, r in measured],
             name="fact recall",
-            mode="markers",
-            marker={"color": "#7B61FF", "size": 12, "symbol": "diamond"},
+            marker_color=RECALL_COLOR,
+            offsetgroup="recall",
             yaxis="y2",
+            text=[f"recall {share(r)}" for _, r in measured],
+            textposition="outside",
             hovertemplate="%{x}<br>fact recall %{y}%<extra></extra>",
         )
         fig.update_layout(
@@ -181,12 +210,14 @@ def compare_chart(
                 "title": "fact recall",
                 "overlaying": "y",
                 "side": "right",
-                "range": [0, 105],
+                "range": [0, 115],
                 "tickvals": [0, 25, 50, 75, 100],
                 "ticktext": ["0%", "25%", "50%", "75%", "100%"],
                 "showgrid": False,
             }
         )
     fig.update_layout(barmode="group", uniformtext={"minsize": 11, "mode": "show"})
-    fig.update_layout(yaxis={"title": "tokens", "rangemode": "tozero"})
+    # Room above the tallest bar for its two-line label.
+    top = max([*before, *after, 1]) * 1.18
+    fig.update_layout(yaxis={"title": "tokens", "rangemode": "tozero", "range": [0, top]})
     return _layout(fig, "Configurations side by side", height=400)

@@ -13,9 +13,10 @@ from compactlens.engine import (
     CompactionResult,
     GroupDecision,
     StageEvent,
-    condition_words,
     event_words,
     stage_words,
+    start_words,
+    stop_words,
 )
 from compactlens.viz.words import group_digits, num
 
@@ -91,9 +92,9 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
                 else f"{stage_words(e.strategy)}: {event_words(e.event)}",
                 e.tokens_before,
                 e.tokens_after,
-                condition_words(e.trigger),
+                start_words(e.trigger, e.strategy),
                 dict(e.trigger_values),
-                condition_words(e.target),
+                stop_words(e.target),
                 group_digits(e.detail),
                 e.depth,
                 gids,
@@ -116,6 +117,10 @@ def timeline_events(result: CompactionResult) -> list[TimelineEvent]:
             result.tokens_before,
             result.tokens_after,
             detail=group_digits(detail),
+            # The run's own totals, as the verdict counts them: groups changed (inserted
+            # ones apart); a "completed" row read "groups 0" under the pipeline's 205.
+            groups_changed=sum(1 for d in result.decisions if d.action not in ("kept", "inserted")),
+            inserted=sum(1 for d in result.decisions if d.action == "inserted"),
         )
     )
     return out

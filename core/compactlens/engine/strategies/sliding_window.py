@@ -159,7 +159,9 @@ class SlidingWindowStrategy:
                 plan,
                 "minimum_preserved",
                 [g.id for g in plan.index.groups if g.turn in turns],
-                f"the newest {self.minimum_preserved} user turn(s)",
+                "the newest user turn"
+                if self.minimum_preserved == 1
+                else f"the newest {self.minimum_preserved:,} user turns",
             )
         items = [
             protection(plan, "system", system_ids(plan) if self.preserve_system else ()),

@@ -35,15 +35,18 @@ from compactlens.model.errors import ConfigError, InputTypeError
 from compactlens.model.messages import (
     Message,
     OpaquePart,
-    TextPart,
     ToolCallPart,
     ToolResultPart,
     is_hosted_tool,
     is_hosted_tool_call,
     is_hosted_tool_result,
+    text_message,
 )
+from compactlens.model.tokens import CharEstimator, estimate_from_lengths
 
 MAX_SUMMARY_CHARS = COLLAPSE_NOTE_CHARS
+#: What a one-text assistant message adds to its text when counted: the role and a newline.
+_ASSISTANT_TEXT = len("assistant\n")
 TRUNCATION_MARKER = "... [truncated]"
 
 ToolGroupFormatter = Callable[[Sequence[Message]], str]
@@ -369,14 +372,23 @@ class ToolResultCompactionStrategy:
         raw = self.formatter == "results" and get_profile(self.profile).raw_tool_results
         settings = (self.formatter, raw, self.max_chars)
 
+        messages, groups = ix.messages, ix.groups
+        count = ctx.count
+        estimator = ctx.tokenizer if type(ctx.tokenizer) is CharEstimator else None
+
         def line(gid: int) -> tuple[Message, int]:
             key = (gid, settings)
             got = memo.get(key) if memo is not None else None
             if got is not None:
                 return got
-            text = format_group([ix.messages[k] for k in ix.groups[gid].indices])
-            message = Message(role="assistant", parts=(TextPart(text),))
-            tokens = ctx.count(message)
+            text = format_group([messages[k] for k in groups[gid].indices])
+            message = text_message("assistant", text)
+            # The estimate of "assistant", a newline and the text (count_messages's).
+            tokens = (
+                count(message)
+                if estimator is None
+                else estimate_from_lengths(estimator, [len(text) + _ASSISTANT_TEXT])[0]
+            )
             if memo is not None:
                 memo.put(key, message, tokens, len(text))
             return message, tokens
