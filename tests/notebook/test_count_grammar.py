@@ -71,3 +71,12 @@ def test_the_index_card_of_one_message_is_singular() -> None:
     text = index._repr_html_()
     assert "1 message, 1 group, 1 turn" in text
     assert not ONE_WITH_PLURAL.search(text), text
+
+
+def test_a_figure_hover_of_a_one_message_group_is_singular() -> None:
+    from compactlens import viz
+
+    hello = from_caller([{"role": "user", "content": "hello"}]).messages
+    figure = viz.tokens_per_group(MessageIndex.build(hello, CharEstimator()))
+    hovers = [text for trace in figure.data for text in (trace.hovertext or ())]
+    assert hovers and all(" · 1 message<br>" in text for text in hovers), hovers

@@ -277,7 +277,7 @@ def fix_mark(fix: Fix) -> str:
 
 
 def _turns(n: int) -> str:
-    return "1 turn" if n == 1 else f"{n:,} turns"
+    return plural(n, "turn")
 
 
 def _stage_type(strategy: Strategy, name: str) -> str | None:

@@ -194,7 +194,7 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
             " (best effort: it does not meet the target)" if result.status == "cannot-fit" else ""
         )
         where = "stdout" if output == "-" else output
-        lines.append(f"wrote {result.messages_after:,} messages to {where}{note}")
+        lines.append(f"wrote {plural(result.messages_after, 'message')} to {where}{note}")
     return "\n".join(lines) + "\n"
 
 
