@@ -68,6 +68,10 @@ def test_the_report_card_shows_debugs_step_given_the_strategy_else_defers() -> N
     assert escape(clip(step)) in card and escape(own.next_step) not in card
     assert escape(DEFERRED_STEP) not in card
     assert report._repr_html_() == card  # computed once, shown alike
+    # The one-line text shows no step, so it runs no search.
+    quiet = analyze(transcript, result, triggers=strategy)
+    assert repr(quiet).startswith("<CompactionReport: Fits, with costs;")
+    assert quiet.source is not None and "step" not in quiet.source.memo
     unsearched = analyze(transcript, result, triggers=over)
     card = unsearched._repr_html_()
     assert escape(own.next_step) not in card and escape(step) not in card

@@ -66,6 +66,7 @@ from compactlens.analysis.fix_verdicts import (
     listed_fixes,
     next_step,
     raise_target_to,
+    searched_step,
     shown_fixes,
     with_raised_target,
 )
@@ -221,6 +222,7 @@ __all__ = [
     "retarget",
     "run_corpus_report",
     "search_fixes",
+    "searched_step",
     "shown_fixes",
     "strategy_triggers",
     "transcript_provider",

@@ -18,7 +18,11 @@ if TYPE_CHECKING:
     from compactlens.analysis.verdict import Verdict
 
 
-def report_card(report: CompactionReport) -> Card:
+def report_card(report: CompactionReport, *, search: bool = True) -> Card:
+    """The notebook card of ``report``, coloured and headed by the verdict of its run.
+    ``search``: give the run's next step from the fix search when the report kept the
+    strategy (:func:`~compactlens.analysis.searched_step`); False for the one-line text,
+    which shows no step."""
     facts = report.facts
     cache = report.cache
     retrigger = report.retrigger
@@ -55,7 +59,7 @@ def report_card(report: CompactionReport) -> Card:
     # edge, its headline is the badge. Its next step is the run's one: the verdict's own
     # when it needs no fix search, else the search's when the report kept the run's
     # strategy (analyze(..., triggers=strategy)), else the pointer to debug().
-    searched = searched_step(report, judged) if not judged.step_final else None
+    searched = searched_step(report, judged) if search and not judged.step_final else None
     label, step = searched if searched is not None else card_step(judged)
     return replace(
         card,

@@ -155,7 +155,7 @@ class CompactionReport:
     def __repr__(self) -> str:
         from compactlens.analysis.display import report_card
 
-        return card_text(report_card(self))
+        return card_text(report_card(self, search=False))  # the text names no step
 
     def _repr_html_(self) -> str:
         from compactlens.analysis.display import report_card
