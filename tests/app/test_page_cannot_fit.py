@@ -140,19 +140,20 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     at = go(app(cfg=encode_config(config)).run(), "cannot_fit")
     no_exceptions(at)
     body = plain(texts(at))
-    assert "protected-history" in body
+    # The reason by its plain label, never its code name (review 4, #6c).
+    assert "No room for a summary" in body and "protected-history" not in body
     # the boundary analysis names the suffix, in words
-    assert "the newest 12 messages kept verbatim" in body
+    assert "The newest 12 messages" in body and "stay verbatim" in body
     table = at.dataframe[0].value
     parts = list(table["part"])
     assert metric_int(at, "Candidate tokens") == sum(table["tokens"])
     assert metric_int(at, "Over the target") == sum(table["tokens"]) - 600
     assert parts[0] == "leading system messages"
     assert "newest messages kept verbatim" in parts and "summary wrapper" in parts
-    fixes = [ln for ln in body.splitlines() if ln.startswith(":material/lightbulb:")]
-    assert any("newest messages kept verbatim" in f and "tokens to spare" in f for f in fixes), (
-        fixes
-    )
+    # The smaller "newest messages kept" that fits is a fix, with the verdict it gives.
+    fixes = [plain(m.value) for m in at.markdown if re.search(r"\*\*\d+\.\*\*", m.value)]
+    assert any("“newest messages kept verbatim” to" in f for f in fixes), fixes
+    assert [c for c in at.caption if c.value.startswith("**Fits")]
 
 
 def _untriggered_truncation(keep: int) -> LabConfig:

@@ -230,3 +230,19 @@ def test_edited_prices_are_read_back_and_bad_rows_are_reported() -> None:
     other = AnalysisSettings(second, tuple({**DEFAULT_PRICES, **table}.items()))
     assert other.key() == AnalysisSettings(second).key()
     assert json.loads(settings.key())["prices"]["cached_input"] == 9.5
+
+
+def test_report_states_the_parameters_bound_not_a_target_that_fits(samples_folder: Path) -> None:
+    """An engine run that cannot fit: what its parameters reach is a bound (with the
+    trigger a larger target needs, that target may not fit), never "a target of at least
+    N tokens fits" (review 4, #12); compact() names its smallest target that fits."""
+    stage = {**default_stage("truncation", 1000), "minimum_preserved": 40}
+    html = _report(samples_folder, "coding_agent", LabConfig(stages=(stage,)))
+    explanation = html.split("<h2>Explanation</h2>", 1)[1].split("</section>", 1)[0]
+    assert "Best the current parameters reach (the triggers as they are)" in explanation
+    assert "Smallest target that fits" not in explanation
+    assert "fits with these parameters" not in explanation
+    compact = LabConfig(mode="compact", compact=CompactSettings(600, 4, 600))
+    html = _report(samples_folder, "coding_agent", compact)
+    explanation = html.split("<h2>Explanation</h2>", 1)[1].split("</section>", 1)[0]
+    assert "Smallest target that fits" in explanation

@@ -64,6 +64,7 @@ from compactlens.cli import main
 from compactlens.model.display import clip
 from compactlens.notebook import Tuner, debug, tune
 from compactlens_inspector.exports.files import report_html
+from compactlens_inspector.lab import compact_fixes
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, encode_config
 from compactlens_inspector.lab.presets import PRESETS, nice_budget, preset
 from compactlens_inspector.lab.replay import replay_session
@@ -139,7 +140,29 @@ def case(sample: str, name: str, budget: int | None = None) -> Case:
 
 
 def _advised(index: Any, outcome: RunOutcome, current: Verdict, format_name: str) -> Verdict:
-    """``current`` with the run's one next step (review 3, #9)."""
+    """``current`` with the run's one next step (review 3, #9); in compact() mode the
+    first of its fixes, each judged as the inspector judges its run (review 4, #6)."""
+    if outcome.config.mode == "compact" and current.level != "safe":
+
+        def judged_config(config: LabConfig) -> Verdict | None:
+            run = run_config(
+                index,
+                config,
+                make_summarizer(SummarizerSettings()),
+                explain=False,
+                format_name=format_name,
+            )
+            return judge(run, run_analysis(index, run, AnalysisSettings()))
+
+        explained = run_config(
+            index,
+            outcome.config,
+            make_summarizer(SummarizerSettings()),
+            explain=True,
+            format_name=format_name,
+        )
+        ranked, tried = compact_fixes.search(explained, index, current, judged_config)
+        return replace(current, next_step=compact_fixes.next_step(current, ranked, tried))
     if outcome.config.mode == "compact" or outcome.strategy is None or outcome.result is None:
         return current
 

@@ -266,15 +266,20 @@ def build_report(
     parts.append("<section><h2>Explanation</h2>")
     parts.append(f"<p>{escape(expl.summary)}</p>")
     if expl.smallest_target is not None:
-        # The engine's best with the triggers as they are; the target the next step's fix
-        # sets (which may move the trigger too) is in the verdict above.
-        parts.append(
-            f"<p>Best the current parameters reach (the triggers as they are): "
-            f"<b>{num(expl.smallest_target)}</b> tokens</p>"
+        # compact(): the smallest target its other settings fit; an engine run: its best
+        # with the triggers as they are (the target the next step's fix sets, which may
+        # move the trigger too, is in the verdict above).
+        label = (
+            "Smallest target that fits"
+            if config.mode == "compact"
+            else "Best the current parameters reach (the triggers as they are)"
         )
-    if expl.suggestions:
+        parts.append(f"<p>{label}: <b>{num(expl.smallest_target)}</b> tokens</p>")
+    # Re-run changes only: the target bound is the line above, never a promised fix.
+    changes = [s for s in expl.suggestions if s.parameter != "target_tokens"]
+    if changes:
         parts.append("<ul>")
-        parts.extend(f"<li>{escape(s.change)}</li>" for s in expl.suggestions)
+        parts.extend(f"<li>{escape(s.change)}</li>" for s in changes)
         parts.append("</ul>")
     if expl.protected:
         parts.append("<table><tr><th>protected</th><th>groups</th><th>tokens</th><th>why</th></tr>")

@@ -29,6 +29,8 @@ from compactlens_inspector.components.analysis_summary import analysis_wanted
 from compactlens_inspector.components.sidebar import analysis_sidebar
 from compactlens_inspector.components.tables import table
 from compactlens_inspector.components.verdict_bar import KEY_PREFIX, verdict_bar
+from compactlens_inspector.lab import compact_fixes
+from compactlens_inspector.lab.compact_fixes import CompactFix
 from compactlens_inspector.lab.config import LabConfig, apply_suggestion, lower_token_triggers
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts, fix_config
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -37,8 +39,10 @@ from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.wording import (
     condition_words,
     part_words,
+    plural,
     stage_words,
 )
+from compactlens_inspector.views import compact_words
 from compactlens_inspector.views import fixes as fixes_view
 
 FIXES_REQUESTED = "cf_fixes_requested"
@@ -113,8 +117,8 @@ def _in_words(
         total = sum(p.tokens for p in fixed)
         largest = f"; the largest parts are {shares}" if shares else ""
         return (
-            f"{head}. What the stages cannot remove adds up to {num(total)} tokens against a "
-            f"target of {num(target)}{largest}.{summaries}"
+            f"{head.rstrip('.')}. What the stages cannot remove adds up to {num(total)} "
+            f"tokens against a target of {num(target)}{largest}.{summaries}"
         )
     if not shares:
         return f"{head}{summaries}"
@@ -253,9 +257,7 @@ def render() -> None:
     elif r.status == "compacted":
         _stage_missed_note(r, missed, state.run_verdict(outcome))
     else:  # the verdict bar above says it does not fit; this is the engine's reason
-        st.caption(
-            f"**Why the run stopped:** {md_escape(group_digits(r.reason or r.explanation.summary))}"
-        )
+        st.caption(f"**Why the run stopped:** {md_escape(_stop_reason(outcome))}")
     parts = budget_parts(outcome, ix)
     cols = st.columns(4)
     if config.mode == "compact" and r.status == "cannot-fit" and parts:
@@ -279,7 +281,17 @@ def render() -> None:
         border=True,
     )
     fitting = _fitting_target(outcome, config)
-    if fitting is not None:  # only a run that does not fit has one to show
+    if config.mode == "compact" and outcome.compact is not None:
+        if outcome.compact.smallest_target is not None:
+            # The one number the fixes below name too (review 4, #6a).
+            cols[3].metric(
+                "Smallest target that fits",
+                num(outcome.compact.smallest_target),
+                border=True,
+                help="What stays besides the summary, plus the one token any summary text "
+                "needs; the other settings as they are.",
+            )
+    elif fitting is not None:  # only a run that does not fit has one to show
         # The target the one-click larger target sets (its trigger with it), never a
         # smaller number beside that fix.
         written = sum(p.tokens for p in parts if p.label == SUMMARIES)
@@ -296,10 +308,8 @@ def render() -> None:
             ),
         )
     elif expl.smallest_target is not None:
-        # compact(): no fix search; its own suggestion below applies this target.
-        label = "Smallest target that fits" if config.mode == "compact" else "Best reached"
         cols[3].metric(
-            label,
+            "Best reached",
             num(expl.smallest_target),
             border=True,
             help="The token count of the best the current parameters can do.",
@@ -316,9 +326,13 @@ def render() -> None:
         config={"displaylogo": False},
     )
     st.subheader("In plain words", anchor=False)
-    st.markdown(md_escape(_in_words(r.status, r.reason, r.tokens_after, target, parts)))
+    reason = _stop_reason(outcome) if r.status == "cannot-fit" else r.reason
+    st.markdown(md_escape(_in_words(r.status, reason, r.tokens_after, target, parts)))
     if outcome.boundary is not None:
-        for line in outcome.boundary.explain():
+        compacted = r.status == "compacted"
+        for line in compact_words.boundary_lines(
+            outcome.boundary, ix.messages, compacted=compacted
+        ):
             st.markdown(f"- {md_escape(line)}")
     if parts:
         table(
@@ -327,7 +341,7 @@ def render() -> None:
                     "part": part_words(p.label),
                     "tokens": p.tokens,
                     "groups": len(p.group_ids),
-                    "why": p.detail,
+                    "why": _part_why(outcome, ix.messages, p),
                 }
                 for p in parts
             ],
@@ -350,15 +364,21 @@ def render() -> None:
     current_verdict = state.run_verdict(outcome)
     if untriggered:
         heading = "What to change"
-    elif config.mode == "compact" or current_verdict is None:
+    elif current_verdict is None:
         heading = "Fixes, ranked"
     else:
         heading = fixes_view.HEADINGS[fixes_view.section(current_verdict)]
     st.subheader(heading, anchor=False)
     if untriggered and target is not None:
         _lower_trigger_fix(config, target, find)
-    if config.mode == "compact":
-        _compact_suggestions(config, list(expl.suggestions), find)
+    if config.mode == "compact" and current_verdict is not None and current_verdict.level == "safe":
+        st.caption("No fix is listed: every check passed, so any change could only cost.")
+    elif config.mode == "compact":
+        judged = state.compact_judged_fixes()
+        if judged is not None and current_verdict is not None:
+            _compact_fixes(judged[0], judged[1], current_verdict)
+        else:
+            _compact_suggestions(config, list(expl.suggestions), find)
     elif current_verdict is not None and current_verdict.level == "safe":
         st.caption("No fix is listed: every check passed, so any change could only cost.")
     elif current_verdict is not None:
@@ -389,6 +409,61 @@ def _verdict_bar(outcome: RunOutcome) -> None:
         verdict_bar(shown, key=f"{KEY_PREFIX}debugger")
 
 
+def _stop_reason(outcome: RunOutcome) -> str:
+    """Why the run stopped, in words: compact()'s reason by its plain label (never its
+    code name), else the engine's reason."""
+    r = outcome.result
+    assert r is not None
+    if outcome.compact is not None and outcome.compact.reason is not None:
+        c = outcome.compact
+        said = compact_words.reason_sentence(
+            c.reason, c.detail, candidate=c.candidate_tokens, target=c.target_tokens
+        )
+        return group_digits(said)
+    return group_digits(r.reason or r.explanation.summary)
+
+
+def _part_why(outcome: RunOutcome, messages: Any, part: BudgetPart) -> str:
+    """Why a waterfall part stays: in compact() mode its first protection in words (its
+    messages by position, its tool by name), else the part's own detail."""
+    if outcome.boundary is not None:
+        said = compact_words.part_reason(part.label, outcome.boundary, messages)
+        if said is not None:
+            return said
+    return part.detail
+
+
+def _compact_fixes(ranked: list[CompactFix], tried: int, current: Verdict) -> None:
+    """compact() mode's fixes, each with the verdict of the run it gives once applied,
+    ranked by it (the bar's next step is the first)."""
+    st.caption(
+        f"{plural(tried, 'change')} of the compact() settings re-run (the extractive summarizer, "
+        "offline). Each fix shows the verdict of the run it gives once applied."
+    )
+    if not ranked:
+        st.info(md_escape(compact_fixes.next_step(current, ranked, tried)), icon=":material/info:")
+        return
+    for n, fix in enumerate(ranked):
+        v = fix.verdict
+        assert v is not None
+        with st.container(border=True, key=f"cf_fix_{n}"):
+            c = st.columns([6, 1], vertical_alignment="center")
+            badge = ":orange-badge[costly] " if v.level != "safe" else ""
+            words = fix.words[:1].upper() + fix.words[1:]
+            c[0].markdown(f"{badge}**{n + 1}.** {md_escape(words)}")
+            c[0].caption(f"**{md_escape(v.headline)}**: {md_escape(v.summary)}")
+            for cost in v.costs:
+                c[0].caption(f":orange[{md_escape(cost.text)}]")
+            c[1].button(
+                "Apply",
+                key=f"cf_apply_{n}",
+                on_click=_apply_config,
+                args=(fix.config,),
+                type="primary" if n == 0 else "secondary",
+                width="stretch",
+            )
+
+
 def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) -> None:
     """compact() mode: the single changes its explanation found (they call the summarizer)."""
     if not find:
@@ -406,7 +481,13 @@ def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) 
     for n, s in enumerate(suggestions):
         with st.container(border=True):
             c = st.columns([6, 1], vertical_alignment="center")
-            c[0].markdown(f":material/lightbulb: {md_escape(group_digits(s.change))}")
+            # The target bound as the change it is (its own words state a bound).
+            change = (
+                f"raise the target to {num(s.value)} tokens, the smallest the other settings fit"
+                if s.parameter == "target_tokens"
+                else group_digits(s.change)
+            )
+            c[0].markdown(f":material/lightbulb: {md_escape(change)}")
             if apply_suggestion(config, s.parameter, s.value) is not None:
                 c[1].button(
                     "Apply",

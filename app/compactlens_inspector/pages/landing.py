@@ -10,7 +10,7 @@ from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.context_gauge import show_gauge
 from compactlens_inspector.components.metric_row import Card, metric_row
-from compactlens_inspector.components.sidebar import picker_label, source_and_tokenizer
+from compactlens_inspector.components.sidebar import source_and_tokenizer
 from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import preset
 from compactlens_inspector.pages._common import header, need_transcript, page
@@ -75,7 +75,9 @@ def render() -> None:
                 format_func=lambda n: next(s.title for s in samples if s.name == n),
                 key="landing_sample",
                 on_change=_pick_sample,
-                placeholder=f"Your file: {picker_label(current.name)} (or pick a sample)",
+                # Not the file's name: a placeholder renders markdown, and the caption below
+                # names it, escaped.
+                placeholder="Your own file (or pick a sample)",
             )
         st.caption(md_escape(current.description or current.title or current.name))
         metric_row(

@@ -16,6 +16,7 @@ SUMMARIZER = "cl_summarizer"
 LOAD_ERRORS = "cl_load_errors"
 NONCE = "cl_nonce"
 JUDGED_FIXES = "cl_judged_fixes"  # the lab run's judged fixes, with their run key
+COMPACT_FIXES = "cl_compact_fixes"  # compact() mode's judged fixes, with their run key
 INITIALIZED = "cl_initialized"
 URL_NOTICE = "cl_url_notice"
 ANALYSIS = "cl_analysis"

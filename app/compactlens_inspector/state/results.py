@@ -25,6 +25,8 @@ from compactlens.analysis import (
     advised,
     next_step,
 )
+from compactlens_inspector.lab import compact_fixes
+from compactlens_inspector.lab.compact_fixes import CompactFix
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings
 from compactlens_inspector.lab.replay import ReplayStep
 from compactlens_inspector.lab.runs import RunOutcome, fix_config
@@ -39,7 +41,7 @@ from compactlens_inspector.state.inputs import (
     summarizer_settings,
     tokenizer,
 )
-from compactlens_inspector.state.keys import JUDGED_FIXES, LIMIT_NOTICE, NONCE
+from compactlens_inspector.state.keys import COMPACT_FIXES, JUDGED_FIXES, LIMIT_NOTICE, NONCE
 from compactlens_inspector.state.products import (
     Limited,
     analysis_part,
@@ -220,13 +222,14 @@ def advised_verdict(
     that fit and are safe keep the verdict's own step)."""
     shown = run_verdict(outcome, measured=measured)
     current = run_verdict(outcome) if measured is False else shown
-    if (
-        shown is None
-        or current is None
-        or lab().mode == "compact"
-        or not current.level == shown.level != "safe"
-    ):
+    if shown is None or current is None or not current.level == shown.level != "safe":
         return shown
+    if lab().mode == "compact":
+        judged = compact_judged_fixes()
+        if judged is None:  # a model summarizer: the fixes are not judged
+            return shown
+        ranked, tried = judged
+        return replace(shown, next_step=compact_fixes.next_step(current, ranked, tried))
     found = judged_fixes(include_destructive=include_destructive)
     step = next_step(current, found, include_destructive=include_destructive)
     return replace(shown, next_step=step)
@@ -282,6 +285,37 @@ def _judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
         include_destructive=include_destructive,
         judge=judged_fix,
     )[1]
+
+
+def compact_judged_fixes() -> tuple[list[CompactFix], int] | None:
+    """compact() mode's fixes of the lab's run (:mod:`~compactlens_inspector.lab.compact_fixes`),
+    each with the verdict of the configuration it gives (:func:`run_verdict` of that run:
+    the verdict the page shows once it is applied), those that improve on the run ranked by
+    it, and how many changes were re-run; once per run key in this session. None when the
+    summarizer is a model (each judged fix would call it) or there is no run."""
+    current = loaded()
+    config = lab()
+    if current is None or config.mode != "compact" or summarizer_settings().kind != "extractive":
+        return None
+    summ = summarizer_cache_key(summarizer_settings(), access())
+    key = (current.content_hash, tokenizer(), config.key(), summ, nonce())
+    cached = st.session_state.get(COMPACT_FIXES)
+    if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key:
+        return cast(tuple[list[CompactFix], int], cached[1])
+    found = _compact_judged_fixes()
+    st.session_state[COMPACT_FIXES] = (key, found)
+    return found
+
+
+def _compact_judged_fixes() -> tuple[list[CompactFix], int] | None:
+    # The explained run holds the smaller "newest messages kept" that fits (re-run).
+    outcome, ix = run(explain=True), index()
+    if outcome is None or outcome.result is None or ix is None:
+        return None
+    current = run_verdict(outcome)
+    if current is None:
+        return None
+    return compact_fixes.search(outcome, ix, current, lambda cfg: run_verdict(run(cfg)))
 
 
 def fixes(*, include_destructive: bool = False) -> FixSearch | None:

@@ -68,6 +68,7 @@ from compactlens.analysis.fix_verdicts import (
     raise_target_to,
     searched_step,
     shown_fixes,
+    verdict_improves,
     with_raised_target,
 )
 from compactlens.analysis.fixes import (
@@ -228,6 +229,7 @@ __all__ = [
     "transcript_provider",
     "unique_protections",
     "verdict",
+    "verdict_improves",
     "verdict_provider",
     "with_raised_target",
     "write_rows",

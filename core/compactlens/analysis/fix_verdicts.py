@@ -135,21 +135,27 @@ def improves(fix: Fix, current: Verdict) -> bool:
     not, or it fails fewer checks than the run does, or it fails no check the run passes
     and keeps at least :data:`RECALL_GAIN` more of the facts (an unjudged fix: only
     whether it fits where the run does not)."""
-    v = fix.verdict
-    if v is None:  # not judged: the search's own measure says whether it fits
+    if fix.verdict is None:  # not judged: the search's own measure says whether it fits
         return current.level == "no-fit" and fix.fits
-    if v.level == "no-fit":
+    return verdict_improves(fix.verdict, current)
+
+
+def verdict_improves(after: Verdict, current: Verdict) -> bool:
+    """Whether the run ``after`` judges is better than the run ``current`` judges: it fits
+    where that one does not, or it fails fewer checks, or it fails no check that one
+    passes and keeps at least :data:`RECALL_GAIN` more of the facts (the rule
+    :func:`improves` applies to a judged fix; a change that is not a :class:`Fix`, such
+    as a ``compact()`` parameter, is listed by the same rule)."""
+    if after.level == "no-fit":
         return False
     if current.level == "no-fit":
         return True
-    if len(v.costs) < len(current.costs):
+    if len(after.costs) < len(current.costs):
         return True
-    before = current.numbers.fact_recall
-    after = v.numbers.fact_recall
-    new_costs = {r.code for r in v.costs} - {r.code for r in current.costs}
-    return (
-        not new_costs and before is not None and after is not None and after >= before + RECALL_GAIN
-    )
+    was = current.numbers.fact_recall
+    now = after.numbers.fact_recall
+    new_costs = {r.code for r in after.costs} - {r.code for r in current.costs}
+    return not new_costs and was is not None and now is not None and now >= was + RECALL_GAIN
 
 
 def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
@@ -658,5 +664,6 @@ __all__ = [
     "raise_target_to",
     "searched_step",
     "shown_fixes",
+    "verdict_improves",
     "with_raised_target",
 ]

@@ -919,7 +919,11 @@ def _next_step(
     fixes: FixSearch | None,
     recorded: bool = False,
     controls: tuple[str, ...] = (),
+    raise_to: int | None = None,
 ) -> str:
+    """The verdict's own next step. ``raise_to``: the smallest target the run's parameters
+    fit when it differs from the tokens the run reached (``compact()``'s candidate with an
+    empty summary needs one more token for any summary text)."""
     if recorded and level != "safe":
         # An agent's own compaction cannot be rerun here: what can be changed is ours.
         room = f" at {n.target_tokens:,} tokens" if n.target_tokens is not None else ""
@@ -955,6 +959,8 @@ def _next_step(
         )
         return f"Apply the best fix: {best.plain_summary} ({gives})."
     smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
+    if raise_to is not None:
+        smallest = raise_to
     pointer = f"Raise the target to at least {smallest:,} tokens"
     if fixes is not None and fixes.none_reason:
         return f"{pointer}: no single change fits ({fixes.none_reason})."
@@ -1044,6 +1050,7 @@ def verdict(
             fixes,
             recorded=isinstance(result, RecordedRun),
             controls=_controls(result),
+            raise_to=result.smallest_target if isinstance(result, CompactResult) else None,
         ),
         recall_floor=recall_floor,
         step_final=(

@@ -30,7 +30,7 @@ from compactlens.engine.result import (
     StageEvent,
     Suggestion,
 )
-from compactlens.engine.vocabulary import change_words
+from compactlens.engine.vocabulary import change_words, plural
 from compactlens.formats.caller import from_caller
 from compactlens.model.messages import Message
 from compactlens.model.validation import check_int
@@ -529,9 +529,7 @@ def _cannot_fit_explanation(
             "the summary message's prefix and framing, before any summary text",
         ),
     )
-    smallest = cres.candidate_tokens
-    if smallest is not None and cres.reason == "protected-history":
-        smallest += 1
+    smallest = cres.smallest_target
     suggestions = (target_suggestion(smallest),) if smallest is not None else ()
     result_reason = f"{cres.reason}: {cres.detail}" if cres.detail else str(cres.reason)
     explanation = Explanation(
@@ -638,7 +636,7 @@ def _keep_suggestions(
     return (
         Suggestion(
             change=f"{change_words('keep_last_messages', keep)} "
-            f"fits with {spare:,} tokens to spare "
+            f"fits with {plural(spare, 'token')} to spare "
             f"({cres.tokens.after:,} tokens)",
             parameter="keep_last_messages",
             value=keep,

@@ -88,6 +88,17 @@ class CompactResult:
     def cannot_fit(self) -> bool:
         return self.status == "cannot-fit"
 
+    @property
+    def smallest_target(self) -> int | None:
+        """The smallest target this call's other parameters could fit, on ``cannot-fit``:
+        the rejected candidate's tokens, plus the one token any summary text needs when
+        the reason is ``protected-history`` (that candidate has an empty summary). None
+        when it compacted or no candidate was counted. Every surface that names "the
+        smallest target" of a ``compact()`` call reads this one number."""
+        if self.status != "cannot-fit" or self.candidate_tokens is None:
+            return None
+        return self.candidate_tokens + (1 if self.reason == "protected-history" else 0)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serializable dict (messages as wire dicts or canonical message dicts)."""
         return {

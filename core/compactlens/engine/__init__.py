@@ -93,6 +93,7 @@ from compactlens.engine.triggers import (
 )
 from compactlens.engine.vocabulary import (
     Term,
+    cannot_fit_words,
     change_words,
     condition_words,
     decision_term,
@@ -171,6 +172,7 @@ __all__ = [
     "apply_compaction_async",
     "builder_strategies",
     "cache_likely_cold",
+    "cannot_fit_words",
     "change_words",
     "check_config_size",
     "condition_words",

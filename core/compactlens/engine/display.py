@@ -176,5 +176,6 @@ def explanation_card(explanation: Explanation) -> Card:
         budget=explanation.target_tokens,
         facts=tuple(facts),
         reason=explanation.summary,
-        fix=explanation.suggestions[0].change if explanation.suggestions else "",
+        # A change that fits, checked by re-running (the target bound is a fact above).
+        fix=next((s.change for s in explanation.suggestions if s.parameter != "target_tokens"), ""),
     )

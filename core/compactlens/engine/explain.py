@@ -31,9 +31,12 @@ MAX_VARIANTS = 64
 
 
 def target_suggestion(smallest: int) -> Suggestion:
-    """The suggestion every explanation ends with: the smallest target these parameters reach."""
+    """The suggestion every explanation ends with: the smallest target these parameters
+    reach. Worded as a bound, never as a promise: with the triggers as they are a target of
+    ``smallest`` may fit while the trigger it then needs makes the stages stop elsewhere
+    (the verdict's next step names the change that fits)."""
     return Suggestion(
-        change=f"a target of at least {smallest:,} tokens fits with these parameters",
+        change=f"a target under {smallest:,} tokens cannot fit with these parameters",
         parameter="target_tokens",
         value=smallest,
         tokens_after=smallest,

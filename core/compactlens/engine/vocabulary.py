@@ -325,6 +325,22 @@ def protection_words(kind: str) -> str:
     return kind.replace("_", " ")
 
 
+#: Why ``compact()`` could not fit, in words, keyed by its ``reason`` code.
+CANNOT_FIT_REASONS: dict[str, str] = {
+    "no-safe-boundary": "No safe place to end the summary",
+    "protected-history": "No room for a summary",
+    "incomplete-summary": "The summary was cut off",
+    "empty-summary": "The summary came back empty",
+    "summary-too-large": "The summary is too long for the room left",
+}
+
+
+def cannot_fit_words(reason: str) -> str:
+    """Why ``compact()`` could not fit, in words: ``No room for a summary`` for
+    ``protected-history``."""
+    return CANNOT_FIT_REASONS.get(reason, reason.replace("-", " ").capitalize())
+
+
 #: Tool-call pairing problems in words, keyed by ``PairingProblem.kind``.
 PAIRING_PROBLEMS: dict[str, str] = {
     "orphan_result": "result without its call",
@@ -465,6 +481,7 @@ def stop_words(target: str) -> str:
 
 
 __all__ = [
+    "CANNOT_FIT_REASONS",
     "COLLAPSE_NOTE_CHARS",
     "DECISIONS",
     "EVENTS",
@@ -478,6 +495,7 @@ __all__ = [
     "STAGE_PARAMETERS",
     "VALUES",
     "Term",
+    "cannot_fit_words",
     "change_words",
     "comparison_words",
     "condition_words",

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeAlias
 
+from compactlens.model.errors import UsageError
+
 Role: TypeAlias = Literal["system", "developer", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "developer", "user", "assistant", "tool")
 
@@ -339,7 +341,7 @@ def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[Any, Any
     """The slot setters of ``cls``'s fields ``names``, which must be all its fields in order
     (a field added later must be set in :func:`text_message` too, or importing fails here)."""
     if tuple(f.name for f in fields(cls)) != names:
-        raise TypeError(f"{cls.__name__}'s fields changed: update text_message")
+        raise UsageError(f"{cls.__name__}'s fields changed: update text_message")
     return tuple(cls.__dict__[n].__set__ for n in names)
 
 
