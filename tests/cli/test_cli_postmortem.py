@@ -19,7 +19,8 @@ def test_table_lists_every_compaction_with_recall(capsys: pytest.CaptureFixture[
     assert main(["postmortem", str(path)]) == 0
     out = capsys.readouterr().out
     expected = postmortem(load_transcript(path))
-    assert f"{len(expected.compactions)} recorded compaction(s)" in out
+    n = len(expected.compactions)
+    assert f"{n} recorded compaction{'' if n == 1 else 's'};" in out  # never "(s)"
     for c in expected.compactions:
         assert c.agent is not None and c.agent.recall is not None
         assert f"{percent(c.agent.survived, c.agent.extracted)} ({c.agent.survived}/" in out

@@ -22,9 +22,10 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.analysis import analyze, verdict
-from compactlens.analysis.verdict import DEFERRED_STEP, LEVEL_COLORS, card_step
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.model import Card, card_html, card_text
-from compactlens.model.display import STATUS_COLORS, budget_bar_html
+from compactlens.model.display import STATUS_COLORS, budget_bar_html, clip
+from compactlens.notebook import debug
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 #: The only tags a card writes itself.
@@ -181,11 +182,11 @@ def test_the_report_card_is_the_verdicts_colour_and_next_step() -> None:
     assert status == judged.headline
     assert f"background:{LEVEL_COLORS['costs']}" in html
     assert STATUS_COLORS["compacted"] not in html.split('data-role="tokens"')[0]
-    # Judged without the fix search, the card defers to debug() (review 4, #3): the
-    # verdict's own step is not the one debug() and compactlens compact give.
-    label, step = card_step(judged)
-    assert (label, step) == ("Next step", DEFERRED_STEP)
-    assert dict(_roles(html))["fix"] == " ".join(f"{label} {step}".split())
+    # Given the strategy, the card's next step is the one debug() gives for the run (after
+    # the fix search, review 4 #3), not the verdict's own, judged without it.
+    step = debug(result, strategy, transcript).verdict.next_step
+    assert step != judged.next_step and not judged.step_final
+    assert dict(_roles(html))["fix"] == " ".join(f"Next step {clip(step)}".split())
     assert judged.headline in repr(report)
     # Without a verdict a "compacted" badge is not green: green is "Fits and safe".
     badge = result._repr_html_().split('data-role="tokens"')[0]

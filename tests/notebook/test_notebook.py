@@ -164,6 +164,19 @@ def test_tune_prints_what_the_library_computes_for_the_new_target() -> None:
     assert f"{result.status} {result.tokens_before:,} -> {result.tokens_after:,}" in out
 
 
+def test_the_notebooks_give_one_next_step_for_the_same_run() -> None:
+    """inspect.ipynb and debug_cannot_fit.ipynb both compact cannot_fit_16k with truncation
+    at 16,000 (the newest four groups protected) and print its next step: the same one
+    (review 4, #3: "Raise the target to at least 23,561 tokens, or search ..." against
+    "Apply: add a clamp stage first ...")."""
+    steps = {
+        name: re.findall(r"^next step: (.+)$", _text(executed(name)), re.MULTILINE)
+        for name in ("inspect.ipynb", "debug_cannot_fit.ipynb")
+    }
+    assert all(len(found) == 1 for found in steps.values()), steps
+    assert steps["inspect.ipynb"] == steps["debug_cannot_fit.ipynb"], steps
+
+
 @pytest.mark.slow
 def test_debug_lists_the_librarys_fixes_and_the_top_one_fits() -> None:
     out = _text(executed("debug_cannot_fit.ipynb"))

@@ -19,6 +19,7 @@ from compactlens import (
 )
 from compactlens.analysis import advise, analyze, verdict
 from compactlens.analysis.verdict import DEFERRED_STEP
+from compactlens.model.display import clip
 from compactlens.notebook import debug
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
@@ -50,15 +51,30 @@ def test_advise_gives_the_step_debug_gives_and_a_raw_verdict_card_defers() -> No
     assert escape(DEFERRED_STEP) in card
 
 
-def test_the_report_card_defers_where_its_verdict_was_not_searched() -> None:
+def test_the_report_card_shows_debugs_step_given_the_strategy_else_defers() -> None:
+    """``analyze(..., triggers=strategy)`` (the walkthrough's call) keeps the strategy: the
+    card shows the step ``debug()`` gives. Given only the triggers there is no strategy
+    to search: the card points to ``debug()``, never the verdict's own, other step."""
     transcript = load_transcript(SAMPLES / "coding_agent.json")
-    strategy = TruncationStrategy(tokens_exceed(4000), minimum_preserved=2)
+    over = tokens_exceed(4000)
+    strategy = TruncationStrategy(over, minimum_preserved=2)
     result = apply_compaction(transcript.messages, strategy)
     report = analyze(transcript, result, triggers=strategy)
     own = verdict(result, report)
     assert own.level == "costs"
+    step = debug(result, strategy, transcript).verdict.next_step
+    assert step != own.next_step
     card = report._repr_html_()
-    assert escape(own.next_step) not in card
+    assert escape(clip(step)) in card and escape(own.next_step) not in card
+    assert escape(DEFERRED_STEP) not in card
+    assert report._repr_html_() == card  # computed once, shown alike
+    # The one-line text shows no step, so it runs no search.
+    quiet = analyze(transcript, result, triggers=strategy)
+    assert repr(quiet).startswith("<CompactionReport: Fits, with costs;")
+    assert quiet.source is not None and "step" not in quiet.source.memo
+    unsearched = analyze(transcript, result, triggers=over)
+    card = unsearched._repr_html_()
+    assert escape(own.next_step) not in card and escape(step) not in card
     assert escape(DEFERRED_STEP) in card
 
 

@@ -422,9 +422,10 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
     words = [provider_words(p) for p in report.providers] + ["tool-call pairing"]
     checked = " and ".join(", ".join(words).rsplit(", ", 1))
     st.markdown(
-        f"Checked for {md_escape(checked)}: **{num(len(report.problems))}** problems in the "
-        "compacted request, "
-        f"**{num(len(introduced))}** introduced by the compaction ({num(len(errors))} errors)."
+        f"Checked for {md_escape(checked)}: **{plural(len(report.problems), 'problem')}** in "
+        "the compacted request, "
+        f"**{num(len(introduced))}** introduced by the compaction "
+        f"({plural(len(errors), 'error')}).",
     )
     note = report.providers_note
     if note:  # which providers and why: the transcript's own API, as chosen, the default

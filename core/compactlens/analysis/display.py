@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
+from compactlens.analysis.protocol import provider_words
 from compactlens.engine.vocabulary import plural
 from compactlens.model import Card, data_frame
 
@@ -17,7 +18,11 @@ if TYPE_CHECKING:
     from compactlens.analysis.verdict import Verdict
 
 
-def report_card(report: CompactionReport) -> Card:
+def report_card(report: CompactionReport, *, search: bool = True) -> Card:
+    """The notebook card of ``report``, coloured and headed by the verdict of its run.
+    ``search``: give the run's next step from the fix search when the report kept the
+    strategy (:func:`~compactlens.analysis.searched_step`); False for the one-line text,
+    which shows no step."""
     facts = report.facts
     cache = report.cache
     retrigger = report.retrigger
@@ -47,13 +52,15 @@ def report_card(report: CompactionReport) -> Card:
     judged = _verdict_of(report)
     if judged is None:
         return card
+    from compactlens.analysis.fix_verdicts import searched_step
     from compactlens.analysis.verdict import LEVEL_COLORS, card_step
 
     # The verdict of the run this report measured: its level colours the badge and the
-    # edge, its headline is the badge; its next step is the card's when the verdict holds
-    # the run's one step, else the card defers to debug() (the report has no strategy to
-    # search fixes for).
-    label, step = card_step(judged)
+    # edge, its headline is the badge. Its next step is the run's one: the verdict's own
+    # when it needs no fix search, else the search's when the report kept the run's
+    # strategy (analyze(..., triggers=strategy)), else the pointer to debug().
+    searched = searched_step(report, judged) if search and not judged.step_final else None
+    label, step = searched if searched is not None else card_step(judged)
     return replace(
         card,
         status=judged.headline,
@@ -81,14 +88,15 @@ def _verdict_of(report: CompactionReport) -> Verdict | None:
 def _introduced_words(report: CompactionReport) -> str:
     """The protocol problems the compaction introduced, errors (requests a provider
     rejects) apart from warnings (requests it silently changes), for the providers
-    checked: "0 errors, 75 warnings (anthropic)"."""
+    checked, in words: "0 errors, 75 warnings (OpenAI Chat Completions and Anthropic)"."""
     errors = sum(1 for p in report.introduced if p.severity == "error")
     warnings = len(report.introduced) - errors
-    counted = (
-        f"{errors:,} error{'s' if errors != 1 else ''}, "
-        f"{warnings:,} warning{'s' if warnings != 1 else ''}"
-    )
-    return f"{counted} ({', '.join(report.providers)})" if report.providers else counted
+    counted = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    names = [provider_words(p) for p in report.providers]
+    if not names:
+        return counted
+    who = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{counted} ({who})"
 
 
 def corpus_card(report: CorpusReport) -> Card:

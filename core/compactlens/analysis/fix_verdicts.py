@@ -35,7 +35,7 @@ from compactlens.analysis.protocol import (
     transcript_provider,
     verdict_provider,
 )
-from compactlens.analysis.report import analyze
+from compactlens.analysis.report import CompactionReport, analyze
 from compactlens.analysis.retrigger import strategy_triggers
 from compactlens.analysis.verdict import COST_ORDER, Verdict, first_cost, verdict
 from compactlens.engine.guards import Guards
@@ -45,6 +45,7 @@ from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
 from compactlens.formats.caller import caller_format
+from compactlens.model.tokens import CharEstimator
 from compactlens.summarizers.base import SummaryResponse
 
 
@@ -536,7 +537,7 @@ def next_step(
         return (
             "Choose: no change that keeps the target keeps most of the conversation's facts. "
             f"{raise_words[:1].upper()}{raise_words[1:]} (nothing else changes), "
-            f"or keep the target with this change: {costly.plain_summary}, which keeps only "
+            f"or keep the target and {costly.plain_summary}, which keeps only "
             f"{kept} of the facts ({gives})."
         )
     if best is None and search is not None and current.level == "costs":
@@ -669,6 +670,26 @@ def advise(
     return judged, search if search is not None else found
 
 
+def searched_step(report: CompactionReport, judged: Verdict) -> tuple[str, str] | None:
+    """The next step of ``report``'s run after the fix search, (label, text), the one
+    ``debug(report.run, strategy, transcript)`` gives, when the report kept the run's
+    strategy (:class:`~compactlens.analysis.report.RunSource`) and the search's verdict
+    has ``judged``'s level; else None (a step such as "Nothing to change" under a
+    "Fits, with costs" badge would contradict the card). The search judges the
+    transcript's own provider, as ``debug()`` does, where the report may check more
+    (its costs can then differ, its level rarely). Computed once per report."""
+    source = report.source
+    if source is None or not isinstance(report.run, CompactionResult):
+        return None
+    if "step" not in source.memo:
+        index = MessageIndex.build(source.messages, source.tokenizer or CharEstimator())
+        advised_run, _search = advise(index, report.run, source.strategy)
+        same = advised_run.level == judged.level
+        source.memo["step"] = advised_run.next_step_parts if same else None
+    step: tuple[str, str] | None = source.memo["step"]
+    return step
+
+
 __all__ = [
     "RECALL_GAIN",
     "FittingTarget",
@@ -688,6 +709,7 @@ __all__ = [
     "next_step",
     "raise_fix",
     "raise_target_to",
+    "searched_step",
     "shown_fixes",
     "verdict_improves",
     "with_raised_target",

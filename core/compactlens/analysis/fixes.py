@@ -169,7 +169,7 @@ class Fix:
         return (
             f"{self.tokens_after:,} tokens; {self.recall:.0%} of the conversation's facts kept; "
             f"{request}; "
-            f"{self.groups_dropped:,} groups dropped; {turns}"
+            f"{plural(self.groups_dropped, 'group')} dropped; {turns}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -277,7 +277,7 @@ def fix_mark(fix: Fix) -> str:
 
 
 def _turns(n: int) -> str:
-    return "1 turn" if n == 1 else f"{n:,} turns"
+    return plural(n, "turn")
 
 
 def _stage_type(strategy: Strategy, name: str) -> str | None:

@@ -53,7 +53,9 @@ from compactlens.analysis.retrigger import (
 )
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
+from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.triggers import Trigger, tokens_exceed
+from compactlens.engine.vocabulary import plural
 from compactlens.formats.caller import CallerMessages, from_caller
 from compactlens.model.display import card_html, card_text
 from compactlens.model.errors import ConfigError, InputTypeError
@@ -63,6 +65,20 @@ from compactlens.model.tokens import ENCODINGS, Tokenizer, make_tokenizer
 from compactlens.summarizers.base import Summarizer
 
 _AFFECTING = ("excluded", "collapsed", "summarized")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSource:
+    """What a fix search over :attr:`CompactionReport.run` needs, kept when
+    :func:`analyze` was given the run's strategy as its triggers: the original messages,
+    that strategy and the tokenizer the report counted with (None: the estimate). Its
+    notebook card then shows the run's one next step (the one ``debug()`` gives) instead
+    of pointing to ``debug()``; ``memo`` keeps that step once computed."""
+
+    messages: tuple[Message, ...]
+    strategy: Strategy
+    tokenizer: Tokenizer | None
+    memo: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +117,10 @@ class CompactionReport:
     #: The run :func:`analyze` measured (not part of the data: its notebook card renders
     #: the verdict of this run and this report, so the card's colour is the verdict's level).
     run: Any = field(default=None, compare=False, repr=False)
+    #: The run's original messages and strategy (not part of the data: the card's next
+    #: step comes from a fix search over them), or None when the report was not given
+    #: the strategy.
+    source: RunSource | None = field(default=None, compare=False, repr=False)
 
     @property
     def errors(self) -> tuple[ProtocolProblem, ...]:
@@ -135,7 +155,7 @@ class CompactionReport:
     def __repr__(self) -> str:
         from compactlens.analysis.display import report_card
 
-        return card_text(report_card(self))
+        return card_text(report_card(self, search=False))  # the text names no step
 
     def _repr_html_(self) -> str:
         from compactlens.analysis.display import report_card
@@ -212,7 +232,8 @@ def fact_warnings(facts: FactReport) -> tuple[str, ...]:
     lost = len(facts.lost)
     if lost:
         out.append(
-            f"{lost} of the conversation's {facts.extracted} facts were lost "
+            f"{lost:,} of the conversation's {plural(facts.extracted, 'fact')} "
+            f"{'was' if lost == 1 else 'were'} lost "
             f"(recall {facts.recall:.0%})"
         )
     return tuple(out)
@@ -457,7 +478,14 @@ def analyze(
         horizon=horizon,
     )
     overview = _overview(caller, outcome, settings)
-    return replace(overview.with_facts(_facts(caller, outcome, judge, fact_cache)), run=result)
+    source = (
+        RunSource(messages=tuple(caller.messages), strategy=triggers, tokenizer=tokenizer)
+        if isinstance(triggers, Strategy) and isinstance(result, CompactionResult)
+        else None
+    )
+    return replace(
+        overview.with_facts(_facts(caller, outcome, judge, fact_cache)), run=result, source=source
+    )
 
 
 @gc_paused()

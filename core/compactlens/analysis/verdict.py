@@ -47,6 +47,7 @@ from compactlens.analysis.fixes import FixSearch, destructive
 from compactlens.analysis.protocol import ProtocolProblem, provider_words
 from compactlens.analysis.report import CompactionReport
 from compactlens.compact.result import CompactResult
+from compactlens.engine.display import NO_FIT_STEP
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.vocabulary import money, plural
 from compactlens.model.display import Card, card_html
@@ -360,11 +361,7 @@ class Verdict:
 
 #: What a notebook card says for the next step of an engine run judged without the fix
 #: search (:attr:`Verdict.step_final` False): the step to take is the one after it.
-DEFERRED_STEP = (
-    "Search for the change to make: debug(result, strategy, transcript) re-runs the "
-    "changes that could fix this run and names the one to take (on the command line: "
-    "compactlens compact --explain)."
-)
+DEFERRED_STEP = NO_FIT_STEP
 
 
 def card_step(v: Verdict) -> tuple[str, str]:
@@ -517,10 +514,6 @@ def percent(part: int, whole: int) -> str:
     return f"{round(share)}%"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
-
-
 def _target_reason(n: VerdictNumbers) -> Reason:
     if n.status == "cannot-fit":
         best = n.smallest_target if n.smallest_target is not None else n.tokens_after
@@ -570,7 +563,7 @@ def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
         found = _introduced(n, report, errors=True)
         first = f" ({found[0].detail})" if found and found[0].detail else ""
         text = (
-            f"The compaction introduces {_plural(errors, 'error')} that {who} would reject{first}."
+            f"The compaction introduces {plural(errors, 'error')} that {who} would reject{first}."
         )
         return Reason(code="provider-errors", level="costs", text=text)
     return Reason(code="provider-errors", level="safe", text=f"No new error for {who}.")
@@ -596,14 +589,14 @@ def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
         )
         changes = "changes" if len(changing) == 1 else "change"
         text = (
-            f"The compaction introduces {_plural(len(changing), 'warning')} that {changes} "
+            f"The compaction introduces {plural(len(changing), 'warning')} that {changes} "
             f"the request: {' and '.join(named)} would move a system message to the top, "
             f"where its place is lost (message {at:,}){also}."
         )
         return Reason(code="provider-warnings", level="costs", text=text)
     named = sorted({provider_words(p.provider) for p in found}) or [who]
     text = (
-        f"Note, not a cost: {_plural(warnings, 'warning')} for {' and '.join(named)}, which "
+        f"Note, not a cost: {plural(warnings, 'warning')} for {' and '.join(named)}, which "
         "joins consecutive turns of one role into one turn on its own; nothing is dropped "
         "or changed."
     )
@@ -615,7 +608,7 @@ def _cache_reason(n: VerdictNumbers) -> Reason | None:
     extra, turns = n.cache_extra_cost, n.cache_turns
     if extra is None or turns is None or n.status != "compacted":
         return None
-    ahead = f"the next {_plural(turns, n.growth_unit)}"
+    ahead = f"the next {plural(turns, n.growth_unit)}"
     again = n.turns_until_next_compaction
     # The estimate prices one compaction: say so when another falls within the turns priced.
     assumes = (
@@ -693,7 +686,7 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
         elif n.turn_tokens is None:
             text = "No compaction is due yet."
         else:
-            when = f"on the next {unit}" if turns <= 1 else f"in about {_plural(turns, unit)}"
+            when = f"on the next {unit}" if turns <= 1 else f"in about {plural(turns, unit)}"
             text = f"No compaction is due yet; at this pace ({typical}) the first is {when}."
         return Reason(code=code, level="safe", text=text)
     if turns == 0:
@@ -716,9 +709,9 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
             code=code, level="costs", text=f"Compaction fires again on the very next {unit}{room}."
         )
     if turns is None:
-        text = f"No compaction is due within {_plural(n.horizon or 0, unit)}."
+        text = f"No compaction is due within {plural(n.horizon or 0, unit)}."
     else:
-        text = f"The next compaction is {_plural(turns, unit)} away ({typical})."
+        text = f"The next compaction is {plural(turns, unit)} away ({typical})."
     return Reason(code=code, level="safe", text=text)
 
 
@@ -730,7 +723,7 @@ def _first_compaction_due(n: VerdictNumbers) -> str:
     if not n.triggers or turns is None:
         return ""
     unit = n.growth_unit
-    when = f"on the next {unit}" if turns <= 1 else f"in about {_plural(turns, unit)}"
+    when = f"on the next {unit}" if turns <= 1 else f"in about {plural(turns, unit)}"
     above = f" (the trigger fires above {n.token_limit:,} tokens)" if n.token_limit else ""
     return f"; the first compaction is due {when}{above}"
 

@@ -242,7 +242,8 @@ def cmd_convert(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"{PROG}: warning: {warning}\n")
     if output != "-":
         out.write(
-            f"converted {args.file} ({transcript.format}, {len(transcript.messages):,} messages) "
+            f"converted {args.file} ({transcript.format}, "
+            f"{plural(len(transcript.messages), 'message')}) "
             f"to {args.to}: wrote {output}"
             + (f" with {plural(len(warnings), 'warning')}" if warnings else "")
             + "\n"

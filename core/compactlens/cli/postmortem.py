@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from compactlens.analysis.postmortem import CompactionPostmortem, Outcome, Postmortem
 from compactlens.analysis.verdict import percent
+from compactlens.engine.vocabulary import plural
 
 #: Lost facts and summary characters shown per compaction in the text form.
 SHOWN_LOST = 5
@@ -77,8 +78,8 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
 def render_postmortem(pm: Postmortem) -> str:
     """The text form of a post-mortem."""
     head = (
-        f"postmortem of {pm.source} ({pm.format}, {pm.messages:,} messages, "
-        f"{len(pm.compactions)} recorded compaction(s); tokens: {pm.tokenizer})"
+        f"postmortem of {pm.source} ({pm.format}, {plural(pm.messages, 'message')}, "
+        f"{plural(len(pm.compactions), 'recorded compaction')}; tokens: {pm.tokenizer})"
     )
     if not pm.compactions:
         return head + "\nno recorded compactions in this file\n"

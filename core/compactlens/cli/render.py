@@ -119,8 +119,9 @@ def render_inspect(path: str, transcript: Transcript, index: MessageIndex) -> st
     t = totals_dict(index)
     lines.append("")
     lines.append(
-        f"Totals: {t['messages']:,} messages, {t['groups']:,} groups, {t['turns']:,} turns, "
-        f"{t['tool_calls']:,} tool calls, {t['tokens']:,} tokens "
+        f"Totals: {plural(t['messages'], 'message')}, {plural(t['groups'], 'group')}, "
+        f"{plural(t['turns'], 'turn')}, {plural(t['tool_calls'], 'tool call')}, "
+        f"{plural(t['tokens'], 'token')} "
         f"({t['system_tokens']:,} in system messages)"
     )
     return "\n".join(lines) + "\n"
@@ -193,14 +194,14 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
             " (best effort: it does not meet the target)" if result.status == "cannot-fit" else ""
         )
         where = "stdout" if output == "-" else output
-        lines.append(f"wrote {result.messages_after:,} messages to {where}{note}")
+        lines.append(f"wrote {plural(result.messages_after, 'message')} to {where}{note}")
     return "\n".join(lines) + "\n"
 
 
 def render_fixes(found: FixSearch) -> str:
     """The ranked fixes of ``--explain``, each with its cost and how to reproduce it,
     marked as every surface marks them (:func:`~compactlens.analysis.fix_mark`)."""
-    lines = ["", f"fixes ({found.tried} changes re-run, {found.duration_ms:,.0f} ms):"]
+    lines = ["", f"fixes ({plural(found.tried, 'change')} re-run, {found.duration_ms:,.0f} ms):"]
     if not found.fixes:
         why = found.none_reason or (
             "no single change the search re-ran removes one of the costs without adding another"
@@ -220,7 +221,7 @@ def render_fixes(found: FixSearch) -> str:
         lines.append(f"     config: {json.dumps(fix.config, separators=(',', ':'))}")
     if found.hidden_destructive:
         lines.append(
-            f"  ({found.hidden_destructive} destructive changes not shown: "
+            f"  ({plural(found.hidden_destructive, 'destructive change')} not shown: "
             "--include-destructive lists them)"
         )
     return "\n".join(lines) + "\n"

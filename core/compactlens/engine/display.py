@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from compactlens.engine.vocabulary import decision_words, protection_words
+from compactlens.engine.vocabulary import decision_words, plural, protection_words
 from compactlens.model import Card, data_frame
 
 if TYPE_CHECKING:
@@ -119,8 +119,8 @@ def index_card(index: MessageIndex) -> Card:
         facts=(
             (
                 "size",
-                f"{index.total_messages:,} messages, {index.total_groups:,} groups, "
-                f"{index.total_turns:,} turns",
+                f"{plural(index.total_messages, 'message')}, "
+                f"{plural(index.total_groups, 'group')}, {plural(index.total_turns, 'turn')}",
             ),
             ("groups", ", ".join(f"{n:,} {kind}" for kind, n in kinds.most_common())),
             ("tokenizer", index.tokenizer_name),
@@ -132,9 +132,12 @@ def index_card(index: MessageIndex) -> Card:
 #: A run that did not fit points to the fix search: the explanation's first suggestion
 #: (often "a target of at least N") is not the verdict's next step, which the fix search
 #: ranks (a notebook's ``debug()``, the command line's ``--explain``).
+#: The next step of a card that has no strategy to search fixes for (a cannot-fit
+#: result; a verdict judged without the fix search): the search that names it.
 NO_FIT_STEP = (
-    "the ranked fixes and the verdict's next step: debug(result, strategy) in a notebook, "
-    "compactlens compact --explain on the command line"
+    "Search for the change to make: debug(result, strategy, transcript) re-runs the "
+    "changes that could fix this run and names the one to take (on the command line: "
+    "compactlens compact --explain)."
 )
 
 

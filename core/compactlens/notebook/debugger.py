@@ -206,13 +206,13 @@ class Debugger:
         n = len(self.fixes)
         if not n:
             return f"<b>{escape(self._none()[:1].upper() + self._none()[1:])}</b>"
-        what = "improvements" if self.verdict.level == "costs" else "fixes"
-        head = f"<b>{'1 ' + what[:-1] if n == 1 else f'{n} {what}'}</b>"
+        what = "improvement" if self.verdict.level == "costs" else "fix"
+        head = f"<b>{plural(n, what)}</b>"
         hidden = self.shown.hidden + self.search.hidden_destructive
         more = (
             ""
             if not hidden
-            else f"; {hidden} destructive {'fix is' if hidden == 1 else 'fixes are'} hidden"
+            else f"; {plural(hidden, 'destructive fix')} {'is' if hidden == 1 else 'are'} hidden"
         )
         return f"{head} ranked of {self.search.tried:,} tried{more}"
 

@@ -89,7 +89,10 @@ class Transcript:
         if latest:
             facts.append(("latest request", latest))
         return Card(
-            title=f"Transcript ({self.format}, {len(self.messages):,} messages)",
+            title=(
+                f"Transcript ({self.format}, {len(self.messages):,} "
+                f"message{'' if len(self.messages) == 1 else 's'})"
+            ),
             facts=tuple(facts),
             reason=self.detection,
         )

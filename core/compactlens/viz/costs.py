@@ -6,7 +6,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from compactlens.analysis import CostEstimate
 from compactlens.viz._style import TRIGGER_COLOR, _layout, _line
-from compactlens.viz.words import money
+from compactlens.viz.words import money, plural
 
 
 def cumulative_costs(cost: CostEstimate) -> tuple[list[float], list[float]]:
@@ -83,5 +83,5 @@ def cost_chart(cost: CostEstimate) -> go.Figure:
         tickprefix="$",
         tickformat=",.2f" if cents else None,
     )
-    title = f"Cost of the next {cost.further_turns} turns{model}: {verdict}"
+    title = f"Cost of the next {plural(cost.further_turns, 'turn')}{model}: {verdict}"
     return _layout(fig, title, height=360)

@@ -20,7 +20,7 @@ from compactlens.viz._style import (
     _layout,
     _trigger_target,
 )
-from compactlens.viz.words import num, share
+from compactlens.viz.words import num, plural, share
 
 
 def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
@@ -43,7 +43,7 @@ def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
             if bucketed:
                 hover.append(
                     f"groups {num(start)}–{num(stop - 1)}<br>"
-                    f"{num(len(chunk))} {KIND_LABELS[kind]} groups"
+                    f"{plural(len(chunk), KIND_LABELS[kind] + ' group')}"
                     f"<br>{num(tokens)} tokens"
                 )
             else:
@@ -52,7 +52,7 @@ def tokens_per_group(index: MessageIndex, *, max_bars: int = 500) -> go.Figure:
                 tools = escape(", ".join(g.tool_names[:4]))
                 hover.append(
                     f"group {g.id} · {KIND_LABELS[kind]}<br>turn {turn} · "
-                    f"{g.message_count} messages<br>{num(g.tokens)} tokens"
+                    f"{plural(g.message_count, 'message')}<br>{num(g.tokens)} tokens"
                     + (f"<br>tools: {tools}" if tools else "")
                 )
         if xs:

@@ -17,6 +17,7 @@ from compactlens.engine.vocabulary import (
     money,
     num,
     param_words,
+    plural,
     price,
     share,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "num",
     "param_words",
     "part_words",
+    "plural",
     "price",
     "share",
 ]

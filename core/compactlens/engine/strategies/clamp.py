@@ -29,7 +29,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
-from compactlens.engine.vocabulary import change_words
+from compactlens.engine.vocabulary import change_words, plural
 from compactlens.model.errors import ConfigError
 from compactlens.model.messages import Message, Part, TextPart, ToolResultPart
 
@@ -167,7 +167,7 @@ class ClampStrategy:
             "applied" if met else "target-missed",
             changed,
             met,
-            f"{changed} groups clamped ({limits})",
+            f"{plural(changed, 'group')} clamped ({limits})",
         )
         return StageOutcome(True, met, target)
 

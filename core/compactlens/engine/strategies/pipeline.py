@@ -21,7 +21,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger, tokens_at_most, tokens_exceed
-from compactlens.engine.vocabulary import change_words, stage_words
+from compactlens.engine.vocabulary import change_words, plural, stage_words
 from compactlens.model.errors import ConfigError
 
 
@@ -167,7 +167,7 @@ class TokenBudgetComposedStrategy:
             candidates = [g.id for g in plan.index.groups if not g.is_system and g.id not in keep]
             excluded = exclude_until(plan, candidates, target, self.name, "token budget fallback")
             changed += excluded
-            notes.append(f"fallback excluded {excluded} groups")
+            notes.append(f"fallback excluded {plural(excluded, 'group')}")
             if not target(plan) and self.drop_system_if_needed:
                 groups = plan.index.groups
                 systems = [g.id for g in groups if g.is_system and plan.included(g.id)]

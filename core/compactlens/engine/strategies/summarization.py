@@ -22,6 +22,7 @@ from compactlens.engine.strategies.base import (
     trigger_dict,
 )
 from compactlens.engine.triggers import Trigger
+from compactlens.engine.vocabulary import plural
 from compactlens.model.errors import ConfigError, InputTypeError
 from compactlens.model.messages import SUMMARY_PREFIX, Message, TextPart
 from compactlens.model.whitespace import summary_text
@@ -270,7 +271,7 @@ class SummarizationStrategy:
                 tokens=ctx.count(summary),
                 kind=GroupKind.SUMMARY,
                 strategy=self.name,
-                reason=f"summary of {len(chosen)} groups",
+                reason=f"summary of {plural(len(chosen), 'group')}",
                 replaces=tuple(chosen),
             )
         )
