@@ -21,8 +21,9 @@ class Card:
     #: A change shown under the value (``st.metric``'s delta), coloured as ``delta_color``.
     delta: str | None = None
     delta_color: Literal["normal", "inverse", "off"] = "normal"
-    #: This card's width in pixels (default: the row's).
-    width: int | None = None
+    #: This card's width in pixels, or "content" (as wide as its label and value need);
+    #: default: the row's.
+    width: int | Literal["content"] | None = None
 
 
 def metric_row(cards: Sequence[Card], *, key: str, width: int = CARD_WIDTH) -> None:

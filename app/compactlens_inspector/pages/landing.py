@@ -83,9 +83,10 @@ def render() -> None:
         metric_row(
             [
                 # Counts as every other surface gives them ("97,232", never "97.2k").
-                Card("Messages", num(ix.total_messages), width=120),
-                Card("Turns", num(ix.total_turns), width=100),
-                Card("Tokens", num(ix.total_tokens), width=160),
+                # As wide as each needs, so the three fit one row beside the chart.
+                Card("Messages", num(ix.total_messages), width="content"),
+                Card("Turns", num(ix.total_turns), width="content"),
+                Card("Tokens", num(ix.total_tokens), width="content"),
             ],
             key="landing_counts",
         )
