@@ -418,7 +418,7 @@ def test_repr_is_short_and_the_card_escapes_its_text() -> None:
     v = verdict(result, report, provider="openai-chat")
     assert repr(v).startswith("<Verdict safe: Fits and safe;") and "\n" not in repr(v)
     html = v._repr_html_()
-    assert "Verdict: Fits and safe" in html and "<b>Nothing to change</b>" in html
+    assert "Verdict: Fits and safe" in html and "<b>Nothing to change:</b>" in html
     hostile = Verdict(
         level="costs",
         headline="Fits, with costs",

@@ -311,7 +311,7 @@ def test_the_notebook_card_shows_the_verdict(sample: str, name: str) -> None:
     # The card's step: the verdict's own when it is the run's one step, else the pointer
     # to debug() (this verdict was judged without the fix search).
     label, step = card_step(v)
-    assert f'<div data-role="fix"><b>{escape(label)}</b> {escape(step)}</div>' in card
+    assert f'<div data-role="fix"><b>{escape(label)}:</b> {escape(step)}</div>' in card
     assert "None" not in step
     for reason in v.reasons:
         assert escape(reason.text) in card
@@ -533,7 +533,7 @@ def assert_tuner_shows(tuner: Tuner, v: Verdict) -> None:
         assert escape(reason.text) in html
     label, step = v.next_step_parts
     # The card clips long text (the full step is the verdict's next_step).
-    assert f"<b>{escape(label)}</b> {escape(clip(step))}" in html
+    assert f"<b>{escape(label)}:</b> {escape(clip(step))}" in html
     assert "None" not in step
 
 
@@ -639,7 +639,7 @@ def test_no_surface_shows_none_for_a_next_step_with_nothing_to_do(
     assert text.rstrip().splitlines()[-1] == f"Nothing to change: {step}"
     assert "Next step" not in text and "None" not in text
     card = v._repr_html_()
-    assert f"<b>Nothing to change</b> {escape(step)}" in card and "None" not in card
+    assert f"<b>Nothing to change:</b> {escape(step)}" in card and "None" not in card
     loaded = parse_transcript((BUNDLED / sample).read_bytes(), sample)
     outcome = case(sample, "reference").outcome
     html = report_html(

@@ -186,7 +186,7 @@ def test_the_report_card_is_the_verdicts_colour_and_next_step() -> None:
     # the fix search, review 4 #3), not the verdict's own, judged without it.
     step = debug(result, strategy, transcript).verdict.next_step
     assert step != judged.next_step and not judged.step_final
-    assert dict(_roles(html))["fix"] == " ".join(f"Next step {clip(step)}".split())
+    assert dict(_roles(html))["fix"] == " ".join(f"Next step: {clip(step)}".split())
     assert judged.headline in repr(report)
     # Without a verdict a "compacted" badge is not green: green is "Fits and safe".
     badge = result._repr_html_().split('data-role="tokens"')[0]

@@ -49,6 +49,8 @@ from compactlens_inspector.views import fixes as fixes_view
 FIXES_REQUESTED = "cf_fixes_requested"
 #: The toggle that lists destructive fixes too.
 SHOW_DESTRUCTIVE = "cf_destructive"
+#: A fix row: its words, and a button with room for "Raise the target" at 1280 px.
+FIX_ROW = [4, 1]
 
 
 def _apply(parameter: str, value: object) -> None:
@@ -192,7 +194,7 @@ def _lower_trigger_fix(config: LabConfig, target: int, find: bool) -> None:
         return
     change = f"Lower the trigger to the target: `tokens > {target:,}`"
     with st.container(border=True):
-        c = st.columns([6, 1], vertical_alignment="center")
+        c = st.columns(FIX_ROW, vertical_alignment="center")
         if not find:
             c[0].markdown(
                 f":material/lightbulb: {change}. Press **Find fixes by re-running** to check "
@@ -448,7 +450,7 @@ def _compact_fixes(ranked: list[CompactFix], tried: int, current: Verdict) -> No
         v = fix.verdict
         assert v is not None
         with st.container(border=True, key=f"cf_fix_{n}"):
-            c = st.columns([6, 1], vertical_alignment="center")
+            c = st.columns(FIX_ROW, vertical_alignment="center")
             badge = ":orange-badge[costly] " if v.level != "safe" else ""
             words = fix.words[:1].upper() + fix.words[1:]
             c[0].markdown(f"{badge}**{n + 1}.** {md_escape(words)}")
@@ -481,7 +483,7 @@ def _compact_suggestions(config: LabConfig, suggestions: list[Any], find: bool) 
         st.caption("No single-parameter change was found to fit (or nothing needs fixing).")
     for n, s in enumerate(suggestions):
         with st.container(border=True):
-            c = st.columns([6, 1], vertical_alignment="center")
+            c = st.columns(FIX_ROW, vertical_alignment="center")
             # The target bound as the change it is (its own words state a bound).
             change = (
                 f"raise the target to {num(s.value)} tokens, the smallest the other settings fit"
@@ -534,7 +536,7 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
         )
     for row in rows:
         with st.container(border=True, key=f"cf_fix_{row.rank - 1}"):
-            c = st.columns([6, 1], vertical_alignment="center")
+            c = st.columns(FIX_ROW, vertical_alignment="center")
             colour = "orange" if row.badge == "costly" else "red"
             mark = f":{colour}-badge[{row.badge}] " if row.badge else ""
             c[0].markdown(f"{mark}**{row.rank}.** {md_escape(row.title)}")
@@ -564,7 +566,7 @@ def _raise_target(config: LabConfig, raised: Fix, *, primary: bool) -> None:
     (:func:`compactlens.analysis.raise_fix`), so the click lands on the verdict shown."""
     words = raised.plain_summary
     with st.container(border=True, key="cf_raise"):
-        c = st.columns([6, 1], vertical_alignment="center")
+        c = st.columns(FIX_ROW, vertical_alignment="center")
         c[0].markdown(f"**{md_escape(words[:1].upper() + words[1:])}**")
         if raised.verdict is not None:
             c[0].caption(

@@ -136,7 +136,7 @@ def card_html(card: Card) -> str:
         rows.append(f'<div data-role="reason"><b>why</b> {escape(clip(card.reason))}</div>')
     if card.fix:
         rows.append(
-            f'<div data-role="fix"><b>{escape(card.fix_label)}</b> {escape(clip(card.fix))}</div>'
+            f'<div data-role="fix"><b>{escape(card.fix_label)}:</b> {escape(clip(card.fix))}</div>'
         )
     style = (
         "font-family:system-ui,sans-serif;font-size:13px;line-height:1.5;max-width:640px;"
