@@ -21,8 +21,8 @@ from typing import Any, Literal
 from compactlens.analysis.corpus_config import CorpusConfig, _summarizer
 from compactlens.analysis.corpus_rows import CorpusRow, failed_row, row_from_report
 from compactlens.analysis.facts import Fact
-from compactlens.analysis.fix_verdicts import advised
-from compactlens.analysis.fixes import Fix, search_fixes
+from compactlens.analysis.fix_verdicts import searched_advice
+from compactlens.analysis.fixes import Fix
 from compactlens.analysis.protocol import transcript_provider, verdict_provider
 from compactlens.analysis.report import analyze
 from compactlens.analysis.verdict import Verdict, verdict
@@ -119,7 +119,7 @@ def advised_row(
     facts: dict[int, list[Fact]],
 ) -> Verdict:
     """``judged`` (a row's verdict) with the run's one next step, as ``compactlens
-    compact``, ``debug()`` and the inspector give it (:func:`advised` over the fix
+    compact``, ``debug()`` and the inspector give it (:func:`searched_advice`: the fix
     search), each fix judged as its own row would be (the same analysis settings and
     ``provider``; ``facts``: the row's fact cache, shared by every run of the file)."""
     index = MessageIndex.build(messages, tokenizer)
@@ -130,16 +130,8 @@ def advised_row(
         report = analyze(messages, run, tokenizer=tokenizer, fact_cache=facts, **settings)
         return replace(fix, verdict=verdict(run, report, provider=provider))
 
-    found = search_fixes(index, strategy, guards=guards, summaries=result.summaries)
-    search = replace(found, fixes=tuple(judge(f) for f in found.fixes))
-    advised_verdict, _ = advised(
-        index,
-        strategy,
-        judged,
-        search,
-        guards=guards,
-        summaries=result.summaries,
-        judge=judge,
+    advised_verdict, _ = searched_advice(
+        index, strategy, judged, guards=guards, summaries=result.summaries, judge=judge
     )
     return advised_verdict
 

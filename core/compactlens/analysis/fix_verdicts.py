@@ -649,23 +649,53 @@ def advise(
     current = judge_run(index, result, strategy, guards, tokenizer_given=tokenizer_given)
     if current.level == "safe":
         return current, FixSearch(fixes=(), tried=0, hidden_destructive=0, duration_ms=0.0)
+    return searched_advice(
+        index,
+        strategy,
+        current,
+        guards=guards,
+        summaries=result.summaries,
+        tokenizer_given=tokenizer_given,
+        include_destructive=include_destructive,
+    )
+
+
+def searched_advice(
+    index: MessageIndex,
+    strategy: Strategy,
+    current: Verdict,
+    *,
+    guards: Guards | None = None,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+    tokenizer_given: bool = True,
+    include_destructive: bool = False,
+    judge: Callable[[Fix], Fix] | None = None,
+) -> tuple[Verdict, FixSearch]:
+    """The fix search for ``strategy`` over ``index`` (:func:`search_fixes`), every fix
+    judged by ``judge`` (default :func:`judge_fix` over ``index``, one fact extraction
+    for the whole search), and ``current`` with the run's one next step over it
+    (:func:`advised`): the sequence :func:`advise`, ``compactlens compact`` and
+    ``compactlens report`` each run, whoever judged ``current``."""
     found = search_fixes(
         index,
         strategy,
         guards=guards,
         tokenizer_given=tokenizer_given,
-        summaries=result.summaries,
+        summaries=summaries,
         include_destructive=include_destructive,
     )
+    judger = _judger(index, judge, tokenizer_given)
+    found = replace(found, fixes=tuple(judger(f) for f in found.fixes))
     judged, search = advised(
         index,
         strategy,
         current,
-        judge_fixes(index, found, tokenizer_given=tokenizer_given),
+        found,
         guards=guards,
-        summaries=result.summaries,
+        summaries=summaries,
         tokenizer_given=tokenizer_given,
         include_destructive=include_destructive,
+        judge=judger,
     )
     return judged, search if search is not None else found
 
@@ -709,6 +739,7 @@ __all__ = [
     "next_step",
     "raise_fix",
     "raise_target_to",
+    "searched_advice",
     "searched_step",
     "shown_fixes",
     "verdict_improves",

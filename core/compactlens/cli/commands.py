@@ -27,8 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from compactlens.analysis.fix_verdicts import advised, judge_fixes, shown_fixes
-from compactlens.analysis.fixes import FixSearch, search_fixes
+from compactlens.analysis.fix_verdicts import searched_advice, shown_fixes
+from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.postmortem import (
     REFERENCE_LABEL,
     StrategyFactory,
@@ -158,18 +158,10 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # the fixes judged by the verdicts of their runs, with the one-click larger target
         # when the library's rule offers it. The text, --json and --explain all show it;
         # only --explain lists the fixes.
-        search = search_fixes(
-            index,
-            strategy,
-            guards=guards,
-            summaries=result.summaries,
-            include_destructive=wanted,
-        )
-        judged, found = advised(
+        judged, found = searched_advice(
             index,
             strategy,
             judged,
-            judge_fixes(index, search),
             guards=guards,
             summaries=result.summaries,
             include_destructive=wanted,
