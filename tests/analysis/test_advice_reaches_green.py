@@ -86,7 +86,8 @@ def _named(step: str, fixes: tuple[Fix, ...]) -> Fix | None:
         return next((f for f in fixes if f.changes_target), None)
     for fix in fixes:
         words = fix.plain_summary
-        if step.startswith(f"Apply: {words}") or step.lower().startswith(words.lower()):
+        applies = step.startswith((f"Apply: {words}", f"Apply, at a cost: {words}"))
+        if applies or step.lower().startswith(words.lower()):
             return fix
     return None
 
@@ -263,9 +264,9 @@ def test_the_first_listed_fix_is_safe_when_one_that_keeps_the_conversation_is(
     assert ordinary[0] in safe, [f.plain_summary for f in ordinary]
     words = safe[0].plain_summary
     step = judged.next_step
-    assert step.startswith(f"Apply: {words}") or step.lower().startswith(
-        "choose: no change that keeps the target keeps most"
-    ), step
+    # A choice offers the larger target first and the change that keeps the target at a
+    # cost second (one rule, review 5 N8).
+    assert step.startswith((f"Apply: {words}", "Choose: ")), step
     assert words[:1].upper() + words[1:] in step or words in step
 
 

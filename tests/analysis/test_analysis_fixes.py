@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from compactlens import MessageIndex, load_transcript, run_strategy, strategy_from_config
 from compactlens.analysis import Fix, measure, search_fixes
-from compactlens.analysis.fixes import _baseline, _outcome, _turns_until
+from compactlens.analysis.fixes import _baseline, _outcome, _turns_until, whole_history_words
 from compactlens.engine import (
     NO_GUARDS,
     Guards,
@@ -138,10 +138,21 @@ def test_a_search_with_nothing_that_fits_says_why() -> None:
     # history it leaves, so the next turn does not compact again at once (review 4, #1).
     words = raised.plain_summary
     said = re.fullmatch(
-        rf"raise the target to {current.tokens_after:,} tokens and the trigger to ([\d,]+)", words
+        rf"raise the target to {current.tokens_after:,} tokens and the trigger to ([\d,]+)"
+        r"(?: \((.*)\))?",
+        words,
     )
     assert said is not None, words
-    assert int(said.group(1).replace(",", "")) > current.tokens_after
+    trigger = int(said.group(1).replace(",", ""))
+    assert trigger > current.tokens_after
+    if raised.groups_changed == 0:
+        # Nothing is compacted (the whole history fits the target): the words say what
+        # that means, the budget against the current one and when compaction resumes
+        # (review 5, N2).
+        limit = 50  # the run's target: the trigger's opposite
+        assert said.group(2) == whole_history_words(raised)
+        assert f"the current target of {limit:,} tokens" in words
+        assert f"nothing is compacted until the history passes {trigger:,} tokens" in words
     assert raised.turns_until_trigger != 0
     assert found.tried > 0
 

@@ -130,7 +130,8 @@ def test_when_only_a_change_losing_most_facts_keeps_the_target_it_is_a_choice() 
         assert step.startswith("Choose: ") and "Raise the target " in step
         # The larger target's words are the fix's own: they name the trigger it moves.
         words = raised.plain_summary
-        assert f"{words[:1].upper()}{words[1:]} (nothing else changes)" in step
+        assert f"{words[:1].upper()}{words[1:]}, or keep the target and " in step
+        assert "nothing else changes" not in step  # it moves the target and the trigger
         assert "the trigger" in words and "parameters stay as they are" not in step
         assert f"keeps only {fix_recall(shown.costly_choice):.0%} of the facts" in step
     else:

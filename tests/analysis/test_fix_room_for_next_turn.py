@@ -19,6 +19,7 @@ from compactlens import (
     strategy_from_config,
 )
 from compactlens.analysis import (
+    apply_step,
     judge_fixes,
     judge_run,
     next_step,
@@ -70,7 +71,7 @@ def test_a_lower_target_for_every_stage_is_the_listed_fix_when_it_helps() -> Non
     assert turn is not None and best.target_tokens == 1500 - turn
     assert best.verdict is not None
     assert "next-compaction" not in [r.code for r in best.verdict.costs]
-    assert step == f"Apply: {best.plain_summary} ({best.verdict.summary})."
+    assert step == apply_step(best.plain_summary, best.verdict)
     # Applying it gives what it promised.
     applied = run_strategy(index, best.strategy, guards=best.guards)
     assert applied.tokens_after == best.tokens_after <= 1500 - turn
@@ -91,7 +92,7 @@ def test_on_a_claude_code_log_the_next_step_is_a_listed_fix_not_an_untried_targe
     assert shown, step
     assert step.startswith("Apply: ") and "Lower the target" not in step
     best = shown[0]
-    assert step == f"Apply: {best.plain_summary} ({best.verdict.summary})."  # type: ignore[union-attr]
+    assert step == apply_step(best.plain_summary, best.verdict)
     assert best.verdict is not None
     assert "next-compaction" not in [r.code for r in best.verdict.costs]
     assert len(best.verdict.costs) < len(current.costs)

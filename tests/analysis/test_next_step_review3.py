@@ -62,9 +62,16 @@ def _trigger(strategy: Strategy) -> int | None:
 
 
 def _stepped_fix(v: Verdict, fixes: tuple[Fix, ...]) -> Fix | None:
-    """The fix the next step applies ("Apply: <its words> (...)"), if it names one."""
+    """The fix the next step applies ("Apply: <its words> (...)", "Apply, at a cost:
+    <its words> ..."), or the larger target a choice offers first, if it names one."""
     listed = [f for f in listed_fixes(fixes, v) if not destructive(f)]
-    return next((f for f in listed if v.next_step.startswith(f"Apply: {f.plain_summary}")), None)
+    if v.next_step.startswith("Choose: "):
+        return next((f for f in listed if f.changes_target), None)
+    heads = ("Apply: ", "Apply, at a cost: ")
+    return next(
+        (f for f in listed for h in heads if v.next_step.startswith(f"{h}{f.plain_summary}")),
+        None,
+    )
 
 
 def test_a_larger_target_names_the_trigger_it_moves(corpus_dir: Path) -> None:
@@ -77,7 +84,8 @@ def test_a_larger_target_names_the_trigger_it_moves(corpus_dir: Path) -> None:
     assert fix is not None and fix.changes_target, v.next_step
     trigger, target = _trigger(fix.strategy), fix.target_tokens
     assert trigger is not None and target is not None and trigger > target
-    assert f"raise the target to {target:,} tokens and the trigger to {trigger:,}" in v.next_step
+    said = f"raise the target to {target:,} tokens and the trigger to {trigger:,}"
+    assert said in v.next_step.lower(), v.next_step  # "Raise" when a choice opens with it
     assert "parameters stay as they are" not in v.next_step
 
 

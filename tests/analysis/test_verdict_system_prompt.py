@@ -111,5 +111,10 @@ def test_a_larger_target_comes_before_fixes_that_drop_the_system_prompt() -> Non
     assert fixes and all(f.system_dropped for f in fixes if not f.changes_target)
     top = fixes[0]
     assert top.changes_target and not top.system_dropped and top.fits
-    assert debugger.verdict.next_step.startswith(f"Apply: {top.plain_summary}")
+    # The changes that keep the target at the price of the system prompt are the other
+    # choice, after the larger target, with that cost named (review 5, N8).
+    step = debugger.verdict.next_step
+    words = top.plain_summary
+    assert step.startswith("Choose: ") and f"{words[:1].upper()}{words[1:]}, or keep" in step
+    assert "system prompt is dropped" in step
     assert all(fix_mark(f) == "costly" for f in fixes if f.system_dropped)

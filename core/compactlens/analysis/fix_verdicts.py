@@ -522,24 +522,11 @@ def next_step(
             f"conversation's facts where the run keeps {was:.0%}, the most any change the "
             f"search re-ran keeps within the target{gives}."
         )
-    if costly is not None and (best is None or best.changes_target):
-        raise_fix = next((f for f in shown.fixes if _only_raises(f)), None)
-        kept = f"{fix_recall(costly):.0%}"
-        gives = costly.verdict.summary if costly.verdict is not None else ""
-        if raise_fix is not None:
-            # The fix's own words: a larger target moves the trigger with it.
-            raise_words = raise_fix.plain_summary
-        else:
-            raised = raise_target_to(current, search)
-            raise_words = "raise the target" + (
-                f" to {raised:,} tokens" if raised is not None else ""
-            )
-        return (
-            "Choose: no change that keeps the target keeps most of the conversation's facts. "
-            f"{raise_words[:1].upper()}{raise_words[1:]} (nothing else changes), "
-            f"or keep the target and {costly.plain_summary}, which keeps only "
-            f"{kept} of the facts ({gives})."
-        )
+    # One rule for a choice: when the first fix to apply moves the target (or none
+    # keeps it) and a listed change keeps the target at a cost, the step offers both.
+    alternative = costly if costly is not None else _in_budget_alternative(shown.fixes, best)
+    if alternative is not None and (best is None or best.changes_target):
+        return _choice(current, search, shown.fixes, best, alternative, facts=costly is not None)
     if best is None and search is not None and current.level == "costs":
         first = first_cost(current)
         if first is not None and first.code == "next-compaction":
@@ -561,8 +548,91 @@ def next_step(
             "target fits without dropping the latest request or most of the conversation's "
             f"facts; there the current parameters fit{gives}."
         )
-    cost = f" ({best.verdict.summary})" if best.verdict is not None else ""
-    return f"Apply: {best.plain_summary}{cost}."
+    return apply_step(best.plain_summary, best.verdict)
+
+
+def apply_step(words: str, judged: Verdict | None) -> str:
+    """The next step that applies one fix (``words``: its changes in plain words;
+    ``judged``: the verdict of the run it gives): "Apply: <words> (<what it gives>)."; a
+    fix whose run fits with costs says so, with each cost: "Apply, at a cost: <words>
+    (<what it gives>). <each cost>", the same words on every surface."""
+    if judged is None:
+        return f"Apply: {words}."
+    gives = _with_result(words, judged)
+    if judged.level != "costs":
+        return f"Apply: {gives}."
+    return f"Apply, at a cost: {gives}. {cost_words(judged)}"
+
+
+def cost_words(judged: Verdict) -> str:
+    """Each check the verdict ``judged`` fails, its sentence, in the order of
+    :data:`~compactlens.analysis.verdict.COST_ORDER` (the worst first)."""
+
+    def rank(code: str) -> int:
+        return COST_ORDER.index(code) if code in COST_ORDER else len(COST_ORDER)
+
+    costs = sorted(judged.costs, key=lambda r: rank(r.code))
+    return " ".join(r.text if r.text.endswith(".") else f"{r.text}." for r in costs)
+
+
+def _with_result(words: str, judged: Verdict) -> str:
+    """A fix's words with what its run gives: "<words> (<summary>)", or, when the words
+    already end in parentheses (a larger target that leaves the history whole says what
+    that means), "<words>. Result: <summary>"."""
+    if words.endswith(")"):
+        return f"{words}. Result: {judged.summary}"
+    return f"{words} ({judged.summary})"
+
+
+def _in_budget_alternative(fixes: Sequence[Fix], best: Fix | None) -> Fix | None:
+    """When the first fix to apply (``best``) moves the target: the first listed fix that
+    keeps the target (listed after it, so its run fits with a cost: a fix that keeps the
+    target at no cost comes first); None otherwise."""
+    if best is None or not best.changes_target:
+        return None
+    return next(
+        (f for f in fixes if not f.changes_target and f.verdict is not None and not destructive(f)),
+        None,
+    )
+
+
+def _choice(
+    current: Verdict,
+    search: FixSearch | None,
+    fixes: Sequence[Fix],
+    best: Fix | None,
+    alternative: Fix,
+    *,
+    facts: bool,
+) -> str:
+    """ "Choose: …": the larger target (``best`` when it moves the target, else the
+    listed fix that only raises it, else the target the current parameters reach) or
+    ``alternative``, a change that keeps the target at a cost, with that cost;
+    ``facts``: the alternative is the costly choice (:class:`ShownFixes`), which loses
+    most of the facts."""
+    raised = best if best is not None and best.changes_target else None
+    raised = raised or next((f for f in fixes if _only_raises(f)), None)
+    if raised is not None:
+        # The fix's own words: a larger target moves the trigger with it.
+        raise_words = raised.plain_summary
+        v = raised.verdict
+        if v is not None and v.level == "costs":
+            raise_words = f"{raise_words}, at a cost ({cost_words(v).rstrip('.')})"
+    else:
+        to = raise_target_to(current, search)
+        raise_words = "raise the target" + (f" to {to:,} tokens" if to is not None else "")
+    gives = alternative.verdict.summary if alternative.verdict is not None else ""
+    if facts:
+        why = "no change that keeps the target keeps most of the conversation's facts"
+        cost = f"which keeps only {fix_recall(alternative):.0%} of the facts ({gives})"
+    else:
+        why = "every change that keeps the target has a cost"
+        said = cost_words(alternative.verdict) if alternative.verdict is not None else ""
+        cost = f"at a cost: {said.rstrip('.')} ({gives})"
+    return (
+        f"Choose: {why}. {raise_words[:1].upper()}{raise_words[1:]}, "
+        f"or keep the target and {alternative.plain_summary}, {cost}."
+    )
 
 
 def advised(
@@ -625,8 +695,63 @@ def advised(
         if raised is not None and raised.fits:
             judged = judger(raised)
             found = replace(found, fixes=(*found.fixes, judged))
+    found = _raise_keeping_facts(
+        index,
+        strategy,
+        found,
+        current,
+        guards=guards,
+        summaries=summaries,
+        tokenizer_given=tokenizer_given,
+        judge=judger,
+    )
     step = next_step(current, found, include_destructive=include_destructive)
     return replace(current, next_step=step, step_final=True), found
+
+
+def _raise_keeping_facts(
+    index: MessageIndex,
+    strategy: Strategy,
+    search: FixSearch,
+    current: Verdict,
+    *,
+    guards: Guards | None,
+    summaries: Mapping[str, SummaryResponse] | None,
+    tokenizer_given: bool,
+    judge: Callable[[Fix], Fix],
+) -> FixSearch:
+    """``search`` with its fix that only raises the target replaced, when that fix's
+    verdict loses facts (a fact-recall cost: the smallest target that fits is often one
+    that keeps the system prompt and little else), by the smallest larger target whose
+    verdict keeps enough of them (:func:`recall_target_fix`: the whole history first, then
+    a bisection, at most ``1 + LOOSEN_STEPS`` judged runs), so the first search offers the
+    one change that fits and is safe instead of a costly one whose own search finds it
+    (review 5, N3). Unchanged when no larger target keeps enough facts."""
+    raised = next((f for f in search.fixes if _only_raises(f)), None)
+    if raised is None or raised.verdict is None or current.level == "safe":
+        return search
+    if "fact-recall" not in {r.code for r in raised.verdict.costs}:
+        return search
+    tried: dict[int | None, Fix] = {}
+
+    def enough(fix: Fix) -> bool:
+        j = judge(fix)
+        tried[fix.target_tokens] = j
+        recall = j.verdict.numbers.fact_recall if j.verdict is not None else None
+        return recall is not None and recall >= current.recall_floor
+
+    found = recall_target_fix(
+        index,
+        strategy,
+        enough,
+        guards=guards,
+        summaries=summaries,
+        tokenizer_given=tokenizer_given,
+    )
+    if found is None:
+        return search
+    better = tried[found.target_tokens]
+    return replace(search, fixes=tuple(better if f is raised else f for f in search.fixes))
 
 
 def advise(
@@ -726,6 +851,8 @@ __all__ = [
     "ShownFixes",
     "advise",
     "advised",
+    "apply_step",
+    "cost_words",
     "destructive",
     "fitting_target",
     "fix_mark",

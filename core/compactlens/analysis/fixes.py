@@ -89,6 +89,9 @@ class Change:
     description: str
     parameter: str
     value: Any = None
+    #: The value before the change, when the search knows it (the current target of a
+    #: change that raises it: its words give how much larger the budget gets).
+    was: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +125,12 @@ class Fix:
     @property
     def plain_summary(self) -> str:
         """The changes in plain words (parameter labels from the strategy registry, not
-        code names), in one line: "Truncation: newest groups never dropped to 14"."""
-        return joined_changes([plain_change(c, self.strategy) for c in self.changes])
+        code names), in one line: "Truncation: newest groups never dropped to 14". A
+        larger target that leaves the whole history as it is says so, with how much
+        larger the budget gets (:func:`whole_history_words`)."""
+        said = joined_changes([plain_change(c, self.strategy) for c in self.changes])
+        budget = whole_history_words(self)
+        return f"{said} ({budget})" if budget is not None else said
 
     @property
     def keeps_conversation(self) -> bool:
@@ -308,6 +315,43 @@ def joined_changes(said: Sequence[str]) -> str:
         out.append(words)
         last = stage if sep and "(" not in stage else ""
     return "; ".join(out)
+
+
+def budget_factor(new: int, was: int) -> str:
+    """How much larger ``new`` is than ``was``, in words: "about 2x" from 1.9 times on
+    (a whole number when it is within a tenth of one, or from 10 times on), "about 40%
+    more than" below."""
+    ratio = new / was
+    if ratio >= 1.9:
+        near = round(ratio)
+        whole = abs(ratio - near) < 0.1 or ratio >= 10
+        return f"about {near}x" if whole else f"about {ratio:.1f}x"
+    return f"about {max(1, round((ratio - 1) * 100))}% more than"
+
+
+def whole_history_words(fix: Fix) -> str | None:
+    """What a fix that raises the target so far that nothing is compacted means, in
+    words (None for any other fix): the budget it sets against the current target, and
+    that the history is sent whole until it passes the new trigger ("about 2x the
+    current target of 12,000 tokens: nothing is compacted until the history passes
+    23,944 tokens, so every call sends the whole history and its prompt costs more").
+    It may be the honest answer; it is never a better cut."""
+    if not fix.fits or not fix.changes_target or fix.groups_changed:
+        return None
+    change = next(c for c in fix.changes if c.parameter == "target_tokens")
+    was, new = change.was, change.value
+    trigger = token_trigger(fix.strategy)
+    until = (
+        f"nothing is compacted until the history passes {trigger:,} tokens"
+        if trigger is not None
+        else "nothing is compacted now"
+    )
+    if isinstance(was, int) and isinstance(new, int) and 0 < was < new:
+        factor = budget_factor(new, was)
+        head = f"{factor} the current target of {was:,} tokens: "
+    else:
+        head = "a budget the whole history fits: "
+    return f"{head}{until}, so every call sends the whole history and its prompt costs more"
 
 
 def token_trigger(strategy: Strategy) -> int | None:
@@ -707,7 +751,9 @@ def _retarget_candidates(
             "(a larger context budget)"
         )
         out.append(
-            _Candidate((Change(words, "target_tokens", target),), _retargeted_to(target, trigger))
+            _Candidate(
+                (Change(words, "target_tokens", target, limit),), _retargeted_to(target, trigger)
+            )
         )
     return out
 
@@ -725,7 +771,7 @@ def _whole_history_candidate(limit: int, total: int, growth: float) -> _Candidat
         f"trigger to {trigger:,}"
     )
     return _Candidate(
-        (Change(words, "target_tokens", total),), lambda s: retarget(s, total, trigger)
+        (Change(words, "target_tokens", total, limit),), lambda s: retarget(s, total, trigger)
     )
 
 
@@ -773,7 +819,7 @@ def raise_target_fix(
         tries.append(_whole_history_candidate(limit, total, base.growth.tokens))
     for to in (target, *ladder):
         words = f"raise the target {limit:,} → {to:,} tokens (the trigger with it)"
-        tries.append(_Candidate((Change(words, "target_tokens", to),), _retargeted(to)))
+        tries.append(_Candidate((Change(words, "target_tokens", to, limit),), _retargeted(to)))
     run: _Run | None = None
     for candidate in tries:
         built = candidate.build(strategy)
