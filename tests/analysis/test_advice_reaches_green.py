@@ -86,8 +86,8 @@ def _named(step: str, fixes: tuple[Fix, ...]) -> Fix | None:
         return next((f for f in fixes if f.changes_target), None)
     for fix in fixes:
         words = fix.plain_summary
-        applies = step.startswith((f"Apply: {words}", f"Apply, at a cost: {words}"))
-        if applies or step.lower().startswith(words.lower()):
+        applies = re.sub(r"^Apply(, at a cost \([^()]*\))?: ", "", step, count=1)
+        if applies.startswith(words) or step.lower().startswith(words.lower()):
             return fix
     return None
 

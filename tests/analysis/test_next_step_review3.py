@@ -5,6 +5,7 @@ no one-click target, #8 steps that name controls the configuration lacks)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from compactlens import (
@@ -67,11 +68,10 @@ def _stepped_fix(v: Verdict, fixes: tuple[Fix, ...]) -> Fix | None:
     listed = [f for f in listed_fixes(fixes, v) if not destructive(f)]
     if v.next_step.startswith("Choose: "):
         return next((f for f in listed if f.changes_target), None)
-    heads = ("Apply: ", "Apply, at a cost: ")
-    return next(
-        (f for f in listed for h in heads if v.next_step.startswith(f"{h}{f.plain_summary}")),
-        None,
-    )
+    if not v.next_step.startswith("Apply"):
+        return None
+    applied = re.sub(r"^Apply(, at a cost \([^()]*\))?: ", "", v.next_step, count=1)
+    return next((f for f in listed if applied.startswith(f.plain_summary)), None)
 
 
 def test_a_larger_target_names_the_trigger_it_moves(corpus_dir: Path) -> None:

@@ -116,5 +116,5 @@ def test_a_larger_target_comes_before_fixes_that_drop_the_system_prompt() -> Non
     step = debugger.verdict.next_step
     words = top.plain_summary
     assert step.startswith("Choose: ") and f"{words[:1].upper()}{words[1:]}, or keep" in step
-    assert "system prompt is dropped" in step
+    assert "at a cost (the system prompt dropped" in step
     assert all(fix_mark(f) == "costly" for f in fixes if f.system_dropped)

@@ -61,7 +61,6 @@ from compactlens.analysis import (
 )
 from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR, LEVEL_COLORS, card_step
 from compactlens.cli import main
-from compactlens.model.display import clip
 from compactlens.notebook import Tuner, debug, tune
 from compactlens_inspector.exports.files import report_html
 from compactlens_inspector.lab import compact_fixes
@@ -532,8 +531,9 @@ def assert_tuner_shows(tuner: Tuner, v: Verdict) -> None:
     for reason in v.reasons:
         assert escape(reason.text) in html
     label, step = v.next_step_parts
-    # The card clips long text (the full step is the verdict's next_step).
-    assert f"<b>{escape(label)}:</b> {escape(clip(step))}" in html
+    # The card shows the step whole, on one line (a choice of two cut short would hide
+    # its second half).
+    assert f"<b>{escape(label)}:</b> {escape(' '.join(step.split()))}" in html
     assert "None" not in step
 
 

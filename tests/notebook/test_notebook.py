@@ -190,7 +190,9 @@ def test_debug_lists_the_librarys_fixes_and_the_top_one_fits() -> None:
     for rank, fix in enumerate(fixes, 1):
         assert f"{rank}. {fix_line(fix)}" in out
     assert f"next step: {debugger.verdict.next_step}" in out
-    assert f"next step: Apply: {fixes[0].plain_summary}" in out  # card and list agree
+    # Card and list agree: the top fix opens the step (a choice: the larger target first).
+    top = fixes[0].plain_summary
+    assert "next step: Choose: " in out and f"{top[:1].upper()}{top[1:]}, or keep" in out
     assert f"top fix: {fixes[0].plain_summary}" in out
     # Applied, the top fix fits (a larger target the whole history fits leaves it as is).
     assert re.search(r"^(compacted|unchanged) [\d,]+ -> [\d,]+ tokens$", out, re.MULTILINE), out

@@ -215,8 +215,12 @@ def test_the_debugger_ranks_the_librarys_fixes_and_apply_makes_it_fit() -> None:
     # The card's next step is the list's first fix, in plain words.
     top = debugger.fixes[0]
     assert debugger.verdict.level == "no-fit" and not debugger.nothing_to_fix
-    assert debugger.verdict.next_step.startswith(f"Apply: {top.plain_summary}")
-    assert "Apply: " in debugger.before.value
+    # A choice of two: the larger target (safe) first, the change that keeps the target
+    # at a cost second (review 5, N8).
+    words = top.plain_summary
+    step = debugger.verdict.next_step
+    assert step.startswith("Choose: ") and f"{words[:1].upper()}{words[1:]}, or keep" in step
+    assert "Choose: " in debugger.before.value
     # The fixes as a table with the verdict's numbers, and a list box that cannot overlap.
     assert type(debugger.choice).__name__ == "Select"
     for rank, fix in enumerate(debugger.fixes, 1):

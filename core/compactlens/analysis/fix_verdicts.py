@@ -44,6 +44,7 @@ from compactlens.engine.profiles import run_guards
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
+from compactlens.engine.vocabulary import plural
 from compactlens.formats.caller import caller_format
 from compactlens.model.tokens import CharEstimator
 from compactlens.summarizers.base import SummaryResponse
@@ -554,25 +555,49 @@ def next_step(
 def apply_step(words: str, judged: Verdict | None) -> str:
     """The next step that applies one fix (``words``: its changes in plain words;
     ``judged``: the verdict of the run it gives): "Apply: <words> (<what it gives>)."; a
-    fix whose run fits with costs says so, with each cost: "Apply, at a cost: <words>
-    (<what it gives>). <each cost>", the same words on every surface."""
+    fix whose run fits with costs says so first, with its costs (:func:`cost_words`), so
+    a card that shortens the sentence still shows them: "Apply, at a cost (50% fact
+    recall, 10 of 20 facts): <words> (<what it gives>).", the same words on every
+    surface."""
     if judged is None:
         return f"Apply: {words}."
     gives = _with_result(words, judged)
     if judged.level != "costs":
         return f"Apply: {gives}."
-    return f"Apply, at a cost: {gives}. {cost_words(judged)}"
+    return f"Apply, at a cost ({cost_words(judged)}): {gives}."
 
 
 def cost_words(judged: Verdict) -> str:
-    """Each check the verdict ``judged`` fails, its sentence, in the order of
-    :data:`~compactlens.analysis.verdict.COST_ORDER` (the worst first)."""
+    """The checks the verdict ``judged`` fails, each in a few words, the worst first (by
+    :data:`~compactlens.analysis.verdict.COST_ORDER`): "50% fact recall, 10 of 20
+    facts; the system prompt dropped"."""
 
     def rank(code: str) -> int:
         return COST_ORDER.index(code) if code in COST_ORDER else len(COST_ORDER)
 
     costs = sorted(judged.costs, key=lambda r: rank(r.code))
-    return " ".join(r.text if r.text.endswith(".") else f"{r.text}." for r in costs)
+    return "; ".join(_cost_phrase(r.code, r.text, judged) for r in costs)
+
+
+def _cost_phrase(code: str, text: str, judged: Verdict) -> str:
+    """One failed check in a few words (its sentence when there are none for it)."""
+    n = judged.numbers
+    if code == "fact-recall" and n.facts_kept is not None and n.facts_total:
+        share = n.facts_kept / n.facts_total
+        return f"{share:.0%} fact recall, {n.facts_kept} of {n.facts_total} facts"
+    if code == "next-compaction" and n.turns_until_next_compaction is not None:
+        turns = n.turns_until_next_compaction
+        if turns == 0:
+            return "compaction fires again at once"
+        return f"the next compaction in {plural(turns, n.growth_unit)}"
+    short = {
+        "latest-request": "the latest request dropped",
+        "system-prompt": "the system prompt dropped",
+        "provider-errors": "new provider errors",
+        "provider-warnings": "new provider warnings",
+        "cache": "the prompt cache rewritten",
+    }
+    return short.get(code, text.rstrip("."))
 
 
 def _with_result(words: str, judged: Verdict) -> str:
@@ -617,7 +642,7 @@ def _choice(
         raise_words = raised.plain_summary
         v = raised.verdict
         if v is not None and v.level == "costs":
-            raise_words = f"{raise_words}, at a cost ({cost_words(v).rstrip('.')})"
+            raise_words = f"{raise_words}, at a cost ({cost_words(v)})"
     else:
         to = raise_target_to(current, search)
         raise_words = "raise the target" + (f" to {to:,} tokens" if to is not None else "")
@@ -628,7 +653,7 @@ def _choice(
     else:
         why = "every change that keeps the target has a cost"
         said = cost_words(alternative.verdict) if alternative.verdict is not None else ""
-        cost = f"at a cost: {said.rstrip('.')} ({gives})"
+        cost = f"at a cost ({said}), giving {gives}"
     return (
         f"Choose: {why}. {raise_words[:1].upper()}{raise_words[1:]}, "
         f"or keep the target and {alternative.plain_summary}, {cost}."

@@ -334,7 +334,7 @@ def whole_history_words(fix: Fix) -> str | None:
     words (None for any other fix): the budget it sets against the current target, and
     that the history is sent whole until it passes the new trigger ("about 2x the
     current target of 12,000 tokens: nothing is compacted until the history passes
-    23,944 tokens, so every call sends the whole history and its prompt costs more").
+    23,944 tokens, so every call sends, and pays for, the whole history").
     It may be the honest answer; it is never a better cut."""
     if not fix.fits or not fix.changes_target or fix.groups_changed:
         return None
@@ -351,7 +351,7 @@ def whole_history_words(fix: Fix) -> str | None:
         head = f"{factor} the current target of {was:,} tokens: "
     else:
         head = "a budget the whole history fits: "
-    return f"{head}{until}, so every call sends the whole history and its prompt costs more"
+    return f"{head}{until}, so every call sends, and pays for, the whole history"
 
 
 def token_trigger(strategy: Strategy) -> int | None:

@@ -135,9 +135,10 @@ def card_html(card: Card) -> str:
     if card.reason:
         rows.append(f'<div data-role="reason"><b>why</b> {escape(clip(card.reason))}</div>')
     if card.fix:
-        rows.append(
-            f'<div data-role="fix"><b>{escape(card.fix_label)}:</b> {escape(clip(card.fix))}</div>'
-        )
+        # The next step is shown whole (on one line): a choice of two, or a fix with its
+        # cost, cut short would hide the half that matters.
+        step = " ".join(card.fix.split())
+        rows.append(f'<div data-role="fix"><b>{escape(card.fix_label)}:</b> {escape(step)}</div>')
     style = (
         "font-family:system-ui,sans-serif;font-size:13px;line-height:1.5;max-width:640px;"
         f"border:1px solid {THEME['border']};border-radius:6px;padding:8px 12px"
