@@ -34,6 +34,7 @@ from compactlens.analysis import (
     search_fixes,
     shown_fixes,
 )
+from compactlens.analysis.fix_verdicts import cost_words
 from compactlens.analysis.fixes import joined_changes
 from compactlens.analysis.verdict import COST_ORDER, Reason, _next_step
 from compactlens.engine import ClampStrategy, Guards, PipelineStrategy, tokens_at_most
@@ -133,7 +134,10 @@ def test_when_only_a_change_losing_most_facts_keeps_the_target_it_is_a_choice() 
         assert f"{words[:1].upper()}{words[1:]}, or keep the target and " in step
         assert "nothing else changes" not in step  # it moves the target and the trigger
         assert "the trigger" in words and "parameters stay as they are" not in step
-        assert f"keeps only {fix_recall(shown.costly_choice):.0%} of the facts" in step
+        costly = shown.costly_choice
+        assert costly.verdict is not None
+        assert f"{fix_recall(costly):.0%} fact recall" in cost_words(costly.verdict)
+        assert f"at a cost ({cost_words(costly.verdict)}), giving " in step
     else:
         assert debugger.fixes, "never 'no fix': at least the larger target"
     assert all(fix_mark(f) for f in debugger.fixes if destructive(f))

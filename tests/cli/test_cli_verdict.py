@@ -167,7 +167,7 @@ def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[
     assert raised["verdict"]["level"] == "safe" and costly["verdict"]["level"] == "costs"
     assert step.startswith("Choose: ")
     assert f"keep the target and {costly['changes'][0]}" in step
-    assert step.endswith(f"({costly['verdict']['summary']}).")
+    assert step.endswith(f", giving {costly['verdict']['summary']}.")
 
 
 def test_with_output_to_stdout_the_verdict_goes_to_stderr(

@@ -646,14 +646,16 @@ def _choice(
     else:
         to = raise_target_to(current, search)
         raise_words = "raise the target" + (f" to {to:,} tokens" if to is not None else "")
-    gives = alternative.verdict.summary if alternative.verdict is not None else ""
-    if facts:
-        why = "no change that keeps the target keeps most of the conversation's facts"
-        cost = f"which keeps only {fix_recall(alternative):.0%} of the facts ({gives})"
-    else:
-        why = "every change that keeps the target has a cost"
-        said = cost_words(alternative.verdict) if alternative.verdict is not None else ""
-        cost = f"at a cost ({said}), giving {gives}"
+    why = (
+        "no change that keeps the target keeps most of the conversation's facts"
+        if facts
+        else "every change that keeps the target has a cost"
+    )
+    v = alternative.verdict
+    if v is not None and v.costs:  # the same words as "Apply, at a cost (…)"
+        cost = f"at a cost ({cost_words(v)}), giving {v.summary}"
+    else:  # not judged: the search's own measure
+        cost = f"which keeps only {fix_recall(alternative):.0%} of the facts"
     return (
         f"Choose: {why}. {raise_words[:1].upper()}{raise_words[1:]}, "
         f"or keep the target and {alternative.plain_summary}, {cost}."
