@@ -611,12 +611,19 @@ def _with_result(words: str, judged: Verdict) -> str:
 
 def _in_budget_alternative(fixes: Sequence[Fix], best: Fix | None) -> Fix | None:
     """When the first fix to apply (``best``) moves the target: the first listed fix that
-    keeps the target (listed after it, so its run fits with a cost: a fix that keeps the
-    target at no cost comes first); None otherwise."""
+    keeps the target and whose run fits with a cost (a fix that keeps the target at no
+    cost is listed first); None otherwise."""
     if best is None or not best.changes_target:
         return None
     return next(
-        (f for f in fixes if not f.changes_target and f.verdict is not None and not destructive(f)),
+        (
+            f
+            for f in fixes
+            if not f.changes_target
+            and not destructive(f)
+            and f.verdict is not None
+            and f.verdict.level == "costs"
+        ),
         None,
     )
 
