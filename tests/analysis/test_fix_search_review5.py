@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from compactlens.analysis import (
 from compactlens.analysis.fix_verdicts import cost_words
 from compactlens.analysis.fixes import budget_factor, token_trigger, whole_history_words
 from compactlens.analysis.postmortem import reference_pipeline
+from compactlens.analysis.verdict import percent
 from compactlens.engine import Guards, TruncationStrategy, tokens_exceed
 from compactlens.engine.strategies.base import Strategy
 from compactlens.formats import from_caller
@@ -173,7 +175,7 @@ def test_a_costly_fix_given_as_the_next_step_says_its_cost() -> None:
     n = judged.verdict.numbers
     step = _stepped_costly(index, raised, current)
     assert step.startswith(
-        f"Apply, at a cost ({n.facts_kept / n.facts_total:.0%} fact recall, "  # type: ignore[operator]
+        f"Apply, at a cost ({percent(n.facts_kept, n.facts_total)} fact recall, "  # type: ignore[arg-type]
         f"{n.facts_kept} of {n.facts_total} facts): {raised.plain_summary} "
     ), step
     assert f"({judged.verdict.summary})" in step
@@ -358,3 +360,14 @@ def test_guards_are_kept_by_the_raise_that_keeps_the_facts() -> None:
     assert judge_run(index, again, raised.strategy, raised.guards).to_dict() == (
         raised.verdict.to_dict()
     )
+
+
+def test_the_cost_words_round_as_the_verdict_does() -> None:
+    """A fix that keeps 1 fact of 329 reads "under 1% fact recall", as its verdict's
+    summary does, never "0%"."""
+    index = MessageIndex.build(from_caller(_booking_convo(12, 800)).messages, CharEstimator())
+    strategy = TruncationStrategy(trigger=tokens_exceed(800), minimum_preserved=4)
+    v = judge_run(index, run_strategy(index, strategy), strategy)
+    assert "fact-recall" in {r.code for r in v.costs}
+    few = replace(v, numbers=replace(v.numbers, facts_kept=1, facts_total=329))
+    assert "under 1% fact recall, 1 of 329 facts" in cost_words(few)

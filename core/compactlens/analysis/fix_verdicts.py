@@ -37,7 +37,7 @@ from compactlens.analysis.protocol import (
 )
 from compactlens.analysis.report import CompactionReport, analyze
 from compactlens.analysis.retrigger import strategy_triggers
-from compactlens.analysis.verdict import COST_ORDER, Verdict, first_cost, verdict
+from compactlens.analysis.verdict import COST_ORDER, Verdict, first_cost, percent, verdict
 from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.profiles import run_guards
@@ -583,8 +583,9 @@ def _cost_phrase(code: str, text: str, judged: Verdict) -> str:
     """One failed check in a few words (its sentence when there are none for it)."""
     n = judged.numbers
     if code == "fact-recall" and n.facts_kept is not None and n.facts_total:
-        share = n.facts_kept / n.facts_total
-        return f"{share:.0%} fact recall, {n.facts_kept} of {n.facts_total} facts"
+        # The verdict's own rounding (never "0%" for facts that are there).
+        share = percent(n.facts_kept, n.facts_total)
+        return f"{share} fact recall, {n.facts_kept} of {n.facts_total} facts"
     if code == "next-compaction" and n.turns_until_next_compaction is not None:
         turns = n.turns_until_next_compaction
         if turns == 0:
