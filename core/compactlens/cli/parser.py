@@ -152,6 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="search configuration changes that fit and print them ranked, with their costs",
     )
     p_compact.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the model's context window: the verdict names a compacted history over it "
+        "as a cost and no fix raises the target past it (default: the --config file's "
+        "analysis.context_window, else no check)",
+    )
+    p_compact.add_argument(
         "--include-destructive",
         action="store_true",
         help="with --explain: also list fixes that drop the latest request or most facts",
