@@ -232,10 +232,17 @@ class Limited(Exception):
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def fix_search(
-    run_key: tuple[Any, ...], include_destructive: bool, _index: MessageIndex, _outcome: RunOutcome
+    run_key: tuple[Any, ...],
+    include_destructive: bool,
+    _index: MessageIndex,
+    _outcome: RunOutcome,
+    context_window: int | None = None,
 ) -> FixSearch | None:
-    """The ranked fixes of a run, once per (run key, include_destructive)."""
-    return find_fixes(_index, _outcome, include_destructive=include_destructive)
+    """The ranked fixes of a run, once per (run key, include_destructive, context
+    window: the Analysis page's, past which no fix raises the target)."""
+    return find_fixes(
+        _index, _outcome, include_destructive=include_destructive, context_window=context_window
+    )
 
 
 def analysis_part(

@@ -232,7 +232,7 @@ def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
         v = judged(fix_config(fix, config))[1]
         return replace(fix, verdict=v) if v is not None else fix
 
-    search = find_fixes(index, outcome)
+    search = find_fixes(index, outcome, context_window=AnalysisSettings().context_window)
     if search is not None:
         search = replace(search, fixes=tuple(judged_fix(f) for f in search.fixes))
     # The run's one next step and the fixes behind it, as the debugger gives them.
