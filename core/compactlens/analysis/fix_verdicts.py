@@ -323,12 +323,15 @@ def _costly_choice(listed: Sequence[Fix], current: Verdict) -> Fix | None:
     49% is worth offering, with its cost named)."""
     recall = current.numbers.fact_recall
     fitting_loss = current.level != "no-fit" and recall is not None and recall < DEFAULT_MIN_RECALL
-    if current.level != "no-fit" and not fitting_loss:
+    # A history over the declared context window cannot be sent: a change that fits the
+    # window is offered even when it keeps fewer facts than the run does.
+    over = current.numbers.over_window
+    if current.level != "no-fit" and not fitting_loss and not over:
         return None
     for f in listed:
         if not destructive(f) or not keeps_conversation(f) or f.changes_target:
             continue
-        if current.level == "no-fit" or (f.fits and fix_recall(f) > (recall or 0.0)):
+        if current.level == "no-fit" or (f.fits and (over or fix_recall(f) > (recall or 0.0))):
             return f
     return None
 
@@ -582,6 +585,13 @@ def next_step(
     if costly is not None and current.level != "no-fit" and best is None:
         gives = f" ({costly.verdict.summary})" if costly.verdict is not None else ""
         was = current.numbers.fact_recall or 0.0
+        window = current.numbers.context_window
+        if current.numbers.over_window and window is not None:
+            return (
+                f"Apply: {costly.plain_summary}: the history is over the {window:,}-token "
+                "context window, and no change the search re-ran fits it keeping most of the "
+                f"conversation's facts; this one keeps {fix_recall(costly):.0%} of them{gives}."
+            )
         return (
             f"Apply: {costly.plain_summary}: it keeps {fix_recall(costly):.0%} of the "
             f"conversation's facts where the run keeps {was:.0%}, the most any change the "

@@ -1123,6 +1123,21 @@ def _sized_clamp(base: _Baseline, strategy: Strategy, target: Trigger, limit: in
     return _rounded(found, probe, 64) if found is not None else None
 
 
+def _window_clamps(base: _Baseline, strategy: Strategy, current: _Run) -> list[_Run | None]:
+    """For a configuration above the declared context window: every stage's target
+    lowered under it (:func:`_window_candidates`) with a clamp in front sized to that
+    target (:func:`_sized_clamp`), which cuts only as much as the window needs."""
+    out: list[_Run | None] = []
+    for candidate in _window_candidates(base, current):
+        lowered = candidate.build(strategy)
+        if lowered is None:
+            continue
+        to = candidate.changes[0].value
+        run = _sized_clamp(base, lowered, Trigger("at_most", "tokens", to), to)
+        out.append(replace(run, changes=(*run.changes, *candidate.changes)) if run else None)
+    return out
+
+
 def _pair(a: _Candidate, b: _Candidate) -> _Candidate:
     def build(s: Strategy) -> Strategy | None:
         first = a.build(s)
@@ -1240,6 +1255,8 @@ def search_fixes(
             extra.extend(_loosened(base, strategy, limit, _dropped(current.plan)))
         if not current.fits and current.plan.insertions:
             extra.extend(_shorter_summaries(base, strategy))
+        if not clamped:
+            extra.extend(_window_clamps(base, strategy, current))
         for run in extra:
             if run is not None and _key(run.strategy) not in seen:
                 seen.add(_key(run.strategy))
