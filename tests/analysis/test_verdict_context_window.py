@@ -90,6 +90,12 @@ def test_no_fix_goes_past_the_window_and_the_step_says_none_fits(cannot_fit) -> 
     raised = [int(n.replace(",", "")) for n in re.findall(r"target to ([\d,]+)", step)]
     assert all(n <= WINDOW for n in raised), step
     assert "16,000-token context window" in step
+    # Applied, the best fix fits the window; its own step never asks for a target past it.
+    best = search.fixes[0]
+    applied = run_strategy(index, best.strategy)
+    after, _ = advise(index, applied, best.strategy, analysis={"context_window": WINDOW})
+    assert applied.tokens_after <= WINDOW and not after.numbers.over_window
+    assert "raise the target" not in after.next_step.lower(), after.next_step
     # Without a window the same run is offered the larger target it reaches (unchanged).
     plain, found = advise(index, result, strategy)
     assert any(f.target_tokens and f.target_tokens > WINDOW for f in found.fixes)

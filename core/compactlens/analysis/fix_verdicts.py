@@ -634,6 +634,22 @@ def next_step(
                 "the next turn without adding another cost (it tried every stage's target "
                 "lowered and every trigger raised, alone and with the other changes)."
             )
+    window = current.numbers.context_window
+    if (
+        best is None
+        and search is not None
+        and current.step_cost == "fact-recall"
+        and window is not None
+        and current.numbers.tokens_before > window
+    ):
+        # A larger target would keep more, but the window caps it: the search tried the
+        # targets under the window, and none keeps enough.
+        return (
+            "Keep the run as it is, or use a model with a larger context window: no target "
+            f"under the {window:,}-token context window keeps {current.recall_floor:.0%} of "
+            f"the conversation's facts (the fix search tried them; the run keeps "
+            f"{current.numbers.fact_recall or 0.0:.0%})."
+        )
     if best is None:
         only = next((f for f in shown.fixes if _only_raises(f)), None)
         if only is None or only.target_tokens is None:

@@ -922,9 +922,11 @@ def recall_target_fix(
     under the whole history (and the declared ``context_window``) is enough."""
     base = _baseline(index, guards, tokenizer_given, summaries, context_window)
     limit, total = _run(base, strategy, ()).target_tokens, index.total_tokens
+    top = total
     if context_window is not None:
-        total = min(total, context_window)
-    if limit is None or limit >= total:
+        # The largest target that leaves a typical turn of room under the window.
+        top = min(total, context_window - math.ceil(max(base.growth.tokens, 1.0)))
+    if limit is None or limit >= top:
         return None
 
     def at(target: int) -> Fix | None:
@@ -939,7 +941,7 @@ def recall_target_fix(
 
     # lo is not enough (the run at hand); hi, the whole history left as it is with a turn
     # of room under the trigger, is tried first.
-    lo, hi = limit, total
+    lo, hi = limit, top
     found = at(hi)
     if found is None:
         return None
