@@ -176,8 +176,15 @@ def _fits_note(r: CompactionResult, v: Verdict | None) -> None:
         )
         return
     costs = " ".join(c.text for c in v.costs) if v is not None else ""
+    # Over the Analysis page's context window the target is met but the request is not
+    # accepted: "fits" alone would contradict the cost named beside it.
+    head = (
+        "This configuration meets its target"
+        if v is not None and v.numbers.over_window
+        else "This configuration fits"
+    )
     st.info(
-        f"**This configuration fits** ({r.status}), with costs: {md_escape(costs)} See "
+        f"**{head}** ({r.status}), with costs: {md_escape(costs)} See "
         "*Optional improvements* below.",
         icon=":material/info:",
     )

@@ -825,6 +825,14 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
     unit = n.growth_unit
+    window = n.context_window
+    if turn < limit and window is not None and n.tokens_after + turn > window:
+        # A larger trigger would let the history grow past the declared window.
+        return (
+            f"Lower the target to at most {limit - turn:,} tokens (every stage's): it fires "
+            f"above {limit:,} and {_pace(n, tokens=False)}, so that leaves room for the next "
+            f"{unit}; a larger trigger would pass the {window:,}-token context window."
+        )
     if turn < limit:
         # Both changes, as the fix search re-runs them: in a pipeline whose later stages
         # fire only above the trigger, a lower target alone may not be reachable.
