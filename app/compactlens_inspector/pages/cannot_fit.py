@@ -176,15 +176,10 @@ def _fits_note(r: CompactionResult, v: Verdict | None) -> None:
         )
         return
     costs = " ".join(c.text for c in v.costs) if v is not None else ""
-    # Over the Analysis page's context window the target is met but the request is not
-    # accepted: "fits" alone would contradict the cost named beside it.
-    head = (
-        "This configuration meets its target"
-        if v is not None and v.numbers.over_window
-        else "This configuration fits"
-    )
+    # Over the Analysis page's window the target is met but the model rejects the request.
+    head = "meets its target" if v is not None and v.numbers.over_window else "fits"
     st.info(
-        f"**{head}** ({r.status}), with costs: {md_escape(costs)} See "
+        f"**This configuration {head}** ({r.status}), with costs: {md_escape(costs)} See "
         "*Optional improvements* below.",
         icon=":material/info:",
     )

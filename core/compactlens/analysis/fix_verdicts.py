@@ -827,7 +827,12 @@ def searched_step(report: CompactionReport, judged: Verdict) -> tuple[str, str] 
         return None
     if "step" not in source.memo:
         index = MessageIndex.build(source.messages, source.tokenizer or CharEstimator())
-        advised_run, _search = advise(index, report.run, source.strategy)
+        # With the report's context window: the search keeps under it, as the card does.
+        window = {
+            "context_window": report.retrigger.context_window,
+            "max_fraction": report.retrigger.max_fraction,
+        }
+        advised_run, _search = advise(index, report.run, source.strategy, analysis=window)
         same = advised_run.level == judged.level
         source.memo["step"] = advised_run.next_step_parts if same else None
     step: tuple[str, str] | None = source.memo["step"]
