@@ -58,3 +58,16 @@ def test_the_debugger_keeps_the_fixes_under_the_analysis_window(app, monkeypatch
         assert after.target_tokens is None or after.target_tokens <= WINDOW
         if "Fits and safe" in shown:
             assert "over the 16,000-token context window" not in shown
+
+
+def test_the_story_judges_the_analysis_window_too(app, monkeypatch) -> None:
+    monkeypatch.setenv("COMPACTLENS_SAMPLES", str(BUNDLED))
+    at = go(app(sample="cannot_fit_16k").run(), "analysis")
+    at.number_input(key="an_window").set_value(WINDOW).run()
+    at = go(at, "story")
+    at.segmented_control(key="story_step").set_value(5).run()
+    no_exceptions(at)
+    body = plain(texts(at))
+    assert f"{WINDOW:,}-token context window" in body
+    raised = _numbers(body, r"[Rr]aise the target (?:and the trigger )?to ([\d,]+) tokens")
+    assert all(n <= WINDOW for n in raised), raised

@@ -65,6 +65,7 @@ from compactlens_inspector.serving.shared_cache import (
     cache_budget_mb,
     settle_collector,
 )
+from compactlens_inspector.views.analysis import AnalysisSettings
 from compactlens_inspector.views.story import CANNOT_FIT_SAMPLE, STORY_SAMPLE, Story, build_story
 
 
@@ -306,16 +307,23 @@ def sample_index(name: str) -> tuple[MessageIndex, str, str] | None:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _story(
-    key: str, _index: MessageIndex, _format: str, _cf: MessageIndex | None, _cf_format: str
+    key: str,
+    _index: MessageIndex,
+    _format: str,
+    _cf: MessageIndex | None,
+    _cf_format: str,
+    _settings: AnalysisSettings | None = None,
 ) -> Story:
-    return build_story(_index, _format, _cf, _cf_format)
+    return build_story(_index, _format, _cf, _cf_format, _settings)
 
 
-def story() -> Story | None:
-    """The story mode's numbers, computed once per server (offline). None without samples."""
+def story(settings: AnalysisSettings | None = None) -> Story | None:
+    """The story mode's numbers, computed once per server and analysis ``settings`` (the
+    Analysis page's, so the story judges its context window too; offline). None without
+    samples."""
     main = sample_index(STORY_SAMPLE)
     if main is None:
         return None
     cf = sample_index(CANNOT_FIT_SAMPLE)
-    key = f"{main[2]}:{cf[2] if cf else ''}"
-    return _story(key, main[0], main[1], cf[0] if cf else None, cf[1] if cf else "")
+    key = f"{main[2]}:{cf[2] if cf else ''}:{settings.key() if settings else ''}"
+    return _story(key, main[0], main[1], cf[0] if cf else None, cf[1] if cf else "", settings)
