@@ -206,10 +206,21 @@ def listed(found: Sequence[CompactFix], current: Verdict, base: LabConfig) -> li
     the one that keeps the target, then the trigger. Of the fixes that give the same
     verdict level and costs with the same "newest messages kept", only the one that
     changes least (the smallest target, then the trigger kept): a larger target than
-    needed is not listed beside the smaller one that does as well."""
+    needed is not listed beside the smaller one that does as well. A target or trigger
+    past the context window ``current`` was judged with is never listed."""
     if current.level == "safe":
         return []
-    better = [f for f in found if f.verdict is not None and verdict_improves(f.verdict, current)]
+    window = current.numbers.context_window  # the Analysis page's: no fix goes past it
+    better = [
+        f
+        for f in found
+        if f.verdict is not None
+        and verdict_improves(f.verdict, current)
+        and (
+            window is None
+            or max(f.settings.target_tokens, f.settings.trigger_tokens or 0) <= window
+        )
+    ]
     c = base.compact
     chosen: dict[tuple[str, tuple[str, ...], int], CompactFix] = {}
     for f in better:
