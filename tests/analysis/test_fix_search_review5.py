@@ -371,3 +371,20 @@ def test_the_cost_words_round_as_the_verdict_does() -> None:
     assert "fact-recall" in {r.code for r in v.costs}
     few = replace(v, numbers=replace(v.numbers, facts_kept=1, facts_total=329))
     assert "under 1% fact recall, 1 of 329 facts" in cost_words(few)
+
+
+@pytest.mark.parametrize("window", [1_500, 2_000])
+def test_the_larger_target_that_keeps_the_facts_stays_under_a_declared_window(
+    window: int,
+) -> None:
+    """With a declared context window, no listed fix (the larger target found by the facts
+    it keeps included) sets a target or a trigger past it."""
+    index = MessageIndex.build(from_caller(_booking_convo(20, 1200)).messages, CharEstimator())
+    strategy = TruncationStrategy(trigger=tokens_exceed(1200), minimum_preserved=4)
+    result = run_strategy(index, strategy)
+    judged, search = advise(index, result, strategy, analysis={"context_window": window})
+    for fix in search.fixes:
+        trigger = token_trigger(fix.strategy)
+        assert fix.target_tokens is None or fix.target_tokens <= window, fix.plain_summary
+        assert trigger is None or trigger <= window, fix.plain_summary
+    assert str(window + 1) not in judged.next_step.replace(",", "")
