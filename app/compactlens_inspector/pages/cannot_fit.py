@@ -263,15 +263,19 @@ def render() -> None:
         st.caption(f"**Why the run stopped:** {md_escape(_stop_reason(outcome))}")
     parts = budget_parts(outcome, ix)
     cols = st.columns(4)
-    if config.mode == "compact" and r.status == "cannot-fit" and parts:
-        # compact() leaves the history as it is; what matters is its best candidate.
-        best = sum(p.tokens for p in parts)
+    smallest = outcome.compact.smallest_target if outcome.compact is not None else None
+    unfit = config.mode == "compact" and r.status == "cannot-fit" and smallest is not None
+    if unfit and smallest is not None:
+        # compact() leaves the history as it is; the one number that matters is the
+        # smallest target that fits (card 4), which the fixes and the bar name too: the
+        # tokens over the target are counted from it, never from the candidate one token
+        # short of any summary (review finding 6).
+        best = smallest
         cols[0].metric(
-            "Candidate tokens",
-            num(best),
+            "History, left as it is",
+            num(r.tokens_after),
             border=True,
-            help="What stays besides the summary text: leading system messages, protected "
-            "messages and the summary wrapper.",
+            help="compact() changes nothing when the history cannot fit its target.",
         )
     else:
         best = r.tokens_after
@@ -282,6 +286,7 @@ def render() -> None:
         "Over the target" if over is not None and over > 0 else "Room under the target",
         num(abs(over)) if over is not None else "—",
         border=True,
+        help="How far the smallest target that fits is above the target." if unfit else None,
     )
     fitting = _fitting_target(outcome, config)
     if config.mode == "compact" and outcome.compact is not None:
@@ -420,7 +425,11 @@ def _stop_reason(outcome: RunOutcome) -> str:
     if outcome.compact is not None and outcome.compact.reason is not None:
         c = outcome.compact
         said = compact_words.reason_sentence(
-            c.reason, c.detail, candidate=c.candidate_tokens, target=c.target_tokens
+            c.reason,
+            c.detail,
+            candidate=c.candidate_tokens,
+            target=c.target_tokens,
+            smallest=c.smallest_target,
         )
         return group_digits(said)
     return group_digits(r.reason or r.explanation.summary)

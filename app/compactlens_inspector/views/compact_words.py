@@ -123,15 +123,24 @@ def reason_sentence(
     *,
     candidate: int | None = None,
     target: int | None = None,
+    smallest: int | None = None,
 ) -> str:
     """Why ``compact()`` could not fit, in words: the reason's plain label, then what it
-    means (``candidate``: what stays with an empty summary, against ``target``), else
-    its detail when that is prose (the boundary's own detail is its code lines: the
-    lines of :func:`boundary_lines` say it instead)."""
+    means (``candidate``: what stays with an empty summary, against ``target``; with
+    ``smallest``, the smallest target that fits, said in the same sentence so that the
+    candidate never reads as a second target), else its detail when that is prose (the
+    boundary's own detail is its code lines: the lines of :func:`boundary_lines` say it
+    instead)."""
     if not reason:
         return "The target was missed."
     label = cannot_fit_words(reason)
     if reason == "protected-history" and candidate is not None and target is not None:
+        if smallest is not None:
+            return (
+                f"{label}: what must stay already uses {candidate:,} tokens before any "
+                f"summary text, so the smallest target that fits is {smallest:,} (the "
+                f"target is {target:,})."
+            )
         return (
             f"{label}: what must stay already uses {candidate:,} of the {target:,} tokens, "
             "before any summary text."
