@@ -324,6 +324,8 @@ def render() -> None:
         )
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
+    elif unfit:
+        title = "One-shot compact: what must stay and the shortest summary, against the target"
     elif config.mode == "compact":
         title = "One-shot compact: what stays besides the summary, against the target"
     else:
