@@ -426,6 +426,8 @@ def message_facts(message: Message, index: int) -> list[Fact]:
             add("tool_name", part.name, "approval")
     for source, raw, prose in _segments(message):
         text = _ANSI.sub(" ", raw) if "\x1b" in raw else raw
+        # A JSON escape before a digit is a line break or a character, not part of a word.
+        text = re.sub(r"\\(?:[nrt](?=\d)|u[0-9a-fA-F]{4})", " ", text)
         if not text:
             continue
         for kind, value in _structured(text):

@@ -60,6 +60,20 @@ def fact(kind: FactKind, value: str, source: FactSource = "tool_result") -> Fact
         ),
         ("quoted", "[REDACTED]", "text", "redaction"),
         ("identifier", "****", "tool_result", "redaction"),
+        # example values of docs and tests
+        ("identifier", "abc123", "tool_result", "placeholder"),
+        ("identifier", "1234567890abcdefghij", "tool_result", "placeholder"),
+        # ids an API minted for a message or a call (Bedrock's and Vertex's too)
+        ("identifier", "msg_bdrk_018k8PMVb8UJADdEHJGLwskb", "tool_result", "api_id"),
+        ("identifier", "toolu_bdrk_011bkYdiuuJwtny8QmBSA3Nb", "tool_result", "api_id"),
+        ("identifier", "toolu_01M6PWVSrj68MBb6U3u8oDCX", "text", "api_id"),
+        ("identifier", "call_Hk29dLq0Zr7yWbN4sT1uVx3e", "tool_result", "api_id"),
+        ("identifier", "chatcmpl-9aQ2mXhT7LrB4cW8vN1pZs6k", "tool_result", "api_id"),
+        # an encoded blob (a reasoning signature cut at a line's end), with or without a slash
+        ("identifier", "EvkLCkgICxABGAIqQGvScM60keq3yzKQXUNx1BIRpwLk1g6cC1", "tool_result", "hash"),
+        ("path", "T0gpM4qwMbknBqt5y4xapYYmgt6gXhvpiL/K6Hn45R2R7YjItjPU6Z", "tool_result", "hash"),
+        # a compact date in a model name or a build stamp
+        ("identifier", "20270101", "tool_result", "timestamp"),
     ],
 )
 def test_noise_is_minor(kind: FactKind, value: str, source: FactSource, expected: str) -> None:
@@ -76,7 +90,12 @@ def test_noise_is_minor(kind: FactKind, value: str, source: FactSource, expected
         ("identifier", "INC-4821", "tool_result"),
         ("identifier", "ORD-48213", "text"),
         ("identifier", "1234567", "tool_result"),  # an order number, not a hash
-        ("identifier", "abc123", "text"),  # six characters not led by a digit: a name
+        ("identifier", "bad123", "text"),  # six characters not led by a digit: a name
+        ("identifier", "ABC456", "tool_result"),  # a code in capitals, not the example value
+        ("identifier", "claude-opus-4-20250514", "tool_result"),  # a model, date and all
+        ("identifier", "getUserAccountById2025v2Handler", "tool_result"),  # camelCase
+        ("identifier", "call_abc", "tool_result"),  # too short to be an API's id
+        ("identifier", "20271301", "tool_result"),  # no month 13: an order number
         ("identifier", "deadbeefcafe", "text"),  # letters only
         ("identifier", "E501", "tool_result"),
         ("identifier", "RemovedInDjango31Warning", "tool_result"),
@@ -110,7 +129,13 @@ def test_hex_text_with_digits_and_letters_is_never_counted(value: str) -> None:
 
 
 _WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=2, max_size=10).filter(
-    lambda s: s.strip("_") and "your" not in s and "secret" not in s and "redact" not in s
+    lambda s: (
+        s.strip("_")
+        and "your" not in s
+        and "secret" not in s
+        and "redact" not in s
+        and "abcdefghi" not in s
+    )
 )
 
 
@@ -260,3 +285,18 @@ def test_the_denominator_is_the_conversations_whatever_is_kept(data: st.DataObje
     assert many.recall >= few.recall
     everything = fact_survival(original, original, ())
     assert everything.extracted == few.extracted and everything.recall == 1.0
+
+
+def test_a_json_escape_a_tool_printed_is_no_part_of_a_word() -> None:
+    """A log printed with its escapes (a JSON dump): ``\\n2026-01-14`` is a line break and
+    a date, ``\\u2026`` an ellipsis; neither reads as the word ``n2026-01-14`` or
+    ``u2026``. A Windows path with a backslash before a letter is left as it is."""
+    dump = (
+        '{"text": "Output\\n\\n2026-01-14 10:30:15 [INFO] Session started: INC-4821'
+        '\\n2026-01-14 10:30:16 waiting\\u2026 C:\\\\new\\\\report.txt"}'
+    )
+    messages = [_text("user", "What failed?"), _call("c1", "cat"), _result("c1", dump)]
+    kinds = _counted(messages)
+    assert not [v for v in kinds if v.startswith(("n2026", "u2026"))], kinds
+    assert kinds["INC-4821"] is None  # the real fact next to it still counts
+    assert any(v.startswith("2026-01-14") and kinds[v] == "timestamp" for v in kinds), kinds

@@ -4,6 +4,7 @@ configuration written by hand."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -181,8 +182,26 @@ def test_profile_and_provider_are_part_of_the_run(transcript: Transcript) -> Non
     tuner.provider.value = "anthropic"
     assert tuner.bench.guards(tuner.settings).provider == "anthropic"
     # The status says what the run was made with.
-    assert "profile maf · provider anthropic" in shown(tuner)[1]
+    assert "profile maf · provider Anthropic" in shown(tuner)[1]
     assert "trigger 3,000 · target 3,000" in shown(tuner)[1]
+
+
+def test_the_footer_names_the_provider_the_checks_judge_when_it_differs() -> None:
+    """A log in Chat Completions form whose tool calls went to Anthropic (every call id is
+    Anthropic's): the guards keep the log's form and the checks count Anthropic's rules.
+    The footer says both, in words, and the card's checks name the one it says they judge."""
+    data = json.loads((SAMPLES / "coding_agent.json").read_text())
+    ids = re.compile(r'"(call_[A-Za-z0-9_]+)"')
+    wire = json.loads(ids.sub(r'"toolu_\1"', json.dumps(data["messages"])))
+    tuner = tune(wire, pipeline(3000), budget=3000)
+    assert tuner.verdict is not None and tuner.verdict.numbers.provider == "anthropic"
+    text = shown(tuner)[1]
+    assert "provider auto (OpenAI Chat Completions); checked for Anthropic" in text
+    assert "new error for Anthropic" in text
+    # A plain Chat Completions log: one provider, named once.
+    plain = tune(data["messages"], pipeline(3000), budget=3000)
+    assert "provider auto (OpenAI Chat Completions) " in shown(plain)[1] + " "
+    assert "checked for" not in shown(plain)[1]
 
 
 def test_a_bad_value_is_a_message_not_a_traceback(transcript: Transcript) -> None:

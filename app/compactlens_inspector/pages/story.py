@@ -210,8 +210,10 @@ def _fix(story: Story) -> None:
     cols[0].metric("History", f"{num(fix.tokens)} tokens", border=True)
     cols[1].metric("Target", f"{num(fix.target)} tokens", border=True)
     st.markdown(
-        f"The search re-ran **{num(fix.tried)}** changes. The first fixes the Cannot-fit "
-        "debugger lists, each judged as the run it gives once applied:"
+        f"On this configuration (one sliding window at {num(fix.target)} tokens, not the "
+        f"Lab's default pipeline) the fix search re-ran **{num(fix.tried)}** changes, as the "
+        "Cannot-fit debugger does when you open it below. The first fixes it lists, each "
+        "judged as the run it gives once applied:"
     )
     for row in fix.fixes:
         mark = badges.badge(row.badge, "orange" if row.badge == "costly" else "red")

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from compactlens.analysis.corpus_rows import COLUMN_TYPES, COLUMNS, CorpusRow
+from compactlens.analysis.verdict import HEADLINES, percent
+from compactlens.engine.vocabulary import plural
 from compactlens.model.errors import ConfigError, UsageError
 from compactlens.model.files import atomic_binary_file, atomic_text_file
 
@@ -353,4 +355,35 @@ def rows_table(rows: Iterable[CorpusRow], columns: Sequence[str] | None = None) 
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))]
     for row in data:
         lines.append("  ".join(v[:w].ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+    return "\n".join(lines)
+
+
+def rows_text(rows: Iterable[CorpusRow]) -> str:
+    """What ``compactlens report`` prints without ``-o``: a block per file, its name in
+    full, then the run's verdict and numbers on one line, each cost, and the next step
+    (the same sentences the output files hold; nothing cut to a column width)."""
+    blocks = [_row_block(r) for r in rows]
+    return "\n\n".join(blocks) if blocks else "(no transcript found)"
+
+
+def _row_block(row: CorpusRow) -> str:
+    if row.failed:
+        return f"{row.file}\n  failed: {row.error or 'no reason recorded'}"
+    headlines: dict[str | None, str] = {k: v for k, v in HEADLINES.items()}
+    head = [headlines.get(row.verdict), row.status]
+    if row.tokens_before is not None and row.tokens_after is not None:
+        head.append(f"{row.tokens_before:,} to {row.tokens_after:,} tokens")
+    if row.facts_extracted:
+        kept = row.facts_extracted - (row.facts_lost or 0)
+        head.append(
+            f"{percent(kept, row.facts_extracted)} fact recall "
+            f"({kept:,} of {row.facts_extracted:,})"
+        )
+    if row.problems_introduced is not None:
+        n = row.problems_introduced
+        head.append("no new provider error" if n == 0 else plural(n, "new provider error"))
+    lines = [row.file, "  " + " · ".join(h for h in head if h)]
+    lines += [f"  cost: {c}" for c in (row.costs or "").split(" | ") if c]
+    if row.next_step:
+        lines.append(f"  next step: {row.next_step}")
     return "\n".join(lines)

@@ -71,6 +71,7 @@ FACT_KIND_LABELS: Mapping[FactKind, str] = MappingProxyType(
 MinorKind: TypeAlias = Literal[
     "timestamp",
     "hash",
+    "api_id",
     "address",
     "percentage",
     "tool_name",
@@ -82,7 +83,8 @@ MinorKind: TypeAlias = Literal[
 MINOR_KIND_LABELS: Mapping[MinorKind, str] = MappingProxyType(
     {
         "timestamp": "date or time",
-        "hash": "hash",
+        "hash": "hash or encoded blob",
+        "api_id": "message or call id an API minted",
         "address": "memory address or machine code",
         "percentage": "percentage in tool output",
         "tool_name": "tool name",
@@ -125,8 +127,13 @@ def minor_kind(fact: Fact) -> MinorKind | None:
         if fact.source not in _PROSE_SOURCES or _CLOCK.search(value) or _MONTH_DAY.match(value):
             return "timestamp"
         return None
-    if noise in ("hash", "address", "timestamp") and fact.kind in ("identifier", "quoted"):
+    if noise in ("hash", "api_id", "address", "timestamp") and fact.kind in (
+        "identifier",
+        "quoted",
+    ):
         return noise
+    if noise == "hash" and fact.kind == "path":
+        return noise  # an encoded blob with a slash in it (base64 is not a path)
     if noise == "address" and fact.kind == "quantity":
         return noise
     if noise == "percentage" and fact.kind == "quantity" and fact.source == "tool_result":

@@ -27,6 +27,7 @@ path written ``a\\/b`` is the path ``a/b``.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
@@ -128,8 +129,16 @@ _TextFacts: TypeAlias = list[tuple[FactKind, str]]
 _SPACELESS_KINDS: frozenset[FactKind] = frozenset({"identifier", "path", "url", "email"})
 
 
+#: A JSON escape left in text (a log or JSON file a tool printed, escapes and all) before a
+#: digit: ``\\n2026-01-14`` is a line break and a date, not the word ``n2026-01-14``, and
+#: ``\\u2026`` is an ellipsis. Letters after it are left alone (``C:\\new``, a path).
+_ESCAPE_RESIDUE = re.compile(r"\\(?:[nrt](?=\d)|u[0-9a-fA-F]{4})")
+
+
 def _text_facts(raw: str, prose: bool) -> _TextFacts:
     text = _ANSI.sub(" ", raw) if "\x1b" in raw else raw
+    if "\\" in text:
+        text = _ESCAPE_RESIDUE.sub(" ", text)
     if not text:
         return []
     found = _structured(text)

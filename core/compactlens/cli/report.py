@@ -30,7 +30,7 @@ from compactlens.analysis.corpus import (
     ENGINES,
     OUTPUT_SUFFIXES,
     CorpusRow,
-    rows_table,
+    rows_text,
     run_corpus_report,
 )
 
@@ -173,7 +173,7 @@ def run_report(args: argparse.Namespace, *, stdout: TextIO | None = None) -> int
         err.write(interrupted_line(args, progress, exc))
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     if args.output is None:
-        out.write(rows_table(report.rows) + "\n")
+        out.write(rows_text(report.rows) + "\n")
     summary = report.summary()
     err.write("compactlens report: " + json.dumps(summary) + "\n")
     if args.fail_on_error and report.failed:

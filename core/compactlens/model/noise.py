@@ -4,13 +4,16 @@ An extracted value (a fact of :mod:`compactlens.analysis.facts`, an identifier a
 extractive summary lists) may be something no stakeholder would miss if it were gone:
 
 - ``timestamp``: a date or time as logs and tools print them (``2026-02-12``,
-  ``2024-04-11T02:00:01.874Z``, ``16:42:11``, ``Apr 9``);
-- ``hash``: hex digest text (``8e41c07``, a git commit; ``4883c480``, a machine-code blob);
+  ``2024-04-11T02:00:01.874Z``, ``16:42:11``, ``Apr 9``, ``20270101``);
+- ``hash``: hex digest text (``8e41c07``, a git commit; ``4883c480``, a machine-code blob)
+  and encoded blobs (a base64 signature cut at a line's end, ``EvkLCkgICxABGAIqQGvS…``);
+- ``api_id``: an id an API minted for a message, a call or a response (``msg_01P75r…``,
+  ``toolu_bdrk_01M6PW…``, ``call_Xy12…``, ``chatcmpl-9a…``, ``resp_68…``);
 - ``address``: a memory address or a disassembler's name for one (``0x400663``,
   ``00400663``, ``DAT_0040074c``, ``s_-Warm_Up-_00400741``);
 - ``percentage``: a bare percentage (``3%``, as a test runner prints its progress);
-- ``placeholder``: an example value from documentation (``../path/to/your.db``,
-  ``your_api_key``, ``...-placeholder``);
+- ``placeholder``: an example value from documentation or a test (``../path/to/your.db``,
+  ``your_api_key``, ``...-placeholder``, ``abc123``, ``1234567890abcdefghij``);
 - ``redaction``: a redaction marker or a secret (``[REDACTED]``, ``****``,
   ``dev-only-secret-...``), never worth quoting.
 
@@ -24,7 +27,7 @@ import re
 from typing import Literal, TypeAlias
 
 NoiseKind: TypeAlias = Literal[
-    "timestamp", "hash", "address", "percentage", "placeholder", "redaction"
+    "timestamp", "hash", "api_id", "address", "percentage", "placeholder", "redaction"
 ]
 
 _MONTH_ABBR = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)"
@@ -35,7 +38,20 @@ _TIMESTAMP = re.compile(
     r"|^\d\d?:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?Z?(?:\s?[AaPp]\.?[Mm]\.?)?$"
     # an abbreviated month and day with no year, as logs print them (Apr 9)
     rf"|^{_MONTH_ABBR}\.? \d\d?$"
+    # a compact calendar date, as model names and build stamps carry it (20270101)
+    r"|^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
 )
+# An id an API minted: its object prefix (a message, a tool call, a completion, a
+# response, a function call, a reasoning item; Bedrock's and Vertex's variants), then
+# at least 16 letters and digits.
+_API_ID = re.compile(
+    r"^(?:(?:msg|toolu|call|resp|fc|rs|run|thread|asst|req|evt)_(?:(?:bdrk|vrtx)_)?"
+    r"|chatcmpl-)[A-Za-z0-9]{16,}$"
+)
+# An encoded blob: 24 or more base64 characters with no word break, mixing upper and
+# lower case (each at least a fifth of the letters) and digits; a camelCase name has
+# few capitals and a word has no digits.
+_BLOB = re.compile(r"^[A-Za-z0-9+/]{24,}={0,2}$")
 # Hex digest text: a git commit (8e41c07), a content hash, with an optional algorithm;
 # six hex characters only when they start with a digit (4889c7, not abc123).
 _HASH = re.compile(
@@ -52,7 +68,10 @@ _ADDRESS = re.compile(
 )
 _PERCENTAGE = re.compile(r"^\d+(?:\.\d+)?\s?%$")
 _PLACEHOLDER = re.compile(
-    r"(?:^|[/\\])path[/\\]to(?:[/\\]|$)|placeholder|changeme|change[-_]me|replace[-_]me",
+    r"(?:^|[/\\])path[/\\]to(?:[/\\]|$)|placeholder|changeme|change[-_]me|replace[-_]me"
+    # the example values of docs and tests: abc123, xyz789, a run of the keyboard's digits
+    # or the alphabet (1234567890abcdefghij)
+    r"|^(?-i:abc|xyz)[-_]?\d{3}$|123456789|abcdefghi",
     re.IGNORECASE,
 )
 #: ``your_api_key``, ``<your-token>``: only in a value that is not a file (``your-guide.md``).
@@ -71,6 +90,8 @@ def noise_kind(value: str) -> NoiseKind | None:
         return "redaction"
     if _SECRET.search(value) and not _FILE_LIKE.search(value):
         return "redaction"  # a secret, or a placeholder for one: never worth quoting
+    if _API_ID.match(value):
+        return "api_id"
     if _PLACEHOLDER.search(value) or (_YOUR.search(value) and not _FILE_LIKE.search(value)):
         return "placeholder"
     if _TIMESTAMP.match(value):
@@ -83,7 +104,18 @@ def noise_kind(value: str) -> NoiseKind | None:
             return "hash"
     if _PERCENTAGE.match(value):
         return "percentage"
+    if _is_blob(value):
+        return "hash"
     return None
+
+
+def _is_blob(value: str) -> bool:
+    if not _BLOB.match(value):
+        return False
+    letters = [c for c in value if c.isalpha()]
+    upper = sum(1 for c in letters if c.isupper())
+    digits = sum(1 for c in value if c.isdigit())
+    return digits >= 2 and 5 * upper >= len(letters) and 5 * (len(letters) - upper) >= len(letters)
 
 
 __all__ = ["NoiseKind", "noise_kind"]

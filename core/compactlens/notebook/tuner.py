@@ -21,6 +21,7 @@ from typing import Any
 
 from compactlens.analysis.fix_verdicts import advise
 from compactlens.analysis.fixes import FixSearch
+from compactlens.analysis.protocol import provider_words
 from compactlens.analysis.verdict import Verdict, verdict_card
 from compactlens.engine import CompactionResult, Strategy, run_strategy
 from compactlens.model import Message, Tokenizer, card_html
@@ -47,6 +48,17 @@ from compactlens.transcript import Transcript
 
 #: Steps of the token sliders.
 SLIDER_STEPS = 200
+
+
+def _provider_line(chosen: str, shaped: str | None, judged: str | None) -> str:
+    """The tuner's provider setting in words: ``chosen`` (``auto`` or a provider), the
+    provider the guards shape the output for and the one the verdict's checks judge."""
+    head = "auto" if chosen == "auto" else provider_words(chosen)
+    if chosen == "auto" and shaped not in (None, "any", ""):
+        head += f" ({provider_words(shaped)})"
+    if judged is not None and judged != shaped:
+        head += f"; checked for {provider_words(judged)}, the transcript's own API"
+    return head
 
 
 class Tuner:
@@ -162,13 +174,18 @@ class Tuner:
         return card_html(verdict_card(self.verdict)) + self._ran_with()
 
     def _ran_with(self) -> str:
-        """One line under the card: the settings this run was made with."""
+        """One line under the card: the settings this run was made with, and the provider
+        its checks judge when that is not the one the guards shape the output for (a log
+        in Chat Completions form whose tool calls went to Anthropic: the output keeps the
+        log's form, and the checks count Anthropic's rules, as ``compactlens compact``
+        does)."""
         s = self.settings
         target = "none" if s.target_tokens is None else f"{s.target_tokens:,}"
-        provider = self.bench.guards(s).provider if s.provider == "auto" else s.provider
+        shaped = self.bench.guards(s).provider if s.provider == "auto" else s.provider
+        judged = self.verdict.numbers.provider if self.verdict is not None else None
         words = (
             f"ran with trigger {s.trigger_tokens:,} · target {target} · profile {s.profile}"
-            f" · provider {s.provider}" + (f" ({provider})" if s.provider == "auto" else "")
+            f" · provider {_provider_line(s.provider, shaped, judged)}"
         )
         return (
             f'<div data-role="ran-with" style="color:{THEME["muted"]};font-size:12px">'
