@@ -53,3 +53,27 @@ def test_the_report_row_gives_the_debuggers_next_step(corpus_dir: Path, tmp_path
     (folder / PONY).symlink_to(corpus_dir / PONY)
     (row,) = run_corpus_report(folder, {"compact": config.compact.to_dict()}, jobs=1).rows
     assert (row.verdict, row.next_step) == (level, step)
+
+
+def test_every_corpus_row_reads_as_the_debugger(corpus_files: list[Path], tmp_path: Path) -> None:
+    """Each corpus log with the inspector's compact() preset at 3,000 tokens: the row's
+    status, verdict and next step are the debugger's (a history under the trigger is left
+    as it is on both, not compacted by the report alone)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for path in corpus_files:
+        (folder / path.name).symlink_to(path)
+    config = preset("compact", 3000)
+    rows = run_corpus_report(folder, {"compact": config.compact.to_dict()}, jobs=1).rows
+    statuses = set()
+    for row in rows:
+        transcript = load_transcript(folder / row.file)
+        index = build_index(transcript.messages, "estimate")
+        run = run_config(
+            index, config, make_summarizer(SummarizerSettings()), format_name=transcript.format
+        )
+        assert run.result is not None
+        assert row.status == run.result.status, row.file
+        assert (row.verdict, row.next_step) == _app_step(folder / row.file, config), row.file
+        statuses.add(row.status)
+    assert {"unchanged", "compacted", "cannot-fit"} <= statuses  # each kind of run is compared

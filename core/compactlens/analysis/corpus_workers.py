@@ -85,17 +85,9 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
             result = apply_compaction(messages, strategy, tokenizer, guards=guards)
             kwargs["triggers"] = strategy
         else:
-            from compactlens.compact.contract import compact
-
-            params = dict(cfg.compact or {})
-            trigger_tokens = params.pop("trigger_tokens", None)
-            # compact() counts as the engine and the inspector do (its default estimate
-            # measures the wire JSON, and the same file would read other token numbers).
-            params["count_tokens"] = _counter(tokenizer)
-            result = compact(messages, summarizer=_summarizer(), **params)
+            result = _run_compact(messages, cfg.compact or {}, tokenizer)
+            trigger_tokens = (cfg.compact or {}).get("trigger_tokens")
             if trigger_tokens is not None:
-                from compactlens.engine.triggers import tokens_exceed
-
                 kwargs["triggers"] = tokens_exceed(int(trigger_tokens))
         facts: dict[int, list[Fact]] = {}  # the conversation's facts, extracted once
         report = analyze(messages, result, tokenizer=tokenizer, fact_cache=facts, **kwargs)
@@ -116,6 +108,33 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
         return row_from_report(key, fmt, report, (time.perf_counter() - start) * 1000.0, judged)
     except Exception as exc:  # recorded in the row; the run goes on
         return failed_row(key, exc, (time.perf_counter() - start) * 1000.0)
+
+
+def _run_compact(
+    messages: Sequence[Message], settings: Mapping[str, Any], tokenizer: Tokenizer
+) -> Any:
+    """``compact()`` with ``settings`` over ``messages``, as the inspector runs it: a
+    history not over ``trigger_tokens`` is left as it is (an ``unchanged`` result), else
+    compact() runs, counting as the engine and the inspector do (its default estimate
+    measures the wire JSON, and the same file would read other token numbers)."""
+    from compactlens.compact.contract import compact
+    from compactlens.compact.explain import compact_over_index
+
+    params = dict(settings)
+    trigger = params.pop("trigger_tokens", None)
+    if trigger is not None:
+        index = MessageIndex.build(messages, tokenizer)
+        if index.total_tokens <= int(trigger):
+            return compact_over_index(
+                index,
+                target_tokens=int(params["target_tokens"]),
+                keep_last_messages=int(params.get("keep_last_messages", 4)),
+                summarizer=_summarizer(),
+                trigger_tokens=int(trigger),
+                find_fixes=False,
+            ).result
+    params["count_tokens"] = _counter(tokenizer)
+    return compact(messages, summarizer=_summarizer(), **params)
 
 
 def advised_row(
