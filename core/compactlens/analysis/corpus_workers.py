@@ -44,6 +44,8 @@ from compactlens.model.tokens import Tokenizer, make_tokenizer
 from compactlens.transcript import load_transcript
 
 Engine = Literal["process", "ray"]
+#: ``compact()``'s default "newest messages kept verbatim", for a configuration without one.
+COMPACT_KEEP = 4
 ENGINES: tuple[Engine, ...] = ("process", "ray")
 
 
@@ -128,7 +130,7 @@ def _run_compact(
             return compact_over_index(
                 index,
                 target_tokens=int(params["target_tokens"]),
-                keep_last_messages=int(params.get("keep_last_messages", 4)),
+                keep_last_messages=int(params.get("keep_last_messages", COMPACT_KEEP)),
                 summarizer=_summarizer(),
                 trigger_tokens=int(trigger),
                 find_fixes=False,
@@ -186,7 +188,7 @@ def advised_compact_row(
     summarizer = _summarizer()
     base = CompactFix(
         target_tokens=int(settings["target_tokens"]),
-        keep_last_messages=int(settings.get("keep_last_messages", 4)),
+        keep_last_messages=int(settings.get("keep_last_messages", COMPACT_KEEP)),
         trigger_tokens=_trigger(settings.get("trigger_tokens")),
     )
 
