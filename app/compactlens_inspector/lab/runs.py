@@ -259,11 +259,16 @@ def _run_config(
 
 
 def find_fixes(
-    index: MessageIndex, outcome: RunOutcome, *, include_destructive: bool = False
+    index: MessageIndex,
+    outcome: RunOutcome,
+    *,
+    include_destructive: bool = False,
+    context_window: int | None = None,
 ) -> FixSearch | None:
     """The ranked fixes of an engine run (None for compact mode or a configuration error).
 
-    Re-runs replay the run's summaries: a fix never calls a model.
+    Re-runs replay the run's summaries: a fix never calls a model. ``context_window``:
+    the Analysis page's (None or 0: no check); no fix raises the target past it.
     """
     if outcome.strategy is None or outcome.result is None:
         return None
@@ -273,6 +278,7 @@ def find_fixes(
         guards=outcome.guards,
         summaries=outcome.result.summaries,
         include_destructive=include_destructive,
+        context_window=context_window or None,
     )
 
 

@@ -176,8 +176,10 @@ def _fits_note(r: CompactionResult, v: Verdict | None) -> None:
         )
         return
     costs = " ".join(c.text for c in v.costs) if v is not None else ""
+    # Over the Analysis page's window the target is met but the model rejects the request.
+    head = "meets its target" if v is not None and v.numbers.over_window else "fits"
     st.info(
-        f"**This configuration fits** ({r.status}), with costs: {md_escape(costs)} See "
+        f"**This configuration {head}** ({r.status}), with costs: {md_escape(costs)} See "
         "*Optional improvements* below.",
         icon=":material/info:",
     )
@@ -540,10 +542,18 @@ def _ranked_fixes(config: LabConfig, current: Verdict) -> None:
         st.info(md_escape(empty[:1].upper() + empty[1:] + "."), icon=":material/info:")
     choice = next((row for row in rows if row.choice), None)
     if choice is not None:  # said once, above the two choices whatever their order
+        window = current.numbers.context_window
+        other = (
+            "the other choice is to raise the target."
+            if window is None
+            or any(row.raises_target for row in rows)
+            or raise_fix(current, found) is not None
+            else f"no larger target fits the {num(window)}-token context window (the "
+            "Analysis page's setting)."
+        )
         st.markdown(
             "**No change that keeps the target keeps most of the conversation's facts.** "
-            f"The best one keeps {fix_recall(choice.fix):.0%} of them; the other choice is "
-            "to raise the target."
+            f"The best one keeps {fix_recall(choice.fix):.0%} of them; {other}"
         )
     for row in rows:
         with st.container(border=True, key=f"cf_fix_{row.rank - 1}"):

@@ -245,7 +245,7 @@ SHOW = (_problem, _strategies, _lost, _cost, _fix)
 
 def render() -> None:
     header("Story mode", "From the problem to the fix in five steps, on a bundled transcript.")
-    story = state.story()
+    story = state.story(state.analysis_settings())  # the Analysis page's window too
     if story is None or not story.runs:
         st.info(f"The {STORY_SAMPLE} sample is not bundled here.", icon=":material/info:")
         return

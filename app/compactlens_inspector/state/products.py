@@ -65,6 +65,7 @@ from compactlens_inspector.serving.shared_cache import (
     cache_budget_mb,
     settle_collector,
 )
+from compactlens_inspector.views.analysis import AnalysisSettings
 from compactlens_inspector.views.story import CANNOT_FIT_SAMPLE, STORY_SAMPLE, Story, build_story
 
 
@@ -232,10 +233,17 @@ class Limited(Exception):
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def fix_search(
-    run_key: tuple[Any, ...], include_destructive: bool, _index: MessageIndex, _outcome: RunOutcome
+    run_key: tuple[Any, ...],
+    include_destructive: bool,
+    _index: MessageIndex,
+    _outcome: RunOutcome,
+    context_window: int | None = None,
 ) -> FixSearch | None:
-    """The ranked fixes of a run, once per (run key, include_destructive)."""
-    return find_fixes(_index, _outcome, include_destructive=include_destructive)
+    """The ranked fixes of a run, once per (run key, include_destructive, context
+    window: the Analysis page's, past which no fix raises the target)."""
+    return find_fixes(
+        _index, _outcome, include_destructive=include_destructive, context_window=context_window
+    )
 
 
 def analysis_part(
@@ -299,16 +307,23 @@ def sample_index(name: str) -> tuple[MessageIndex, str, str] | None:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _story(
-    key: str, _index: MessageIndex, _format: str, _cf: MessageIndex | None, _cf_format: str
+    key: str,
+    _index: MessageIndex,
+    _format: str,
+    _cf: MessageIndex | None,
+    _cf_format: str,
+    _settings: AnalysisSettings | None = None,
 ) -> Story:
-    return build_story(_index, _format, _cf, _cf_format)
+    return build_story(_index, _format, _cf, _cf_format, _settings)
 
 
-def story() -> Story | None:
-    """The story mode's numbers, computed once per server (offline). None without samples."""
+def story(settings: AnalysisSettings | None = None) -> Story | None:
+    """The story mode's numbers, computed once per server and analysis ``settings`` (the
+    Analysis page's, so the story judges its context window too; offline). None without
+    samples."""
     main = sample_index(STORY_SAMPLE)
     if main is None:
         return None
     cf = sample_index(CANNOT_FIT_SAMPLE)
-    key = f"{main[2]}:{cf[2] if cf else ''}"
-    return _story(key, main[0], main[1], cf[0] if cf else None, cf[1] if cf else "")
+    key = f"{main[2]}:{cf[2] if cf else ''}:{settings.key() if settings else ''}"
+    return _story(key, main[0], main[1], cf[0] if cf else None, cf[1] if cf else "", settings)

@@ -241,7 +241,16 @@ def judged_fixes(*, include_destructive: bool = False) -> FixSearch | None:
     current = loaded()
     summ = summarizer_cache_key(summarizer_settings(), access())
     digest = current.content_hash if current is not None else ""
-    key = (digest, tokenizer(), lab().key(), summ, nonce(), include_destructive)
+    # The Analysis page's settings too: each fix is judged with them (its context window).
+    key = (
+        digest,
+        tokenizer(),
+        lab().key(),
+        summ,
+        nonce(),
+        include_destructive,
+        analysis_settings().key(),
+    )
     cached = st.session_state.get(JUDGED_FIXES)
     if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key:
         return cast(FixSearch | None, cached[1])
@@ -298,7 +307,8 @@ def compact_judged_fixes() -> tuple[list[CompactFix], int] | None:
     if current is None or config.mode != "compact" or summarizer_settings().kind != "extractive":
         return None
     summ = summarizer_cache_key(summarizer_settings(), access())
-    key = (current.content_hash, tokenizer(), config.key(), summ, nonce())
+    settings = analysis_settings().key()  # each fix is judged with them (the context window)
+    key = (current.content_hash, tokenizer(), config.key(), summ, nonce(), settings)
     cached = st.session_state.get(COMPACT_FIXES)
     if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == key:
         return cast(tuple[list[CompactFix], int], cached[1])
@@ -328,4 +338,5 @@ def fixes(*, include_destructive: bool = False) -> FixSearch | None:
         return None
     summ = summarizer_cache_key(summarizer_settings(), access())
     key = (current.content_hash, tokenizer(), lab().key(), summ, nonce())
-    return fix_search(key, include_destructive, ix, outcome)
+    window = analysis_settings().context_window
+    return fix_search(key, include_destructive, ix, outcome, window)

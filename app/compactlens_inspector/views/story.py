@@ -177,14 +177,21 @@ def recognisable(lost: Sequence[Fact]) -> tuple[tuple[str, str], ...]:
 
 
 def run_strategy_story(
-    index: MessageIndex, key: str, title: str, what: str, budget: int, format_name: str
+    index: MessageIndex,
+    key: str,
+    title: str,
+    what: str,
+    budget: int,
+    format_name: str,
+    settings: AnalysisSettings | None = None,
 ) -> StrategyRun | None:
-    """One preset at ``budget`` over ``index``, with its analysis (None on an error)."""
+    """One preset at ``budget`` over ``index``, with its analysis (``settings``, default
+    the Analysis page's defaults; None on an error)."""
     config = preset(key, budget)
     outcome = run_config(
         index, config, make_summarizer(SummarizerSettings()), format_name=format_name
     )
-    report = run_analysis(index, outcome, AnalysisSettings())
+    report = run_analysis(index, outcome, settings or AnalysisSettings())
     r = outcome.result
     judged = judge(outcome, report)
     if r is None or report is None or judged is None:
@@ -212,16 +219,19 @@ def cannot_fit_config(trigger: int = CANNOT_FIT_TRIGGER) -> LabConfig:
     return LabConfig(stages=(default_stage("sliding_window", trigger),), label="")
 
 
-def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
+def fix_story(
+    index: MessageIndex, format_name: str, settings: AnalysisSettings | None = None
+) -> FixStory | None:
     """The cannot-fit configuration over ``index`` and the first three fixes the Cannot-fit
     debugger lists for it: the run and every fix judged as the debugger judges them (each
     fix by the verdict of the run it gives once applied), in the debugger's order."""
     config = cannot_fit_config()
     summarizer = make_summarizer(SummarizerSettings())
+    chosen = settings or AnalysisSettings()  # the Analysis page's: its context window too
 
     def judged(cfg: LabConfig) -> tuple[RunOutcome, Verdict | None]:
         outcome = run_config(index, cfg, summarizer, explain=False, format_name=format_name)
-        return outcome, judge(outcome, run_analysis(index, outcome, AnalysisSettings()))
+        return outcome, judge(outcome, run_analysis(index, outcome, chosen))
 
     outcome, current = judged(config)
     r = outcome.result
@@ -232,7 +242,7 @@ def fix_story(index: MessageIndex, format_name: str) -> FixStory | None:
         v = judged(fix_config(fix, config))[1]
         return replace(fix, verdict=v) if v is not None else fix
 
-    search = find_fixes(index, outcome)
+    search = find_fixes(index, outcome, context_window=chosen.context_window)
     if search is not None:
         search = replace(search, fixes=tuple(judged_fix(f) for f in search.fixes))
     # The run's one next step and the fixes behind it, as the debugger gives them.
@@ -266,14 +276,16 @@ def build_story(
     format_name: str,
     cannot_fit: MessageIndex | None = None,
     cannot_fit_format: str = "",
+    settings: AnalysisSettings | None = None,
 ) -> Story:
-    """Every step's numbers: the strategies at half the history's tokens, and the fix."""
+    """Every step's numbers: the strategies at half the history's tokens, and the fix,
+    judged with ``settings`` (the Analysis page's: every page judges the same window)."""
     budget = nice_budget(index.total_tokens)
     runs = [
-        run_strategy_story(index, key, title, what, budget, format_name)
+        run_strategy_story(index, key, title, what, budget, format_name, settings)
         for key, title, what in STRATEGIES
     ]
-    fix = fix_story(cannot_fit, cannot_fit_format) if cannot_fit is not None else None
+    fix = fix_story(cannot_fit, cannot_fit_format, settings) if cannot_fit is not None else None
     return Story(
         budget=budget,
         total_tokens=index.total_tokens,

@@ -245,10 +245,18 @@ def listed_compact_fixes(
     the one that keeps the target, then the trigger. Of the fixes that give the same
     verdict level and costs with the same "newest messages kept", only the one that
     changes least: a larger target than needed is not listed beside the smaller one that
-    does as well."""
+    does as well. A target or trigger past the context window ``current`` was judged
+    with is never listed."""
     if current.level == "safe":
         return []
-    better = [f for f in found if f.verdict is not None and verdict_improves(f.verdict, current)]
+    window = current.numbers.context_window  # the caller's analysis setting: no fix past it
+    better = [
+        f
+        for f in found
+        if f.verdict is not None
+        and verdict_improves(f.verdict, current)
+        and (window is None or max(f.target_tokens, f.trigger_tokens or 0) <= window)
+    ]
 
     def order(f: CompactFix) -> tuple[bool, int, float, bool, bool, int]:
         v = f.verdict

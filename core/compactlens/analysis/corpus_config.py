@@ -143,28 +143,42 @@ class CorpusConfig:
 
     def analysis_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for :func:`~compactlens.analysis.report.analyze`."""
-        a = dict(self.analysis or {})
-        out: dict[str, Any] = {}
-        for key in ("context_window", "further_turns", "model", "growth_per_turn", "max_fraction"):
-            if a.get(key) is not None:
-                out[key] = a[key]
-        if isinstance(a.get("model"), str) and a.get("prices") is None:
-            prices_for(a["model"])  # fail early on an unknown model
-        prices = a.get("prices")
-        if isinstance(prices, Mapping):
-            out["prices"] = ModelPrices.from_dict(prices)
-        elif isinstance(prices, str):
-            prices_for(prices)
-            out["prices"] = prices
-        elif prices is not None:
-            raise ConfigError("analysis.prices must be a model name or a price object")
-        providers = a.get("providers")
-        if providers is not None:
-            bad = [p for p in providers if p not in PROVIDERS]
-            if bad:
-                raise ConfigError(f"analysis.providers: unknown {bad}; expected {PROVIDERS}")
-            out["providers"] = tuple(providers)
-        return out
+        return analysis_kwargs(self.analysis)
+
+
+def analysis_kwargs(analysis: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Keyword arguments for :func:`~compactlens.analysis.report.analyze` from a
+    configuration's ``analysis`` object (``report --config`` and ``compact --config`` read
+    the same one); a :class:`ConfigError` names an unknown key or a bad value."""
+    if analysis is not None and not isinstance(analysis, Mapping):
+        raise ConfigError("analysis must be an object")
+    a = dict(analysis or {})
+    unknown = set(a) - _ANALYSIS_KEYS
+    if unknown:
+        raise ConfigError(f"analysis: unknown keys {sorted(unknown)}")
+    out: dict[str, Any] = {}
+    for key in ("context_window", "further_turns", "model", "growth_per_turn", "max_fraction"):
+        if a.get(key) is not None:
+            out[key] = a[key]
+    if out.get("context_window") is not None:
+        check_int("analysis.context_window", out["context_window"])
+    if isinstance(a.get("model"), str) and a.get("prices") is None:
+        prices_for(a["model"])  # fail early on an unknown model
+    prices = a.get("prices")
+    if isinstance(prices, Mapping):
+        out["prices"] = ModelPrices.from_dict(prices)
+    elif isinstance(prices, str):
+        prices_for(prices)
+        out["prices"] = prices
+    elif prices is not None:
+        raise ConfigError("analysis.prices must be a model name or a price object")
+    providers = a.get("providers")
+    if providers is not None:
+        bad = [p for p in providers if p not in PROVIDERS]
+        if bad:
+            raise ConfigError(f"analysis.providers: unknown {bad}; expected {PROVIDERS}")
+        out["providers"] = tuple(providers)
+    return out
 
 
 def _flag(name: str, value: Any) -> bool:

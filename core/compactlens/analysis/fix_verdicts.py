@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from compactlens.analysis.facts import Fact
 from compactlens.analysis.fixes import (
@@ -59,16 +60,23 @@ def judge_run(
     providers: Iterable[str] | None = None,
     fixes: FixSearch | None = None,
     fact_cache: dict[int, list[Fact]] | None = None,
+    analysis: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """The verdict of ``result``, the run of ``strategy`` under ``guards`` over ``index``:
     analyzed with the strategy's triggers, the index's tokenizer and the provider the
     verdict counts for (:func:`~compactlens.analysis.protocol.verdict_provider`: the
     transcript's own API, else the guards'; or ``providers``; default the default ones).
     ``fact_cache``: one dict for every run over ``index`` (the conversation's facts are
-    extracted once)."""
+    extracted once). ``analysis``: the other keyword arguments of :func:`analyze` the
+    caller measures with (``context_window``, ``max_fraction``, ``model``, ``prices``,
+    ``further_turns``, ``growth_per_turn``; its ``providers`` stand in for ``providers``):
+    the verdict judges the window the caller declared."""
+    settings = _analysis_settings(analysis)
     wanted = guards.provider if guards is not None else None
     provider = verdict_provider(transcript_provider(index.messages), wanted)
-    checked = tuple(providers) if providers is not None else None
+    given = providers if providers is not None else settings.pop("providers", None)
+    settings.pop("providers", None)
+    checked = tuple(given) if given is not None else None
     if checked is None:
         checked = (provider,) if provider is not None else DEFAULT_PROVIDERS
     report = analyze(
@@ -78,9 +86,42 @@ def judge_run(
         tokenizer=index.tokenizer,
         providers=checked,
         fact_cache=fact_cache,
+        **settings,
     )
     chosen = provider if provider in report.providers else None
     return verdict(result, report, provider=chosen, fixes=fixes)
+
+
+#: The keyword arguments of :func:`analyze` a judge takes from its caller's ``analysis``
+#: (the rest, the triggers, tokenizer and fact cache, are the run's own).
+ANALYSIS_KEYS = frozenset(
+    {
+        "context_window",
+        "max_fraction",
+        "model",
+        "prices",
+        "price_table",
+        "further_turns",
+        "growth_per_turn",
+        "providers",
+        "horizon",
+    }
+)
+
+
+def _analysis_settings(analysis: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The caller's analysis settings a judge passes on (:data:`ANALYSIS_KEYS`; a
+    ``context_window`` of 0 means none, as the inspector's setting does)."""
+    settings = {k: v for k, v in (analysis or {}).items() if k in ANALYSIS_KEYS}
+    if not settings.get("context_window"):
+        settings.pop("context_window", None)
+    return settings
+
+
+def analysis_window(analysis: Mapping[str, Any] | None) -> int | None:
+    """The context window the caller's ``analysis`` settings declare (None: none)."""
+    window = _analysis_settings(analysis).get("context_window")
+    return int(window) if window is not None else None
 
 
 def judge_fix(
@@ -90,9 +131,10 @@ def judge_fix(
     tokenizer_given: bool = True,
     providers: Iterable[str] | None = None,
     fact_cache: dict[int, list[Fact]] | None = None,
+    analysis: Mapping[str, Any] | None = None,
 ) -> Fix:
     """``fix`` with its :attr:`~Fix.verdict`: the verdict of re-running its strategy and
-    guards over ``index`` (:func:`judge_run`)."""
+    guards over ``index`` (:func:`judge_run`, with the caller's ``analysis`` settings)."""
     result = run_strategy(index, fix.strategy, guards=fix.guards, tokenizer_given=tokenizer_given)
     judged = judge_run(
         index,
@@ -102,6 +144,7 @@ def judge_fix(
         tokenizer_given=tokenizer_given,
         providers=providers,
         fact_cache=fact_cache,
+        analysis=analysis,
     )
     return replace(fix, verdict=judged)
 
@@ -112,12 +155,21 @@ def judge_fixes(
     *,
     tokenizer_given: bool = True,
     providers: Iterable[str] | None = None,
+    analysis: Mapping[str, Any] | None = None,
 ) -> FixSearch:
-    """``search`` with every fix judged (:func:`judge_fix`)."""
+    """``search`` with every fix judged (:func:`judge_fix`, with the caller's ``analysis``
+    settings)."""
     chosen = tuple(providers) if providers is not None else None
     facts: dict[int, list[Fact]] = {}  # one extraction of the conversation for every fix
     judged = tuple(
-        judge_fix(index, f, tokenizer_given=tokenizer_given, providers=chosen, fact_cache=facts)
+        judge_fix(
+            index,
+            f,
+            tokenizer_given=tokenizer_given,
+            providers=chosen,
+            fact_cache=facts,
+            analysis=analysis,
+        )
         for f in search.fixes
     )
     return replace(search, fixes=judged)
@@ -147,7 +199,8 @@ def verdict_improves(after: Verdict, current: Verdict) -> bool:
     passes and keeps at least :data:`RECALL_GAIN` more of the facts (the rule
     :func:`improves` applies to a judged fix; a change that is not a :class:`Fix`, such
     as a ``compact()`` parameter, is listed by the same rule)."""
-    if after.level == "no-fit":
+    if after.level == "no-fit" or after.numbers.over_window:
+        # Over the declared context window the model rejects the request: never better.
         return False
     if current.level == "no-fit":
         return True
@@ -270,12 +323,15 @@ def _costly_choice(listed: Sequence[Fix], current: Verdict) -> Fix | None:
     49% is worth offering, with its cost named)."""
     recall = current.numbers.fact_recall
     fitting_loss = current.level != "no-fit" and recall is not None and recall < DEFAULT_MIN_RECALL
-    if current.level != "no-fit" and not fitting_loss:
+    # A history over the declared context window cannot be sent: a change that fits the
+    # window is offered even when it keeps fewer facts than the run does.
+    over = current.numbers.over_window
+    if current.level != "no-fit" and not fitting_loss and not over:
         return None
     for f in listed:
         if not destructive(f) or not keeps_conversation(f) or f.changes_target:
             continue
-        if current.level == "no-fit" or (f.fits and fix_recall(f) > (recall or 0.0)):
+        if current.level == "no-fit" or (f.fits and (over or fix_recall(f) > (recall or 0.0))):
             return f
     return None
 
@@ -310,15 +366,20 @@ def _only_raises(fix: Fix) -> bool:
 
 
 def _judger(
-    index: MessageIndex, judge: Callable[[Fix], Fix] | None, tokenizer_given: bool
+    index: MessageIndex,
+    judge: Callable[[Fix], Fix] | None,
+    tokenizer_given: bool,
+    analysis: Mapping[str, Any] | None = None,
 ) -> Callable[[Fix], Fix]:
-    """``judge``, or :func:`judge_fix` over ``index`` when the caller gives none (one
-    extraction of the conversation's facts for every fix it judges: the facts are the
-    same for every run over ``index``)."""
+    """``judge``, or :func:`judge_fix` over ``index`` with the caller's ``analysis``
+    settings when the caller gives none (one extraction of the conversation's facts for
+    every fix it judges: the facts are the same for every run over ``index``)."""
     if judge is not None:
         return judge
     facts: dict[int, list[Fact]] = {}
-    return lambda fix: judge_fix(index, fix, tokenizer_given=tokenizer_given, fact_cache=facts)
+    return lambda fix: judge_fix(
+        index, fix, tokenizer_given=tokenizer_given, fact_cache=facts, analysis=analysis
+    )
 
 
 def with_raised_target(
@@ -331,6 +392,7 @@ def with_raised_target(
     summaries: Mapping[str, SummaryResponse] | None = None,
     tokenizer_given: bool = True,
     judge: Callable[[Fix], Fix] | None = None,
+    analysis: Mapping[str, Any] | None = None,
 ) -> FixSearch:
     """``search`` with the judged fix that only raises the target to what the current
     parameters reach (:func:`raise_target_to`; every stage's target, and the trigger a
@@ -344,7 +406,7 @@ def with_raised_target(
     judges runs its own way passes its own)."""
     listed = listed_fixes(search.fixes, current)
     ok = [f for f in listed if not destructive(f)]
-    judger = _judger(index, judge, tokenizer_given)
+    judger = _judger(index, judge, tokenizer_given, analysis)
     if _loses_facts(current, ok):
         # A run that fits but keeps too few facts: the target at which its verdict keeps
         # enough (each try judged as the fix will be shown).
@@ -363,6 +425,7 @@ def with_raised_target(
             guards=guards,
             summaries=summaries,
             tokenizer_given=tokenizer_given,
+            context_window=current.numbers.context_window,
         )
         if found is None:
             return search
@@ -381,6 +444,7 @@ def with_raised_target(
             guards=guards,
             summaries=summaries,
             tokenizer_given=tokenizer_given,
+            context_window=current.numbers.context_window,
         )
         if to is not None
         else None
@@ -405,14 +469,18 @@ def raise_fix(current: Verdict, search: FixSearch | None) -> Fix | None:
 def raise_target_to(current: Verdict, search: FixSearch | None = None) -> int | None:
     """The target a one-click "raise the target" sets for a run that does not fit: the
     target of the search's fix that only raises it, else the smallest target the current
-    parameters fit (None for a run that fits)."""
+    parameters fit (None for a run that fits, and when that target is above the declared
+    context window: no larger target can help then)."""
     if current.level != "no-fit":
         return None
     for fix in search.fixes if search is not None else ():
         if _only_raises(fix) and fix.target_tokens is not None:
             return fix.target_tokens
     n = current.numbers
-    return n.smallest_target if n.smallest_target is not None else n.tokens_after
+    smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
+    if n.context_window is not None and smallest > n.context_window:
+        return None
+    return smallest
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -517,6 +585,13 @@ def next_step(
     if costly is not None and current.level != "no-fit" and best is None:
         gives = f" ({costly.verdict.summary})" if costly.verdict is not None else ""
         was = current.numbers.fact_recall or 0.0
+        window = current.numbers.context_window
+        if current.numbers.over_window and window is not None:
+            return (
+                f"Apply: {costly.plain_summary}: the history is over the {window:,}-token "
+                "context window, and no change the search re-ran fits it keeping most of the "
+                f"conversation's facts; this one keeps {fix_recall(costly):.0%} of them{gives}."
+            )
         return (
             f"Apply: {costly.plain_summary}: it keeps {fix_recall(costly):.0%} of the "
             f"conversation's facts where the run keeps {was:.0%}, the most any change the "
@@ -531,6 +606,15 @@ def next_step(
             raise_words = raise_fix.plain_summary
         else:
             raised = raise_target_to(current, search)
+            window = current.numbers.context_window
+            if raised is None and window is not None:
+                # No larger target fits the declared context window: the costly change is
+                # the one that fits, named with its cost, never a target past the window.
+                return (
+                    f"Apply: {costly.plain_summary}: no larger target fits the {window:,}-token "
+                    "context window, and no other change that keeps the target keeps most "
+                    f"of the conversation's facts; it keeps only {kept} of them ({gives})."
+                )
             raise_words = "raise the target" + (
                 f" to {raised:,} tokens" if raised is not None else ""
             )
@@ -550,6 +634,22 @@ def next_step(
                 "the next turn without adding another cost (it tried every stage's target "
                 "lowered and every trigger raised, alone and with the other changes)."
             )
+    window = current.numbers.context_window
+    if (
+        best is None
+        and search is not None
+        and current.step_cost == "fact-recall"
+        and window is not None
+        and current.numbers.tokens_before > window
+    ):
+        # A larger target would keep more, but the window caps it: the search tried the
+        # targets under the window, and none keeps enough.
+        return (
+            "Keep the run as it is, or use a model with a larger context window: no target "
+            f"under the {window:,}-token context window keeps {current.recall_floor:.0%} of "
+            f"the conversation's facts (the fix search tried them; the run keeps "
+            f"{current.numbers.fact_recall or 0.0:.0%})."
+        )
     if best is None:
         only = next((f for f in shown.fixes if _only_raises(f)), None)
         if only is None or only.target_tokens is None:
@@ -576,6 +676,7 @@ def advised(
     tokenizer_given: bool = True,
     include_destructive: bool = False,
     judge: Callable[[Fix], Fix] | None = None,
+    analysis: Mapping[str, Any] | None = None,
 ) -> tuple[Verdict, FixSearch | None]:
     """The run's one next step, computed once for every surface (the command line's text,
     ``--json`` and ``--explain``, the notebook's ``debug()``, the inspector's verdict bars,
@@ -585,7 +686,7 @@ def advised(
     no search (``compact()``), keeps the verdict's own step."""
     if current.level == "safe" or search is None:
         return replace(current, step_final=True), search
-    judger = _judger(index, judge, tokenizer_given)
+    judger = _judger(index, judge, tokenizer_given, analysis)
     found = with_raised_target(
         index,
         strategy,
@@ -609,6 +710,7 @@ def advised(
             guards=guards,
             summaries=summaries,
             tokenizer_given=tokenizer_given,
+            context_window=current.numbers.context_window,
         )
     ):
         # "Lower the target" would not fit (the stages cannot reach it): following it
@@ -621,6 +723,7 @@ def advised(
             guards=guards,
             summaries=summaries,
             tokenizer_given=tokenizer_given,
+            context_window=current.numbers.context_window,
         )
         if raised is not None and raised.fits:
             judged = judger(raised)
@@ -637,16 +740,20 @@ def advise(
     *,
     tokenizer_given: bool = True,
     include_destructive: bool = False,
+    analysis: Mapping[str, Any] | None = None,
 ) -> tuple[Verdict, FixSearch]:
     """The verdict of ``result`` (the run of ``strategy`` under ``guards`` over
-    ``index``, :func:`judge_run`) with its one next step (:func:`advised`) and the judged
+    ``index``, :func:`judge_run` with the caller's ``analysis`` settings, such as the
+    model's ``context_window``) with its one next step (:func:`advised`) and the judged
     fix search behind it: what the notebook's ``debug()`` and tuner card show, the step
     ``compactlens compact`` gives. A run that fits and is safe is not searched (its
     search is empty: there is nothing to fix). ``guards`` are completed as the run's
     own were (:func:`~compactlens.engine.run_guards`: the provider of the format the
     index's messages were read in, unless one is chosen)."""
     guards = run_guards(caller_format(index.messages), guards)
-    current = judge_run(index, result, strategy, guards, tokenizer_given=tokenizer_given)
+    current = judge_run(
+        index, result, strategy, guards, tokenizer_given=tokenizer_given, analysis=analysis
+    )
     if current.level == "safe":
         return current, FixSearch(fixes=(), tried=0, hidden_destructive=0, duration_ms=0.0)
     return searched_advice(
@@ -657,6 +764,7 @@ def advise(
         summaries=result.summaries,
         tokenizer_given=tokenizer_given,
         include_destructive=include_destructive,
+        analysis=analysis,
     )
 
 
@@ -670,12 +778,16 @@ def searched_advice(
     tokenizer_given: bool = True,
     include_destructive: bool = False,
     judge: Callable[[Fix], Fix] | None = None,
+    analysis: Mapping[str, Any] | None = None,
 ) -> tuple[Verdict, FixSearch]:
     """The fix search for ``strategy`` over ``index`` (:func:`search_fixes`), every fix
-    judged by ``judge`` (default :func:`judge_fix` over ``index``, one fact extraction
-    for the whole search), and ``current`` with the run's one next step over it
-    (:func:`advised`): the sequence :func:`advise`, ``compactlens compact`` and
-    ``compactlens report`` each run, whoever judged ``current``."""
+    judged by ``judge`` (default :func:`judge_fix` over ``index`` with the caller's
+    ``analysis`` settings, one fact extraction for the whole search), and ``current``
+    with the run's one next step over it (:func:`advised`): the sequence :func:`advise`,
+    ``compactlens compact`` and ``compactlens report`` each run, whoever judged
+    ``current``. The search keeps under the context window ``current`` was judged with
+    (else the one ``analysis`` declares): no fix raises the target past it."""
+    window = current.numbers.context_window or analysis_window(analysis)
     found = search_fixes(
         index,
         strategy,
@@ -683,8 +795,9 @@ def searched_advice(
         tokenizer_given=tokenizer_given,
         summaries=summaries,
         include_destructive=include_destructive,
+        context_window=window,
     )
-    judger = _judger(index, judge, tokenizer_given)
+    judger = _judger(index, judge, tokenizer_given, analysis)
     found = replace(found, fixes=tuple(judger(f) for f in found.fixes))
     judged, search = advised(
         index,
@@ -696,6 +809,7 @@ def searched_advice(
         tokenizer_given=tokenizer_given,
         include_destructive=include_destructive,
         judge=judger,
+        analysis=analysis,
     )
     return judged, search if search is not None else found
 
@@ -713,7 +827,12 @@ def searched_step(report: CompactionReport, judged: Verdict) -> tuple[str, str] 
         return None
     if "step" not in source.memo:
         index = MessageIndex.build(source.messages, source.tokenizer or CharEstimator())
-        advised_run, _search = advise(index, report.run, source.strategy)
+        # With the report's context window: the search keeps under it, as the card does.
+        window = {
+            "context_window": report.retrigger.context_window,
+            "max_fraction": report.retrigger.max_fraction,
+        }
+        advised_run, _search = advise(index, report.run, source.strategy, analysis=window)
         same = advised_run.level == judged.level
         source.memo["step"] = advised_run.next_step_parts if same else None
     step: tuple[str, str] | None = source.memo["step"]
@@ -726,6 +845,7 @@ __all__ = [
     "ShownFixes",
     "advise",
     "advised",
+    "analysis_window",
     "destructive",
     "fitting_target",
     "fix_mark",

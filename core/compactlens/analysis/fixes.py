@@ -361,6 +361,9 @@ class _Baseline:
     input_errors: Counter[str]
     facts: FactTable
     growth: Growth
+    #: The model's context window (None: none declared): a run whose history, target or
+    #: token trigger is above it does not fit (:func:`_within_window`).
+    window: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,6 +506,7 @@ def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _R
         and replayed
         and (target is None or plan.tokens <= target)
     )
+    fits = fits and _within_window(base.window, strategy, plan.tokens, target)
     latest = base.latest
     kept = latest is None or plan.action[base.index.group_of[latest]] == "kept"
     projection = plan.project()
@@ -521,6 +525,20 @@ def _run(base: _Baseline, strategy: Strategy, changes: tuple[Change, ...]) -> _R
     )
 
 
+def _within_window(window: int | None, strategy: Strategy, tokens: int, target: int | None) -> bool:
+    """Whether a run stays within the declared context ``window`` (always, without one):
+    its history, its target and its lowest token trigger are at most the window (a target
+    or a trigger above it lets the history grow past what the model accepts)."""
+    if window is None:
+        return True
+    trigger = token_trigger(strategy)
+    return (
+        tokens <= window
+        and (target is None or target <= window)
+        and (trigger is None or trigger <= window)
+    )
+
+
 def measure(
     index: MessageIndex,
     strategy: Strategy,
@@ -530,13 +548,15 @@ def measure(
     summaries: Mapping[str, SummaryResponse] | None = None,
     changes: Sequence[Change] = (),
     min_recall: float = DEFAULT_MIN_RECALL,
+    context_window: int | None = None,
 ) -> Fix:
     """Re-run ``strategy`` over ``index`` and measure it as a :class:`Fix`.
 
     This is what the search reports for each fix, so applying a fix's ``strategy`` and
-    ``guards`` and measuring again gives the same numbers.
+    ``guards`` and measuring again gives the same numbers (with the same
+    ``context_window``: a run above it does not fit).
     """
-    base = _baseline(index, guards, tokenizer_given, summaries)
+    base = _baseline(index, guards, tokenizer_given, summaries, context_window)
     return _as_fix(base, _run(base, strategy, tuple(changes)), min_recall)
 
 
@@ -583,6 +603,7 @@ def _baseline(
     guards: Guards | None,
     tokenizer_given: bool,
     summaries: Mapping[str, SummaryResponse] | None,
+    window: int | None = None,
 ) -> _Baseline:
     guards = guards or DEFAULT_GUARDS
     if guards.provider is None:
@@ -597,6 +618,7 @@ def _baseline(
         input_errors=_errors(index.messages, guards),
         facts=FactTable.build(index.messages),
         growth=growth_from_index(index),
+        window=window,
     )
 
 
@@ -688,18 +710,22 @@ def _token(trigger: Trigger | None, n: int) -> Trigger | None:
 
 
 def _retarget_candidates(
-    limit: int, smallest: int, current: int, growth: float
+    limit: int, smallest: int, current: int, growth: float, window: int | None = None
 ) -> list[_Candidate]:
     """Raise the target to what the guards let the cut reach, and the trigger with it:
     the trigger a few typical turns above the target, then two, then one (the room the
     verdict asks for before it calls a run safe), each still under ``current`` (it must
     fire on the history at hand). A pipeline's later stages fire only above the trigger,
     so a trigger just under the history may leave them idle: the lower ones let them cut
-    to the target. Empty when not even one turn of room fits under the history."""
+    to the target. Empty when not even one turn of room fits under the history. A
+    declared context ``window`` caps the trigger (a target above it is never offered)."""
     target = smallest
     turn = math.ceil(max(growth, 1.0))
     out: list[_Candidate] = []
-    for trigger in dict.fromkeys(min(current - 1, target + k * turn) for k in (4, 2, 1)):
+    if window is not None and target > window:
+        return out
+    cap = window if window is not None else current - 1
+    for trigger in dict.fromkeys(min(current - 1, cap, target + k * turn) for k in (4, 2, 1)):
         if trigger - target < turn:
             continue
         words = (
@@ -736,7 +762,7 @@ def _own_target_candidates(
     trigger with it, as :func:`_retarget_candidates`); when no trigger under the history
     leaves a turn of room above ``reached``, the target goes to the whole history with
     the trigger a turn above it (:func:`_whole_history_candidate`)."""
-    found = _retarget_candidates(limit, reached, total, base.growth.tokens)
+    found = _retarget_candidates(limit, reached, total, base.growth.tokens, base.window)
     return found or [_whole_history_candidate(limit, max(reached, total), base.growth.tokens)]
 
 
@@ -752,13 +778,16 @@ def raise_target_fix(
     guards: Guards | None = None,
     tokenizer_given: bool = True,
     summaries: Mapping[str, SummaryResponse] | None = None,
+    context_window: int | None = None,
 ) -> Fix | None:
     """The fix that only raises the target of ``strategy`` to ``target`` tokens (and its
     token triggers with it, as the search offers it; when the stages then stop above it,
     a target up to half as much again with the trigger above it, then the trigger at the
     target), measured (it may not fit: see :attr:`Fix.fits`); None when ``strategy`` has
-    no token target to raise."""
-    base = _baseline(index, guards, tokenizer_given, summaries)
+    no token target to raise, or ``target`` is above the declared ``context_window``."""
+    if context_window is not None and target > context_window:
+        return None
+    base = _baseline(index, guards, tokenizer_given, summaries, context_window)
     current = _run(base, strategy, ())
     limit, total = current.target_tokens, index.total_tokens
     if limit is None or target <= limit:
@@ -768,7 +797,7 @@ def raise_target_fix(
     ladder = [t for t in (target * 11 // 10, target * 5 // 4, target * 3 // 2) if t < total]
     tries = _own_target_candidates(limit, target, total, base)
     for to in ladder:  # room under the trigger first: a target that fires again helps less
-        tries.extend(_retarget_candidates(limit, to, total, base.growth.tokens))
+        tries.extend(_retarget_candidates(limit, to, total, base.growth.tokens, base.window))
     if target < total:  # the whole history left as it is, a turn under the trigger
         tries.append(_whole_history_candidate(limit, total, base.growth.tokens))
     for to in (target, *ladder):
@@ -830,6 +859,32 @@ def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list
     return out
 
 
+def _window_candidates(base: _Baseline, current: _Run) -> list[_Candidate]:
+    """For a configuration whose target or token trigger is above the declared context
+    window: every stage's target lowered to leave a typical turn of room under the window
+    and every token trigger at the window (empty without a window, or when both are
+    already under it)."""
+    window = base.window
+    if window is None:
+        return []
+    trigger = token_trigger(current.strategy)
+    target = current.target_tokens
+    if (target is None or target <= window) and (trigger is None or trigger <= window):
+        return []
+    turn = math.ceil(max(base.growth.tokens, 1.0))
+    lowered = window - turn if turn < window else window
+    words = (
+        f"lower every stage's target to {lowered:,} tokens and the trigger to {window:,}, "
+        f"under the {window:,}-token context window"
+    )
+    return [
+        _Candidate(
+            (Change(words, "stage_targets", lowered),),
+            lambda s: retarget(s, lowered, window),
+        )
+    ]
+
+
 def fits_at(
     index: MessageIndex,
     strategy: Strategy,
@@ -839,11 +894,13 @@ def fits_at(
     guards: Guards | None = None,
     tokenizer_given: bool = True,
     summaries: Mapping[str, SummaryResponse] | None = None,
+    context_window: int | None = None,
 ) -> bool:
     """Whether ``strategy`` with its token target at ``target`` and its token trigger at
-    ``trigger`` (:func:`retarget`) fits over ``index`` (summaries replayed): a next step
-    that asks for a lower target is checked with it before it is given."""
-    base = _baseline(index, guards, tokenizer_given, summaries)
+    ``trigger`` (:func:`retarget`) fits over ``index`` (summaries replayed; within
+    ``context_window`` when one is declared): a next step that asks for a lower target is
+    checked with it before it is given."""
+    base = _baseline(index, guards, tokenizer_given, summaries, context_window)
     return _run(base, retarget(strategy, target, trigger), ()).fits
 
 
@@ -855,16 +912,21 @@ def recall_target_fix(
     guards: Guards | None = None,
     tokenizer_given: bool = True,
     summaries: Mapping[str, SummaryResponse] | None = None,
+    context_window: int | None = None,
 ) -> Fix | None:
     """The fix that raises the target of ``strategy`` (and its token trigger with it, as
     :func:`raise_target_fix`) to the smallest target whose run fits, keeps the
     conversation and is ``enough`` (the caller's test: its verdict keeps enough facts),
     found by bisection (:data:`LOOSEN_STEPS` re-runs): the one-click answer to a run that
     fits but loses most facts. None when ``strategy`` has no token target, or no target
-    under the whole history is enough."""
-    base = _baseline(index, guards, tokenizer_given, summaries)
+    under the whole history (and the declared ``context_window``) is enough."""
+    base = _baseline(index, guards, tokenizer_given, summaries, context_window)
     limit, total = _run(base, strategy, ()).target_tokens, index.total_tokens
-    if limit is None or limit >= total:
+    top = total
+    if context_window is not None:
+        # The largest target that leaves a typical turn of room under the window.
+        top = min(total, context_window - math.ceil(max(base.growth.tokens, 1.0)))
+    if limit is None or limit >= top:
         return None
 
     def at(target: int) -> Fix | None:
@@ -879,7 +941,7 @@ def recall_target_fix(
 
     # lo is not enough (the run at hand); hi, the whole history left as it is with a turn
     # of room under the trigger, is tried first.
-    lo, hi = limit, total
+    lo, hi = limit, top
     found = at(hi)
     if found is None:
         return None
@@ -1063,6 +1125,21 @@ def _sized_clamp(base: _Baseline, strategy: Strategy, target: Trigger, limit: in
     return _rounded(found, probe, 64) if found is not None else None
 
 
+def _window_clamps(base: _Baseline, strategy: Strategy, current: _Run) -> list[_Run | None]:
+    """For a configuration above the declared context window: every stage's target
+    lowered under it (:func:`_window_candidates`) with a clamp in front sized to that
+    target (:func:`_sized_clamp`), which cuts only as much as the window needs."""
+    out: list[_Run | None] = []
+    for candidate in _window_candidates(base, current):
+        lowered = candidate.build(strategy)
+        if lowered is None:
+            continue
+        to = candidate.changes[0].value
+        run = _sized_clamp(base, lowered, Trigger("at_most", "tokens", to), to)
+        out.append(replace(run, changes=(*run.changes, *candidate.changes)) if run else None)
+    return out
+
+
 def _pair(a: _Candidate, b: _Candidate) -> _Candidate:
     def build(s: Strategy) -> Strategy | None:
         first = a.build(s)
@@ -1103,15 +1180,19 @@ def search_fixes(
     min_recall: float = DEFAULT_MIN_RECALL,
     max_fixes: int = 5,
     max_candidates: int = MAX_CANDIDATES,
+    context_window: int | None = None,
 ) -> FixSearch:
     """Search single and paired configuration changes that make ``strategy`` fit.
 
     Re-runs each candidate over ``index`` (replaying ``summaries``; no model call) and
     returns the best ``max_fixes``, ranked as the module docstring says. Destructive fixes
-    are left out unless ``include_destructive`` (then they come last, labelled).
+    are left out unless ``include_destructive`` (then they come last, labelled). With a
+    declared ``context_window``, a run whose history, target or token trigger is above it
+    does not fit (no fix raises the target past the window), and a configuration whose
+    target is above it is offered every stage's target lowered under it.
     """
     start = time.perf_counter()
-    base = _baseline(index, guards, tokenizer_given, summaries)
+    base = _baseline(index, guards, tokenizer_given, summaries, context_window)
     current = _run(base, strategy, ())
     target = current.target
     limit = target.token_limit if target is not None else None
@@ -1136,6 +1217,7 @@ def search_fixes(
     singles = _singles(strategy, target, limit)
     tried = [(c, r) for c in singles if (r := attempt(c)) is not None]
     room = _room_candidates(base, strategy, current) if current.fits else []
+    room.extend(_window_candidates(base, current))
     for candidate in room:
         attempt(candidate)
         if candidate.changes[0].parameter == "stage_targets":
@@ -1153,7 +1235,9 @@ def search_fixes(
         if smallest > limit:
             raised = _first_fitting(
                 attempt,
-                _retarget_candidates(limit, smallest, index.total_tokens, base.growth.tokens),
+                _retarget_candidates(
+                    limit, smallest, index.total_tokens, base.growth.tokens, base.window
+                ),
             )
         cheap = any(r.fits and r.keeps_conversation and r.recall >= min_recall for _, r in tried)
         if not current.fits and not cheap and current.plan.tokens > limit and not raised:
@@ -1173,6 +1257,8 @@ def search_fixes(
             extra.extend(_loosened(base, strategy, limit, _dropped(current.plan)))
         if not current.fits and current.plan.insertions:
             extra.extend(_shorter_summaries(base, strategy))
+        if not clamped:
+            extra.extend(_window_clamps(base, strategy, current))
         for run in extra:
             if run is not None and _key(run.strategy) not in seen:
                 seen.add(_key(run.strategy))
@@ -1241,7 +1327,7 @@ def _finish(
     safe = safe[:max_fixes] + [f for f in extra if f in safe[max_fixes:]]
     hidden = 0 if include_destructive else len(risky)
     chosen = (*safe, *risky[:max_fixes]) if include_destructive else tuple(safe)
-    reason = None if safe else _why_none(current, runs, len(risky))
+    reason = None if safe else _why_none(current, runs, len(risky), base.window)
     return FixSearch(
         fixes=chosen,
         tried=len(runs),
@@ -1272,12 +1358,21 @@ def _outcome(plan: Plan) -> tuple[Any, ...]:
     return (plan.tokens, tuple(plan.action), tuple(sorted(plan.replacement)), inserted)
 
 
-def _why_none(current: _Run, runs: Iterable[_Run], destructive: int) -> str:
+def _why_none(
+    current: _Run, runs: Iterable[_Run], destructive: int, window: int | None = None
+) -> str:
     runs = list(runs)
     fitting = [r for r in runs if r.fits]
     if not fitting:
         smallest = min((r.plan.tokens for r in runs), default=current.plan.tokens)
         limit = current.target_tokens
+        if window is not None and smallest > window:
+            return (
+                f"none of the {len(runs)} changes tried fits the {window:,}-token context "
+                f"window: the smallest history any of them reached is {smallest:,} tokens, "
+                "because what the guards and the stages keep (the latest request, protected "
+                "groups) is larger; no larger target can help under that window"
+            )
         against = f" against a target of {limit:,}" if limit is not None else ""
         return (
             f"none of the {len(runs)} changes tried fits: the smallest history any of them "

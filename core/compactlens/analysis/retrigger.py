@@ -314,9 +314,14 @@ def estimate_retrigger(
     if context_window:
         fraction = start.tokens / context_window
         if fraction > max_fraction:
+            why = (
+                "over the window: the model would reject the request"
+                if start.tokens > context_window
+                else f"more than {max_fraction:.0%}"
+            )
             warnings.append(
                 f"the compacted history uses {fraction:.0%} of the {context_window:,}-token "
-                f"context window (more than {max_fraction:.0%})"
+                f"context window ({why})"
             )
     return RetriggerEstimate(
         triggers=tuple(t.describe() for t in triggers),

@@ -9,7 +9,9 @@ counting, judging or wording anything again.
 
 The levels are the user's:
 
-- ``safe`` ("Fits and safe"): the target is met, no provider error is introduced and no
+- ``safe`` ("Fits and safe"): the target is met, the compacted history is within the
+  context window when the report declares one (``analyze(context_window=...)``), no
+  provider error is introduced and no
   warning that changes the request (consecutive turns the provider joins into one lose
   nothing: they are named as a note), the latest user request and the system prompt are
   kept, compaction does not fire again on the very next turn, fact recall is at least
@@ -46,6 +48,7 @@ from typing import Any, Literal, TypeAlias
 from compactlens.analysis.fixes import FixSearch, destructive
 from compactlens.analysis.protocol import ProtocolProblem, provider_words
 from compactlens.analysis.report import CompactionReport
+from compactlens.analysis.retrigger import DEFAULT_MAX_FRACTION
 from compactlens.compact.result import CompactResult
 from compactlens.engine.display import NO_FIT_STEP
 from compactlens.engine.result import CompactionResult
@@ -118,6 +121,10 @@ _FIXES = {
         'Keep the system prompt: turn "system messages kept" back on in every stage that '
         "drops or summarizes messages, then run again."
     ),
+    "context-window": (
+        "Lower the target and the trigger under the context window, so the compacted "
+        "history fits the model's request."
+    ),
     "next-compaction": (
         "Leave room between the trigger and the target (a lower target than the trigger) "
         "so the next turn fits without compacting again."
@@ -132,12 +139,14 @@ _FIXES = {
         "and a log whose requests were not read cannot show that the agent keeps its task."
     ),
 }
-#: Which cost the next step is about when a run has several, most important first: what
+#: Which cost the next step is about when a run has several, most important first: a
+#: history over the declared context window (the model rejects the whole request), what
 #: breaks the conversation (the latest request, a request the provider rejects, the
 #: system prompt), then losing facts, then compacting again at once, then what the
 #: provider would silently change, then money, then what was not measured. A run that
 #: keeps 18% of its facts is told to keep more, not to set a provider.
 COST_ORDER = (
+    "context-window",
     "latest-request",
     "provider-errors",
     "system-prompt",
@@ -198,7 +207,9 @@ class VerdictNumbers:
     call) instead; ``growth_source`` says how ``turn_tokens`` was found (``"few"``: the
     largest of a log's only one or two steps, an estimate); ``token_limit``
     the most tokens the history holds before a token trigger fires (None: no token
-    trigger). ``cache_extra_cost`` is what the next
+    trigger). ``context_window``: the model's context window the report was analyzed
+    with (None: none declared), and ``max_fraction`` the share of it above which the
+    verdict adds a note. ``cache_extra_cost`` is what the next
     ``cache_turns`` turns cost more with the compaction than without it, in USD (negative:
     it saves).
     """
@@ -228,6 +239,14 @@ class VerdictNumbers:
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
+    context_window: int | None = None
+    max_fraction: float = DEFAULT_MAX_FRACTION
+
+    @property
+    def over_window(self) -> bool:
+        """True when the report declared a context window and the compacted history is
+        larger than it (the model would reject the request)."""
+        return self.context_window is not None and self.tokens_after > self.context_window
 
     @property
     def fact_recall(self) -> float | None:
@@ -278,6 +297,12 @@ class VerdictNumbers:
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
             ),
             "cache_turns": self.cache_turns,
+            # Only when the report declared a window: without one the numbers read as before.
+            **(
+                {"context_window": self.context_window, "max_fraction": self.max_fraction}
+                if self.context_window is not None
+                else {}
+            ),
         }
 
 
@@ -479,6 +504,8 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
+        "context_window": report.retrigger.context_window or None,
+        "max_fraction": report.retrigger.max_fraction,
     }
 
 
@@ -538,6 +565,67 @@ def _target_reason(n: VerdictNumbers) -> Reason:
             f"{n.target_tokens:,}."
         )
     return Reason(code="target", level="safe", text=text)
+
+
+def _window_reason(n: VerdictNumbers) -> Reason | None:
+    """The compacted history against the declared context window (None when the report
+    declared none): a cost over the window (the model rejects the request, whatever else
+    passed); a note, not a cost, over ``max_fraction`` of it (the request is accepted;
+    when compaction fires again is the next-compaction check's to judge); else passed."""
+    window = n.context_window
+    if window is None:
+        return None
+    used = percent(n.tokens_after, window)
+    if n.over_window:
+        return Reason(
+            code="context-window",
+            level="costs",
+            text=(
+                f"The compacted history ({n.tokens_after:,} tokens) is over the "
+                f"{window:,}-token context window: the model would reject the request."
+            ),
+        )
+    if n.tokens_after > n.max_fraction * window:
+        return Reason(
+            code="context-window",
+            level="safe",
+            text=(
+                f"Note, not a cost: the compacted history uses {used} of the {window:,}-token "
+                f"context window (more than {n.max_fraction:.0%}), so "
+                f"{window - n.tokens_after:,} tokens are left for the reply and the next turns."
+            ),
+        )
+    return Reason(
+        code="context-window",
+        level="safe",
+        text=f"The compacted history uses {used} of the {window:,}-token context window.",
+    )
+
+
+def _window_step(n: VerdictNumbers) -> str:
+    """What helps a run whose compacted history is over the declared context window: a
+    target (and a trigger) under the window, never a larger one."""
+    window = n.context_window or 0
+    room = f" with room for a typical {_typical_unit(n)}" if n.turn_tokens else ""
+    lower = max(1, window - n.turn_tokens) if n.turn_tokens and n.turn_tokens < window else window
+    return (
+        f"Lower the target to at most {lower:,} tokens (every stage's) and the trigger to at "
+        f"most {window:,}{room}: the compacted history ({n.tokens_after:,} tokens) is over "
+        f"the {window:,}-token context window, so the model would reject the request."
+    )
+
+
+def _window_no_fit_step(n: VerdictNumbers, smallest: int, fixes: FixSearch | None) -> str:
+    """The step of a run that does not fit when not even the smallest history the current
+    parameters reach fits the declared context window: no larger target can help."""
+    window = n.context_window or 0
+    why = f" ({fixes.none_reason})" if fixes is not None and fixes.none_reason else ""
+    return (
+        f"Nothing fits the {window:,}-token context window: at best the history is "
+        f"{smallest:,} tokens{why}. Use a model with a larger context window, or cut what "
+        "the guards keep (the latest tool exchange, the newest turns): raising the target "
+        "cannot help."
+    )
 
 
 def _provider_who(n: VerdictNumbers, providers: tuple[str, ...]) -> str:
@@ -739,6 +827,14 @@ def _next_compaction_step(n: VerdictNumbers) -> str:
     if limit is None or turn is None:
         return _FIXES["next-compaction"]
     unit = n.growth_unit
+    window = n.context_window
+    if turn < limit and window is not None and n.tokens_after + turn > window:
+        # A larger trigger would let the history grow past the declared window.
+        return (
+            f"Lower the target to at most {limit - turn:,} tokens (every stage's): it fires "
+            f"above {limit:,} and {_pace(n, tokens=False)}, so that leaves room for the next "
+            f"{unit}; a larger trigger would pass the {window:,}-token context window."
+        )
     if turn < limit:
         # Both changes, as the fix search re-runs them: in a pipeline whose later stages
         # fire only above the trigger, a lower target alone may not be reachable.
@@ -861,8 +957,10 @@ def _reasons(
         )
         return (target, missing)
     cache = _cache_reason(n)
+    window = _window_reason(n)
     return (
         target,
+        *((window,) if window is not None else ()),
         _provider_reason(n, report),
         _warning_reason(n, report),
         _request_reason(report),
@@ -945,6 +1043,8 @@ def _next_step(
         first = _first_cost(reasons)
         if first is None:
             return _FIXES["not-measured"]
+        if first.code == "context-window":
+            return _window_step(n)
         if first.code == "next-compaction":
             return _next_compaction_step(n)
         if first.code == "fact-recall":
@@ -964,6 +1064,8 @@ def _next_step(
     smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
     if raise_to is not None:
         smallest = raise_to
+    if n.context_window is not None and smallest > n.context_window:
+        return _window_no_fit_step(n, smallest, fixes)
     pointer = f"Raise the target to at least {smallest:,} tokens"
     if fixes is not None and fixes.none_reason:
         return f"{pointer}: no single change fits ({fixes.none_reason})."

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -56,6 +56,7 @@ from compactlens.cli.loading import TOKENIZERS, load_file, load_input, make_toke
 from compactlens.cli.params import (
     SIMPLE_STRATEGIES,
     TRIGGER_SHORTHANDS,
+    build_analysis,
     build_guards,
     build_strategy,
     load_config,
@@ -145,12 +146,13 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     grouping = get_profile(args.profile).grouping
     index = MessageIndex.build(transcript.messages, tokenizer, grouping=grouping)
     guards = build_guards(args, document, transcript.format, len(transcript.messages))
+    analysis = build_analysis(args, document)
     strategy = with_profile(strategy, args.profile)
     _warn_read(transcript, err)
     # The CLI always counts with an explicit tokenizer (the estimate by default), so
     # count-style parameters such as max_n mean tokens, as they read.
     result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
-    judged = run_verdict(transcript, result, strategy, guards, tokenizer)
+    judged = run_verdict(transcript, result, strategy, guards, tokenizer, analysis=analysis)
     wanted = args.include_destructive
     found: FixSearch | None = None
     if judged.level != "safe" or args.explain:
@@ -165,6 +167,7 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             guards=guards,
             summaries=result.summaries,
             include_destructive=wanted,
+            analysis=analysis,
         )
     if found is not None and args.explain:
         shown = shown_fixes(found.fixes, judged, include_destructive=wanted)
@@ -202,17 +205,23 @@ def run_verdict(
     guards: Guards,
     tokenizer: Tokenizer,
     fixes: FixSearch | None = None,
+    *,
+    analysis: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """The verdict of a ``compact`` run: analyzed with the run's own tokenizer, triggers
-    (count-style parameters mean tokens, as in the run) and the provider the verdict
-    counts for (the transcript's own API, else the provider guard)."""
+    (count-style parameters mean tokens, as in the run), the provider the verdict counts
+    for (the transcript's own API, else the provider guard) and the ``analysis``
+    settings (:func:`~compactlens.cli.params.build_analysis`: the context window...)."""
     provider = verdict_provider(transcript_provider(transcript), guards.provider)
+    settings = dict(analysis or {})
+    chosen = settings.pop("providers", None)
     report = analyze(
         transcript,
         result,
         triggers=strategy_triggers(strategy, tokenizer_given=True),
         tokenizer=tokenizer,
-        providers=(provider,) if provider is not None else DEFAULT_PROVIDERS,
+        providers=chosen or ((provider,) if provider is not None else DEFAULT_PROVIDERS),
+        **settings,
     )
     return verdict(result, report, provider=provider, fixes=fixes)
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from compactlens.analysis.corpus_config import analysis_kwargs
 from compactlens.cli.errors import CliError
 from compactlens.engine import triggers as _triggers
 from compactlens.engine.guards import Guards
@@ -111,6 +112,23 @@ def read_config(path: str) -> Any:
             f"{path}: a number with more than {sys.get_int_max_str_digits()} digits (--config)"
         ) from None
     return data
+
+
+def build_analysis(args: argparse.Namespace, document: Any) -> dict[str, Any]:
+    """The analysis settings a run is judged with: the ``analysis`` object of the
+    ``--config`` ``document`` (as ``compactlens report`` reads it: ``context_window``,
+    ``model``, ``further_turns``...), then ``--context-window``."""
+    given = document.get("analysis") if isinstance(document, dict) else None
+    try:
+        settings = analysis_kwargs(given)
+    except ValueError as exc:
+        raise CliError(f"{args.config}: $.analysis: {exc}") from None
+    window = getattr(args, "context_window", None)
+    if window is not None:
+        if window < 1:
+            raise CliError(f"--context-window must be a positive number of tokens, got {window}")
+        settings["context_window"] = window
+    return settings
 
 
 def build_guards(

@@ -69,6 +69,29 @@ def add_guard_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_verdict_flags(parser: argparse.ArgumentParser) -> None:
+    """``compact``'s flags for the verdict and its fixes: ``--explain``, the model's
+    ``--context-window`` and ``--include-destructive``."""
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="search configuration changes that fit and print them ranked, with their costs",
+    )
+    parser.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the model's context window: the verdict names a compacted history over it "
+        "as a cost and no fix raises the target past it (default: the --config file's "
+        "analysis.context_window, else no check)",
+    )
+    parser.add_argument(
+        "--include-destructive",
+        action="store_true",
+        help="with --explain: also list fixes that drop the latest request or most facts",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog=PROG,
@@ -146,16 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--output", metavar="OUT", help="write the compacted transcript here ('-': stdout)"
     )
     add_guard_flags(p_compact)
-    p_compact.add_argument(
-        "--explain",
-        action="store_true",
-        help="search configuration changes that fit and print them ranked, with their costs",
-    )
-    p_compact.add_argument(
-        "--include-destructive",
-        action="store_true",
-        help="with --explain: also list fixes that drop the latest request or most facts",
-    )
+    add_verdict_flags(p_compact)
     p_convert = sub.add_parser(
         "convert",
         help="rewrite a transcript in another wire format",

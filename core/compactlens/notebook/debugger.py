@@ -63,8 +63,12 @@ class Debugger:
         format: str | None = None,
         tokenizer_given: bool = True,
         advice: tuple[Verdict, FixSearch] | None = None,
+        context_window: int | None = None,
     ) -> None:
         self.result = result
+        #: The analysis settings every verdict here is judged with: the model's context
+        #: window, when one is given (no fix then raises the target past it).
+        self.analysis = {"context_window": context_window} if context_window else None
         self.index = index
         self.strategy = strategy
         self.tokenizer_given = tokenizer_given
@@ -82,6 +86,7 @@ class Debugger:
                 guards,
                 tokenizer_given=tokenizer_given,
                 include_destructive=include_destructive,
+                analysis=self.analysis,
             )
         judged, self.search = advice
         self.include_destructive = include_destructive
@@ -129,6 +134,7 @@ class Debugger:
             fix.guards,
             tokenizer_given=self.tokenizer_given,
             include_destructive=self.include_destructive,
+            analysis=self.analysis,
         )
         self.after.value = _after_html(fix, self.applied, after)
         self.snapshot.update(self.before.value + self.after.value, None)
@@ -280,6 +286,7 @@ def debug(
     guards: Guards | None = None,
     profile: str | None = None,
     include_destructive: bool = False,
+    context_window: int | None = None,
 ) -> Debugger:
     """A debugger of ``result``, the run of ``strategy`` over ``source`` (a transcript, its
     index, or its messages); counts with ``tokenizer`` (default: the estimate).
@@ -287,7 +294,9 @@ def debug(
     ``guards`` (default: the ``profile``'s) are completed as the command line completes
     them (:func:`compactlens.engine.run_guards`: the provider follows the transcript's
     format unless one is chosen), so the verdict, the fixes and the next step are the ones
-    ``compactlens compact --explain`` gives for the same run."""
+    ``compactlens compact --explain`` gives for the same run. ``context_window``: the
+    model's context window (as ``compactlens compact --context-window``): a compacted
+    history over it is a cost, and no fix raises the target past it."""
     format_name: str | None = None
     if isinstance(source, MessageIndex):
         index = source
@@ -308,4 +317,5 @@ def debug(
         guards=guards if guards is not None else profile_guards(profile),
         include_destructive=include_destructive,
         format=format_name,
+        context_window=context_window,
     )

@@ -77,7 +77,11 @@ class Tuner:
         profile: str = "compactlens",
         provider: str = "auto",
         linked: bool | None = None,
+        context_window: int | None = None,
     ) -> None:
+        #: The analysis settings the card's verdict and fixes are judged with (the
+        #: model's context window, when one is given).
+        self.analysis = {"context_window": context_window} if context_window else None
         self.bench = Workbench(
             tuple(messages), format, tokenizer, summarizer or ExtractiveSummarizer()
         )
@@ -154,7 +158,7 @@ class Tuner:
             # step before it told the user to "raise the target" where tuner.debug()
             # said "lower every stage's target to 28,294").
             self.verdict, self.search = advise(
-                index, self.result, strategy, guards, tokenizer_given=given
+                index, self.result, strategy, guards, tokenizer_given=given, analysis=self.analysis
             )
             self.error = None
             self._show_defaults()
@@ -214,6 +218,7 @@ class Tuner:
             on_apply=lambda fix: self.load(fix.strategy),
             tokenizer_given=self.bench.tokenizer is not None,
             advice=(self.verdict, self.search),  # the card's verdict and next step
+            context_window=(self.analysis or {}).get("context_window"),
         )
 
     # -- the widgets ------------------------------------------------------------------
@@ -368,6 +373,7 @@ def tune(
     profile: str = "compactlens",
     provider: str = "auto",
     linked: bool | None = None,
+    context_window: int | None = None,
 ) -> Tuner:
     """An interactive tuner of ``strategy`` over ``transcript`` (a :class:`Transcript`, or
     messages in any supported wire format), starting with target ``budget`` and every
@@ -375,6 +381,8 @@ def tune(
     the target move together (``linked``; default: when they start equal).
 
     The last expression of a cell shows the panel; ``tuner.result`` is the current result.
+    ``context_window``: the model's context window (a compacted history over it is a
+    cost; no fix raises the target past it).
     """
     messages, format_name = _messages(transcript)
     return Tuner(
@@ -388,6 +396,7 @@ def tune(
         profile=profile,
         provider=provider,
         linked=linked,
+        context_window=context_window,
     )
 
 
