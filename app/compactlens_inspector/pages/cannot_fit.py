@@ -268,10 +268,8 @@ def render() -> None:
     smallest = outcome.compact.smallest_target if outcome.compact is not None else None
     unfit = config.mode == "compact" and r.status == "cannot-fit" and smallest is not None
     if unfit and smallest is not None:
-        # compact() leaves the history as it is; the one number that matters is the
-        # smallest target that fits (card 4), which the fixes and the bar name too: the
-        # tokens over the target are counted from it, never from the candidate one token
-        # short of any summary (review finding 6).
+        # compact() leaves the history as it is; "over the target" counts from the smallest
+        # target that fits (card 4, the fixes' number), not the candidate (review row 6).
         best = smallest
         cols[0].metric(
             "History, left as it is",
@@ -427,15 +425,7 @@ def _stop_reason(outcome: RunOutcome) -> str:
     r = outcome.result
     assert r is not None
     if outcome.compact is not None and outcome.compact.reason is not None:
-        c = outcome.compact
-        said = compact_words.reason_sentence(
-            c.reason,
-            c.detail,
-            candidate=c.candidate_tokens,
-            target=c.target_tokens,
-            smallest=c.smallest_target,
-        )
-        return group_digits(said)
+        return group_digits(compact_words.stop_sentence(outcome.compact))
     return group_digits(r.reason or r.explanation.summary)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compactlens.analysis import protection_label
-from compactlens.compact import BoundaryAnalysis, Protection
+from compactlens.compact import BoundaryAnalysis, CompactResult, Protection
 from compactlens.engine import cannot_fit_words, plural
 from compactlens.model import Message, ToolCallPart
 from compactlens_inspector.style.wording import param_words
@@ -150,6 +150,18 @@ def reason_sentence(
     return f"{label}: {detail}"
 
 
+def stop_sentence(result: CompactResult) -> str:
+    """:func:`reason_sentence` of a ``compact()`` call that could not fit: its reason, its
+    candidate against its target, and the smallest target that fits."""
+    return reason_sentence(
+        result.reason,
+        result.detail,
+        candidate=result.candidate_tokens,
+        target=result.target_tokens,
+        smallest=result.smallest_target,
+    )
+
+
 def part_reason(label: str, boundary: BoundaryAnalysis, messages: Sequence[Message]) -> str | None:
     """The first protection behind a waterfall part, in words (None: no protection has
     that part's label)."""
@@ -161,4 +173,10 @@ def part_reason(label: str, boundary: BoundaryAnalysis, messages: Sequence[Messa
     return None
 
 
-__all__ = ["boundary_lines", "part_reason", "protection_sentence", "reason_sentence"]
+__all__ = [
+    "boundary_lines",
+    "part_reason",
+    "protection_sentence",
+    "reason_sentence",
+    "stop_sentence",
+]
