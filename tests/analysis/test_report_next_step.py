@@ -11,6 +11,7 @@ verdict's own step and the summary says so."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,61 @@ def test_without_the_fix_search_rows_keep_the_verdicts_own_step(
     assert CorpusConfig.from_dict({"strategy": STRATEGY}).fix_search is True
     with pytest.raises(ConfigError, match="fix_search must be true or false"):
         CorpusConfig.from_dict({"strategy": STRATEGY, "fix_search": "no"})
+
+
+# -- compact() configurations ---------------------------------------------------------------
+
+PONY = "openhands_events__ponylang__ponyc-4593.json"
+#: The inspector's "compact" preset at 3,000 tokens: the trigger at the target.
+PONY_AT_3000 = {"target_tokens": 3000, "keep_last_messages": 4, "trigger_tokens": 3000}
+
+
+def _row(folder: Path, settings: dict[str, Any], **extra: Any) -> Any:
+    (row,) = run_corpus_report(folder, {"compact": settings, **extra}, jobs=1).rows
+    return row
+
+
+def _applied(step: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` changed as the next step ``step`` says ("Apply: raise the target to
+    N tokens and the trigger to M (...)", "set “newest messages kept verbatim” to K")."""
+    said = step.split(" (", 1)[0]
+    out = dict(settings)
+    for key, pattern in (
+        ("target_tokens", r"target (?:and the trigger )?to ([\d,]+)"),
+        ("trigger_tokens", r"trigger to ([\d,]+)"),
+        ("keep_last_messages", r"kept verbatim” to (\d+)"),
+    ):
+        found = re.search(pattern, said)
+        if found:
+            out[key] = int(found.group(1).replace(",", ""))
+    if "the target and the trigger to" in said:
+        out["trigger_tokens"] = out["target_tokens"]
+    return out
+
+
+def test_a_compact_row_gives_a_fix_that_its_applied_settings_keep(
+    corpus_dir: Path, tmp_path: Path
+) -> None:
+    """Pony at 3,000 tokens cannot fit; the row's next step applies changed settings
+    (not the verdict's own "raise the target to at least ..."), and the row of those
+    settings gives the verdict the step promised."""
+    if not (corpus_dir / PONY).exists():
+        pytest.skip(f"{PONY} is not in the corpus")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / PONY).symlink_to(corpus_dir / PONY)
+    row = _row(folder, PONY_AT_3000)
+    assert row.status == "cannot-fit" and row.verdict == "no-fit"
+    assert row.next_step.startswith("Apply: ")
+    plain = _row(folder, PONY_AT_3000, fix_search=False)
+    assert plain.next_step != row.next_step  # the search, not the verdict's own step
+    applied = _applied(row.next_step, PONY_AT_3000)
+    assert applied != PONY_AT_3000
+    fixed = _row(folder, applied)
+    assert fixed.status == "compacted" and fixed.verdict in {"safe", "costs"}
+    assert fixed.tokens_after <= applied["target_tokens"]
+    # The step names the applied run's verdict summary, which the applied row repeats.
+    promised = row.next_step.split(" (", 1)[1]
+    assert promised.startswith(f"{fixed.tokens_before:,} to {fixed.tokens_after:,} tokens")
+    kept = (fixed.facts_extracted or 0) - (fixed.facts_lost or 0)
+    assert f"({kept} of {fixed.facts_extracted})" in promised

@@ -154,8 +154,13 @@ def test_compact_cannot_fit_names_the_protected_suffix(app) -> None:
     assert "The newest 12 messages" in body and "stay verbatim" in body
     table = at.dataframe[0].value
     parts = list(table["part"])
-    assert metric_int(at, "Candidate tokens") == sum(table["tokens"])
-    assert metric_int(at, "Over the target") == sum(table["tokens"]) - 600
+    # One number: the smallest target that fits (what must stay and the one token any
+    # summary needs); the tokens over the target are counted from it (review finding 6).
+    smallest = metric_int(at, "Smallest target that fits")
+    assert smallest == sum(table["tokens"])
+    assert parts[-1] == "shortest summary text" and list(table["tokens"])[-1] == 1
+    assert metric_int(at, "Over the target") == smallest - 600
+    assert f"so the smallest target that fits is {smallest:,}" in body
     assert parts[0] == "leading system messages"
     assert "newest messages kept verbatim" in parts and "summary wrapper" in parts
     # The smaller "newest messages kept" that fits is a fix, with the verdict it gives.

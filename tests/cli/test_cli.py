@@ -633,6 +633,19 @@ def test_bad_config_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     assert_one_line_error(err, "absent.json", "no such file")
 
 
+def test_a_compact_settings_config_points_to_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``compact`` runs engine strategies; a ``compact()`` configuration (the one
+    ``report --config`` reads) gets the command that runs it, not "give --config"."""
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"compact": {"target_tokens": 3000}}), encoding="utf-8")
+    code, out, err = run(capsys, "compact", SHOPPING, "--config", config)
+    assert code == 2
+    assert out == ""
+    assert_one_line_error(err, str(config), "compactlens report")
+
+
 def test_unwritable_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     target = tmp_path / "missing-dir" / "out.json"
     code, _out, err = run(

@@ -143,7 +143,8 @@ def test_cannot_fit_prints_no_fit_with_a_target_and_still_exits_1(
         "trigger=tokens_exceed:12000",
     )
     assert code == 1
-    assert "verdict: no-fit - Does not fit: 23,561 to 23,561 tokens (target 12,000)" in out
+    # Nothing was compacted: the summary says so, not "23,561 to 23,561 tokens".
+    assert "verdict: no-fit - Does not fit: 23,561 tokens, left as they are (target 12,000)" in out
     assert "  [no fit] The history does not fit: at best 23,561 tokens" in out
     # The step is the debugger's, without --explain too: the change that keeps the target
     # keeps under half of the facts, so it is one of two choices beside a larger target.

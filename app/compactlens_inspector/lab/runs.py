@@ -304,10 +304,24 @@ def _stage(config: dict[str, Any]) -> dict[str, Any]:
 # -- compact() one-shot mode -------------------------------------------------------------------
 
 
+#: The waterfall part of the least summary text a ``compact()`` summary needs.
+SHORTEST_SUMMARY = "shortest summary text"
+SHORTEST_SUMMARY_DETAIL = "the least text any summary needs"
+
+
 def budget_parts(outcome: RunOutcome, index: MessageIndex) -> list[BudgetPart]:
-    """The waterfall parts of a run: the compact() candidate, or the engine projection."""
+    """The waterfall parts of a run: the compact() candidate, or the engine projection.
+
+    A ``compact()`` run that could not fit adds the shortest summary text it needs, so
+    that the parts add up to its smallest target that fits (the one number the page, its
+    fixes and the verdict name), never to a candidate one token short of any summary."""
     if outcome.config.mode == "compact" and outcome.boundary is not None:
-        return compact_budget(outcome.boundary, index)
+        parts = compact_budget(outcome.boundary, index)
+        smallest = outcome.compact.smallest_target if outcome.compact is not None else None
+        gap = smallest - sum(p.tokens for p in parts) if smallest is not None else 0
+        if gap > 0:
+            parts.append(BudgetPart(SHORTEST_SUMMARY, gap, SHORTEST_SUMMARY_DETAIL))
+        return parts
     if outcome.result is None:
         return []
     return budget_breakdown(outcome.result, index)

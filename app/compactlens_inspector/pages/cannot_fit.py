@@ -265,15 +265,17 @@ def render() -> None:
         st.caption(f"**Why the run stopped:** {md_escape(_stop_reason(outcome))}")
     parts = budget_parts(outcome, ix)
     cols = st.columns(4)
-    if config.mode == "compact" and r.status == "cannot-fit" and parts:
-        # compact() leaves the history as it is; what matters is its best candidate.
-        best = sum(p.tokens for p in parts)
+    smallest = outcome.compact.smallest_target if outcome.compact is not None else None
+    unfit = config.mode == "compact" and r.status == "cannot-fit" and smallest is not None
+    if unfit and smallest is not None:
+        # compact() leaves the history as it is; "over the target" counts from the smallest
+        # target that fits (card 4, the fixes' number), not the candidate (review row 6).
+        best = smallest
         cols[0].metric(
-            "Candidate tokens",
-            num(best),
+            "History, left as it is",
+            num(r.tokens_after),
             border=True,
-            help="What stays besides the summary text: leading system messages, protected "
-            "messages and the summary wrapper.",
+            help="compact() changes nothing when the history cannot fit its target.",
         )
     else:
         best = r.tokens_after
@@ -284,6 +286,7 @@ def render() -> None:
         "Over the target" if over is not None and over > 0 else "Room under the target",
         num(abs(over)) if over is not None else "—",
         border=True,
+        help="How far the smallest target that fits is above the target." if unfit else None,
     )
     fitting = _fitting_target(outcome, config)
     if config.mode == "compact" and outcome.compact is not None:
@@ -321,6 +324,8 @@ def render() -> None:
         )
     if untriggered:
         title = "The history as it is (nothing was compacted), against the target"
+    elif unfit:
+        title = "One-shot compact: what must stay and the shortest summary, against the target"
     elif config.mode == "compact":
         title = "One-shot compact: what stays besides the summary, against the target"
     else:
@@ -420,11 +425,7 @@ def _stop_reason(outcome: RunOutcome) -> str:
     r = outcome.result
     assert r is not None
     if outcome.compact is not None and outcome.compact.reason is not None:
-        c = outcome.compact
-        said = compact_words.reason_sentence(
-            c.reason, c.detail, candidate=c.candidate_tokens, target=c.target_tokens
-        )
-        return group_digits(said)
+        return group_digits(compact_words.stop_sentence(outcome.compact))
     return group_digits(r.reason or r.explanation.summary)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compactlens.analysis import protection_label
-from compactlens.compact import BoundaryAnalysis, Protection
+from compactlens.compact import BoundaryAnalysis, CompactResult, Protection
 from compactlens.engine import cannot_fit_words, plural
 from compactlens.model import Message, ToolCallPart
 from compactlens_inspector.style.wording import param_words
@@ -123,15 +123,24 @@ def reason_sentence(
     *,
     candidate: int | None = None,
     target: int | None = None,
+    smallest: int | None = None,
 ) -> str:
     """Why ``compact()`` could not fit, in words: the reason's plain label, then what it
-    means (``candidate``: what stays with an empty summary, against ``target``), else
-    its detail when that is prose (the boundary's own detail is its code lines: the
-    lines of :func:`boundary_lines` say it instead)."""
+    means (``candidate``: what stays with an empty summary, against ``target``; with
+    ``smallest``, the smallest target that fits, said in the same sentence so that the
+    candidate never reads as a second target), else its detail when that is prose (the
+    boundary's own detail is its code lines: the lines of :func:`boundary_lines` say it
+    instead)."""
     if not reason:
         return "The target was missed."
     label = cannot_fit_words(reason)
     if reason == "protected-history" and candidate is not None and target is not None:
+        if smallest is not None:
+            return (
+                f"{label}: what must stay already uses {candidate:,} tokens before any "
+                f"summary text, so the smallest target that fits is {smallest:,} (the "
+                f"target is {target:,})."
+            )
         return (
             f"{label}: what must stay already uses {candidate:,} of the {target:,} tokens, "
             "before any summary text."
@@ -139,6 +148,18 @@ def reason_sentence(
     if reason == "no-safe-boundary" or not detail:
         return f"{label}."
     return f"{label}: {detail}"
+
+
+def stop_sentence(result: CompactResult) -> str:
+    """:func:`reason_sentence` of a ``compact()`` call that could not fit: its reason, its
+    candidate against its target, and the smallest target that fits."""
+    return reason_sentence(
+        result.reason,
+        result.detail,
+        candidate=result.candidate_tokens,
+        target=result.target_tokens,
+        smallest=result.smallest_target,
+    )
 
 
 def part_reason(label: str, boundary: BoundaryAnalysis, messages: Sequence[Message]) -> str | None:
@@ -152,4 +173,10 @@ def part_reason(label: str, boundary: BoundaryAnalysis, messages: Sequence[Messa
     return None
 
 
-__all__ = ["boundary_lines", "part_reason", "protection_sentence", "reason_sentence"]
+__all__ = [
+    "boundary_lines",
+    "part_reason",
+    "protection_sentence",
+    "reason_sentence",
+    "stop_sentence",
+]

@@ -18,6 +18,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
+from compactlens.analysis.compact_fixes import (
+    CompactFix,
+    compact_next_step,
+    search_compact_fixes,
+)
 from compactlens.analysis.corpus_config import CorpusConfig, _summarizer
 from compactlens.analysis.corpus_rows import CorpusRow, failed_row, row_from_report
 from compactlens.analysis.facts import Fact
@@ -31,6 +36,7 @@ from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
+from compactlens.engine.triggers import tokens_exceed
 from compactlens.formats.caller import from_caller
 from compactlens.model.errors import UsageError
 from compactlens.model.messages import Message
@@ -38,6 +44,8 @@ from compactlens.model.tokens import Tokenizer, make_tokenizer
 from compactlens.transcript import load_transcript
 
 Engine = Literal["process", "ray"]
+#: ``compact()``'s default "newest messages kept verbatim", for a configuration without one.
+COMPACT_KEEP = 4
 ENGINES: tuple[Engine, ...] = ("process", "ray")
 
 
@@ -79,17 +87,9 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
             result = apply_compaction(messages, strategy, tokenizer, guards=guards)
             kwargs["triggers"] = strategy
         else:
-            from compactlens.compact.contract import compact
-
-            params = dict(cfg.compact or {})
-            trigger_tokens = params.pop("trigger_tokens", None)
-            # compact() counts as the engine and the inspector do (its default estimate
-            # measures the wire JSON, and the same file would read other token numbers).
-            params["count_tokens"] = _counter(tokenizer)
-            result = compact(messages, summarizer=_summarizer(), **params)
+            result = _run_compact(messages, cfg.compact or {}, tokenizer)
+            trigger_tokens = (cfg.compact or {}).get("trigger_tokens")
             if trigger_tokens is not None:
-                from compactlens.engine.triggers import tokens_exceed
-
                 kwargs["triggers"] = tokens_exceed(int(trigger_tokens))
         facts: dict[int, list[Fact]] = {}  # the conversation's facts, extracted once
         report = analyze(messages, result, tokenizer=tokenizer, fact_cache=facts, **kwargs)
@@ -102,9 +102,41 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
             judged = advised_row(
                 messages, strategy, guards, result, judged, tokenizer, kwargs, chosen, facts
             )
+        elif cfg.compact is not None and cfg.fix_search and judged.level != "safe":
+            analysis = {k: v for k, v in kwargs.items() if k != "triggers"}
+            judged = advised_compact_row(
+                messages, cfg.compact, judged, tokenizer, analysis, chosen, facts
+            )
         return row_from_report(key, fmt, report, (time.perf_counter() - start) * 1000.0, judged)
     except Exception as exc:  # recorded in the row; the run goes on
         return failed_row(key, exc, (time.perf_counter() - start) * 1000.0)
+
+
+def _run_compact(
+    messages: Sequence[Message], settings: Mapping[str, Any], tokenizer: Tokenizer
+) -> Any:
+    """``compact()`` with ``settings`` over ``messages``, as the inspector runs it: a
+    history not over ``trigger_tokens`` is left as it is (an ``unchanged`` result), else
+    compact() runs, counting as the engine and the inspector do (its default estimate
+    measures the wire JSON, and the same file would read other token numbers)."""
+    from compactlens.compact.contract import compact
+    from compactlens.compact.explain import compact_over_index
+
+    params = dict(settings)
+    trigger = params.pop("trigger_tokens", None)
+    if trigger is not None:
+        index = MessageIndex.build(messages, tokenizer)
+        if index.total_tokens <= int(trigger):
+            return compact_over_index(
+                index,
+                target_tokens=int(params["target_tokens"]),
+                keep_last_messages=int(params.get("keep_last_messages", COMPACT_KEEP)),
+                summarizer=_summarizer(),
+                trigger_tokens=int(trigger),
+                find_fixes=False,
+            ).result
+    params["count_tokens"] = _counter(tokenizer)
+    return compact(messages, summarizer=_summarizer(), **params)
 
 
 def advised_row(
@@ -134,6 +166,58 @@ def advised_row(
         index, strategy, judged, guards=guards, summaries=result.summaries, judge=judge
     )
     return advised_verdict
+
+
+def advised_compact_row(
+    messages: Sequence[Message],
+    settings: Mapping[str, Any],
+    judged: Verdict,
+    tokenizer: Tokenizer,
+    analysis: Mapping[str, Any],
+    provider: str | None,
+    facts: dict[int, list[Fact]],
+) -> Verdict:
+    """``judged`` (the row's verdict of a ``compact()`` call with ``settings``) with the
+    run's one next step, as the inspector's ``compact()`` debugger gives it
+    (:func:`search_compact_fixes`): each change of the settings run over the file's index
+    and judged as its own row would be (the same ``analysis`` settings, ``provider`` and
+    fact cache), the trigger as the analysis's triggers."""
+    from compactlens.compact.explain import compact_over_index
+
+    index = MessageIndex.build(messages, tokenizer)
+    summarizer = _summarizer()
+    base = CompactFix(
+        target_tokens=int(settings["target_tokens"]),
+        keep_last_messages=int(settings.get("keep_last_messages", COMPACT_KEEP)),
+        trigger_tokens=_trigger(settings.get("trigger_tokens")),
+    )
+
+    def run(fix: CompactFix, explain: bool) -> CompactionResult | None:
+        return compact_over_index(
+            index,
+            target_tokens=fix.target_tokens,
+            keep_last_messages=fix.keep_last_messages,
+            summarizer=summarizer,
+            trigger_tokens=fix.trigger_tokens,
+            find_fixes=explain,
+        ).result
+
+    def judge(fix: CompactFix) -> Verdict | None:
+        result = run(fix, False)
+        if result is None:
+            return None
+        kw = dict(analysis)
+        if fix.trigger_tokens is not None:
+            kw["triggers"] = tokens_exceed(fix.trigger_tokens)
+        report = analyze(messages, result, tokenizer=tokenizer, fact_cache=facts, **kw)
+        return verdict(result, report, provider=provider)
+
+    ranked, tried = search_compact_fixes(index, run(base, True), base, judged, judge)
+    return replace(judged, next_step=compact_next_step(judged, ranked, tried))
+
+
+def _trigger(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def _default_jobs() -> int:

@@ -462,7 +462,9 @@ def _run_numbers(result: CompactionResult | CompactResult | RecordedRun) -> dict
     if result.replaced_range is not None and result.status == "compacted":
         start, end = result.replaced_range
         before = after - 1 - (result.reinserted_index is not None) + (end - start)
-    smallest = result.candidate_tokens if result.status == "cannot-fit" else None
+    # The one smallest target every surface names (the candidate plus the token a summary
+    # needs when only the protected history is left), never the candidate's own tokens.
+    smallest = result.smallest_target
     return {
         "status": result.status,
         "tokens_before": result.tokens.before,
@@ -971,9 +973,10 @@ def _reasons(
 
 def _summary(n: VerdictNumbers) -> str:
     tokens = f"{n.tokens_before:,} to {n.tokens_after:,} tokens"
-    if n.status == "unchanged":
+    if n.status == "unchanged" or (n.status == "cannot-fit" and n.tokens_after == n.tokens_before):
+        # Nothing was compacted (compact() leaves a history that cannot fit as it is).
         tokens = f"{n.tokens_before:,} tokens, left as they are"
-    elif n.target_tokens is not None:
+    if n.status != "unchanged" and n.target_tokens is not None:
         tokens += f" (target {n.target_tokens:,})"
     bits = [tokens]
     if n.groups is not None:

@@ -173,6 +173,12 @@ def build_strategy(
     config: dict[str, Any] = strategy_part(document, config_path) if config_path else {}
     if name is not None:
         config["type"] = name
+    if "type" not in config and isinstance(document, dict) and "compact" in document:
+        raise CliError(
+            f'{config_path}: a {{"compact": ...}} configuration (compact()\'s settings) runs '
+            f"with `compactlens report FOLDER --config {config_path}`; `compactlens compact` "
+            'runs an engine strategy ("strategy" or "type")'
+        )
     if "type" not in config:
         raise CliError("compact: give --strategy NAME or --config CONFIG.json")
     kind = config["type"]

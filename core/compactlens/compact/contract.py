@@ -336,7 +336,8 @@ def _prepare(
             keep,
             "protected-history",
             f"with an empty summary the compacted history already uses {empty_tokens} of "
-            f"{target} tokens; no room is left for a summary",
+            f"{target} tokens; no room is left for a summary (the smallest target that "
+            f"fits is {empty_tokens + 1}: one token of summary text)",
             candidate_tokens=empty_tokens,
             range_considered=plan_range,
             reinserted_index=reinserted,
