@@ -19,6 +19,7 @@ from compactlens.analysis import (
     CompactFix,
     Verdict,
     analyze,
+    apply_step,
     compact_candidates,
     compact_next_step,
     search_compact_fixes,
@@ -83,10 +84,8 @@ def test_the_search_lists_judged_improvements_and_its_step_applies_the_first() -
     assert levels == sorted(levels, key=lambda level: level != "safe")
     best = ranked[0]
     assert best.verdict is not None
-    assert (
-        compact_next_step(current, ranked, tried)
-        == f"Apply: {best.words} ({best.verdict.summary})."
-    )
+    # The engine's words: "Apply: …" for a safe fix, "Apply, at a cost (…): …" otherwise.
+    assert compact_next_step(current, ranked, tried) == apply_step(best.words, best.verdict)
 
 
 def test_a_run_with_costs_lists_only_fixes_that_remove_a_cost() -> None:
@@ -101,7 +100,7 @@ def test_a_run_with_costs_lists_only_fixes_that_remove_a_cost() -> None:
     assert all(f.verdict is not None and verdict_improves(f.verdict, current) for f in ranked)
     step = compact_next_step(current, ranked, tried)
     if ranked:
-        assert step.startswith(f"Apply: {ranked[0].words} (")
+        assert step == apply_step(ranked[0].words, ranked[0].verdict)
     else:
         assert step.startswith("Keep the run as it is") and f"it tried {tried:,}" in step
 

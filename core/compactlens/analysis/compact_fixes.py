@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from compactlens.analysis.fix_verdicts import verdict_improves
+from compactlens.analysis.fix_verdicts import apply_step, verdict_improves
 from compactlens.analysis.retrigger import growth_from_index
 from compactlens.analysis.verdict import Verdict
 from compactlens.engine import Suggestion, change_words
@@ -323,8 +323,8 @@ def compact_next_step(current: Verdict, ranked: Sequence[CompactFix], tried: int
         return current.next_step
     if ranked:
         best = ranked[0]
-        gives = f" ({best.verdict.summary})" if best.verdict is not None else ""
-        return f"Apply: {best.words}{gives}."
+        # The engine's words: "Apply, at a cost (…)" for a fix whose run fits with costs.
+        return apply_step(best.words, best.verdict)
     if current.level == "costs" and tried:
         return (
             "Keep the run as it is: no change the fix search re-ran removes a cost without "
