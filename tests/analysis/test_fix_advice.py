@@ -131,13 +131,14 @@ def test_when_only_a_change_losing_most_facts_keeps_the_target_it_is_a_choice() 
         assert step.startswith("Choose: ") and "Raise the target " in step
         # The larger target's words are the fix's own: they name the trigger it moves.
         words = raised.plain_summary
-        assert f"{words[:1].upper()}{words[1:]}, or keep the target and " in step
+        assert f"{words[:1].upper()}{words[1:]}, or keep within the target " in step
         assert "nothing else changes" not in step  # it moves the target and the trigger
         assert "the trigger" in words and "parameters stay as they are" not in step
         costly = shown.costly_choice
         assert costly.verdict is not None
         assert f"{fix_recall(costly):.0%} fact recall" in cost_words(costly.verdict)
-        assert f"at a cost ({cost_words(costly.verdict)}), giving " in step
+        said = f"at a cost ({cost_words(costly.verdict)}): {costly.plain_summary}, giving "
+        assert said in step, step
     else:
         assert debugger.fixes, "never 'no fix': at least the larger target"
     assert all(fix_mark(f) for f in debugger.fixes if destructive(f))

@@ -150,7 +150,8 @@ def test_cannot_fit_prints_no_fit_with_a_target_and_still_exits_1(
     # keeps under half of the facts, so it is one of two choices beside a larger target.
     last = out.rstrip().splitlines()[-1]
     assert last.startswith("Next step: Choose: no change that keeps the target keeps most")
-    assert "or keep the target and add a clamp stage first" in last
+    assert "or keep within the target at a cost (" in last
+    assert "): add a clamp stage first" in last
 
 
 def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,7 +168,7 @@ def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[
     step = data["verdict"]["next_step"]
     assert raised["verdict"]["level"] == "safe" and costly["verdict"]["level"] == "costs"
     assert step.startswith("Choose: ")
-    assert f"keep the target and {costly['changes'][0]}" in step
+    assert "keep within the target at a cost (" in step and f"): {costly['changes'][0]}" in step
     assert step.endswith(f", giving {costly['verdict']['summary']}.")
 
 

@@ -773,12 +773,15 @@ def _choice(
     )
     v = alternative.verdict
     if v is not None and v.costs:  # the same words as "Apply, at a cost (…)"
-        cost = f"at a cost ({cost_words(v)}), giving {v.summary}"
+        other = f"at a cost ({cost_words(v)}): {alternative.plain_summary}, giving {v.summary}"
     else:  # not judged: the search's own measure
-        cost = f"which keeps only {fix_recall(alternative):.0%} of the facts"
+        other = (
+            f"with {alternative.plain_summary}, which keeps only "
+            f"{fix_recall(alternative):.0%} of the facts"
+        )
     return (
         f"Choose: {why}. {raise_words[:1].upper()}{raise_words[1:]}, "
-        f"or keep the target and {alternative.plain_summary}, {cost}."
+        f"or keep within the target {other}."
     )
 
 
