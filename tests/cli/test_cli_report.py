@@ -92,6 +92,10 @@ def test_report_without_an_output_file_prints_each_rows_verdict_in_full(
             assert f"failed: {row['error']}" in printed
             continue
         assert row["verdict"] in headlines and headlines[row["verdict"]] in printed
+        before, after = row["tokens_before"], row["tokens_after"]
+        same = before == after and row["messages_before"] == row["messages_after"]
+        tokens = f"{before:,} tokens, left as they are" if same else f"{before:,} to {after:,}"
+        assert tokens in printed
         assert f"next step: {row['next_step']}" in printed
         for cost in (row["costs"] or "").split(" | "):
             assert f"cost: {cost}" in printed

@@ -371,8 +371,13 @@ def _row_block(row: CorpusRow) -> str:
         return f"{row.file}\n  failed: {row.error or 'no reason recorded'}"
     headlines: dict[str | None, str] = {k: v for k, v in HEADLINES.items()}
     head = [headlines.get(row.verdict), row.status]
-    if row.tokens_before is not None and row.tokens_after is not None:
-        head.append(f"{row.tokens_before:,} to {row.tokens_after:,} tokens")
+    before, after = row.tokens_before, row.tokens_after
+    if before is not None and after is not None:
+        # As the verdict's summary says it: a history nothing changed is left as it is.
+        same = before == after and row.messages_before == row.messages_after
+        head.append(
+            f"{before:,} tokens, left as they are" if same else f"{before:,} to {after:,} tokens"
+        )
     if row.facts_extracted:
         kept = row.facts_extracted - (row.facts_lost or 0)
         head.append(
