@@ -411,26 +411,16 @@ def with_raised_target(
     if _loses_facts(current, ok):
         # A run that fits but keeps too few facts: the target at which its verdict keeps
         # enough (each try judged as the fix will be shown).
-        tried: dict[int | None, Fix] = {}
-
-        def enough(fix: Fix) -> bool:
-            j = judger(fix)
-            tried[fix.target_tokens] = j
-            recall = j.verdict.numbers.fact_recall if j.verdict is not None else None
-            return recall is not None and recall >= current.recall_floor
-
-        found = recall_target_fix(
+        found = _judged_recall_target(
             index,
             strategy,
-            enough,
+            current,
             guards=guards,
             summaries=summaries,
             tokenizer_given=tokenizer_given,
-            context_window=current.numbers.context_window,
+            judge=judger,
         )
-        if found is None:
-            return search
-        return replace(search, fixes=(*search.fixes, tried[found.target_tokens]))
+        return search if found is None else replace(search, fixes=(*search.fixes, found))
     # A run that does not fit always gets the larger target its one-click "raise the
     # target" applies (:func:`raise_fix`): listed by its verdict beside the other fixes
     # (first when it alone fits and is safe), never a number the click does not reach.
@@ -885,6 +875,33 @@ def _raise_keeping_facts(
         return search
     if "fact-recall" not in {r.code for r in raised.verdict.costs}:
         return search
+    better = _judged_recall_target(
+        index,
+        strategy,
+        current,
+        guards=guards,
+        summaries=summaries,
+        tokenizer_given=tokenizer_given,
+        judge=judge,
+    )
+    if better is None:
+        return search
+    return replace(search, fixes=tuple(better if f is raised else f for f in search.fixes))
+
+
+def _judged_recall_target(
+    index: MessageIndex,
+    strategy: Strategy,
+    current: Verdict,
+    *,
+    guards: Guards | None,
+    summaries: Mapping[str, SummaryResponse] | None,
+    tokenizer_given: bool,
+    judge: Callable[[Fix], Fix],
+) -> Fix | None:
+    """The fix that raises the target to the smallest size whose verdict keeps
+    ``current``'s floor of facts (:func:`recall_target_fix`, never past the declared
+    context window), judged by ``judge`` as it will be shown; None when none does."""
     tried: dict[int | None, Fix] = {}
 
     def enough(fix: Fix) -> bool:
@@ -900,12 +917,9 @@ def _raise_keeping_facts(
         guards=guards,
         summaries=summaries,
         tokenizer_given=tokenizer_given,
-        context_window=current.numbers.context_window,  # never a target past the window
+        context_window=current.numbers.context_window,
     )
-    if found is None:
-        return search
-    better = tried[found.target_tokens]
-    return replace(search, fixes=tuple(better if f is raised else f for f in search.fixes))
+    return None if found is None else tried[found.target_tokens]
 
 
 def advise(
