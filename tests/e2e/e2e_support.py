@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "test-artifacts"
@@ -52,6 +53,8 @@ APP_UPLOAD_LIMIT_MB = 1
 #: Generous: the machine has 2 cores and other test suites run at the same time.
 STARTUP_TIMEOUT_S = 90.0
 RERUN_TIMEOUT_MS = 60_000
+#: How long a download built on the click may take (see :meth:`StreamlitApp.download`).
+DOWNLOAD_TIMEOUT_MS = 180_000
 #: How long a selectbox choice may take to start its run before it counts as missed.
 CHOICE_TIMEOUT_MS = 15_000
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -588,9 +591,16 @@ class StreamlitApp:
         return data
 
     def download(self, key: str, folder: Path) -> Path:
-        """Click the download button with ``key``; the file it saved in ``folder``."""
-        with self.page.expect_download() as info:
-            self.keyed(key).locator("button").click()
+        """Click the download button with ``key``; the file it saved in ``folder``.
+
+        A button whose file is built on the click (the HTML report: its analysis, figures
+        and plotly.js) answers only once the server has built it, which on a busy 2-core
+        machine running two browsers took over a minute: the wait is for the download
+        event itself, up to :data:`DOWNLOAD_TIMEOUT_MS`."""
+        button = self.keyed(key).locator("button")
+        expect(button).to_be_enabled(timeout=RERUN_TIMEOUT_MS)
+        with self.page.expect_download(timeout=DOWNLOAD_TIMEOUT_MS) as info:
+            button.click()
         dl = info.value
         assert dl.failure() is None, dl.failure()
         path = folder / dl.suggested_filename

@@ -141,11 +141,7 @@ def test_other_views_of_the_transcript_are_inert(app: StreamlitApp, tmp_path: Pa
 
     # The self-contained HTML report, opened in the browser, is inert too.
     app.nav("Export")
-    with app.page.expect_download() as info:
-        app.keyed("export_report").locator("button").click()
-    report = tmp_path / "report.html"
-    info.value.save_as(str(report))
-    html = report.read_text(encoding="utf-8")
+    html = app.download("export_report", tmp_path).read_text(encoding="utf-8")
     viewer = app.page.context.new_page()
     dialogs: list[str] = []
     viewer.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
