@@ -80,6 +80,7 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
         kwargs = cfg.analysis_kwargs()
         strategy = cfg.build_strategy()
         result: Any
+        index: MessageIndex | None = None  # compact() mode's, when one is needed
         guards = DEFAULT_GUARDS.for_format(fmt)  # as `compactlens compact` runs the file
         if strategy is not None:
             from compactlens.engine.run import apply_compaction
@@ -87,8 +88,15 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
             result = apply_compaction(messages, strategy, tokenizer, guards=guards)
             kwargs["triggers"] = strategy
         else:
-            result = _run_compact(messages, cfg.compact or {}, tokenizer)
             trigger_tokens = (cfg.compact or {}).get("trigger_tokens")
+            # One index of the file for the trigger's test and the fix search, when either
+            # needs it (compact() itself works on the messages).
+            index = (
+                MessageIndex.build(messages, tokenizer)
+                if trigger_tokens is not None or cfg.fix_search
+                else None
+            )
+            result = _run_compact(messages, cfg.compact or {}, tokenizer, index)
             if trigger_tokens is not None:
                 kwargs["triggers"] = tokens_exceed(int(trigger_tokens))
         facts: dict[int, list[Fact]] = {}  # the conversation's facts, extracted once
@@ -102,30 +110,37 @@ def process_file(path: str, key: str, config: Mapping[str, Any]) -> CorpusRow:
             judged = advised_row(
                 messages, strategy, guards, result, judged, tokenizer, kwargs, chosen, facts
             )
-        elif cfg.compact is not None and cfg.fix_search and judged.level != "safe":
+        elif (
+            index is not None
+            and cfg.compact is not None
+            and cfg.fix_search
+            and judged.level != "safe"
+        ):
             analysis = {k: v for k, v in kwargs.items() if k != "triggers"}
-            judged = advised_compact_row(
-                messages, cfg.compact, judged, tokenizer, analysis, chosen, facts
-            )
+            judged = advised_compact_row(index, cfg.compact, judged, analysis, chosen, facts)
         return row_from_report(key, fmt, report, (time.perf_counter() - start) * 1000.0, judged)
     except Exception as exc:  # recorded in the row; the run goes on
         return failed_row(key, exc, (time.perf_counter() - start) * 1000.0)
 
 
 def _run_compact(
-    messages: Sequence[Message], settings: Mapping[str, Any], tokenizer: Tokenizer
+    messages: Sequence[Message],
+    settings: Mapping[str, Any],
+    tokenizer: Tokenizer,
+    index: MessageIndex | None,
 ) -> Any:
     """``compact()`` with ``settings`` over ``messages``, as the inspector runs it: a
     history not over ``trigger_tokens`` is left as it is (an ``unchanged`` result), else
     compact() runs, counting as the engine and the inspector do (its default estimate
-    measures the wire JSON, and the same file would read other token numbers)."""
+    measures the wire JSON, and the same file would read other token numbers).
+    ``index``: the messages' index with ``tokenizer`` (given whenever a trigger is set)."""
     from compactlens.compact.contract import compact
     from compactlens.compact.explain import compact_over_index
 
     params = dict(settings)
     trigger = params.pop("trigger_tokens", None)
     if trigger is not None:
-        index = MessageIndex.build(messages, tokenizer)
+        index = index if index is not None else MessageIndex.build(messages, tokenizer)
         if index.total_tokens <= int(trigger):
             return compact_over_index(
                 index,
@@ -169,10 +184,9 @@ def advised_row(
 
 
 def advised_compact_row(
-    messages: Sequence[Message],
+    index: MessageIndex,
     settings: Mapping[str, Any],
     judged: Verdict,
-    tokenizer: Tokenizer,
     analysis: Mapping[str, Any],
     provider: str | None,
     facts: dict[int, list[Fact]],
@@ -184,7 +198,7 @@ def advised_compact_row(
     fact cache), the trigger as the analysis's triggers."""
     from compactlens.compact.explain import compact_over_index
 
-    index = MessageIndex.build(messages, tokenizer)
+    messages, tokenizer = index.messages, index.tokenizer
     summarizer = _summarizer()
     base = CompactFix(
         target_tokens=int(settings["target_tokens"]),
