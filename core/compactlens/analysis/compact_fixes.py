@@ -21,9 +21,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from compactlens.analysis.fix_verdicts import apply_step, verdict_improves
+from compactlens.analysis.fix_verdicts import verdict_improves
 from compactlens.analysis.retrigger import growth_from_index
-from compactlens.analysis.verdict import Verdict
+from compactlens.analysis.verdict import Verdict, apply_step
 from compactlens.engine import Suggestion, change_words
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
