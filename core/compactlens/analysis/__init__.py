@@ -28,7 +28,9 @@ from compactlens.analysis.cache import (
     prices_for,
 )
 from compactlens.analysis.compact_fixes import (
+    CompactAdvice,
     CompactFix,
+    advise_compact,
     compact_candidates,
     compact_next_step,
     judge_compact_fixes,
@@ -160,6 +162,7 @@ __all__ = [
     "BudgetPart",
     "CacheImpact",
     "Change",
+    "CompactAdvice",
     "CompactFix",
     "CompactionPostmortem",
     "CompactionReport",
@@ -190,6 +193,7 @@ __all__ = [
     "VerdictLevel",
     "VerdictNumbers",
     "advise",
+    "advise_compact",
     "advised",
     "agent_kept",
     "analyze",
