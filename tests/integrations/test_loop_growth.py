@@ -1,0 +1,83 @@
+"""An agent loop's call reads only what was appended (issue 26): the memory's and the
+conversions' own lists grow in place when the history only grew, and every other history
+(a rewind, an edit inside the prefix, a copied or restored history) falls back to the
+full comparison."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compactlens.formats import get_format
+from compactlens.integrations.loop import Conversions, LoopMemory, grow
+from compactlens.model.tokens import CharEstimator, count_messages
+
+
+def test_grow_extends_in_place_only_a_history_that_only_grew() -> None:
+    a, b, c, d = ({"n": n} for n in range(4))
+    before = [a, b]
+    assert grow(before, [a, b, c, d]) and before == [a, b, c, d]
+    assert before[2] is c
+    for now in (
+        [a],  # a rewind
+        [a, {"n": 9}, c],  # an edit at the end of the prefix
+        [{"n": 0}, b, c],  # the first item copied
+        (a, b, c, d, {"n": 5}),  # not a list
+    ):
+        kept = list(before)
+        assert not grow(before, now)
+        assert before == kept and all(x is y for x, y in zip(before, kept, strict=True))
+    middle = [a, {"n": 1}, c, d]  # an equal item in the middle: the prefix by equality
+    assert grow(before, [*middle, {"n": 4}]) and len(before) == 5
+    assert not grow(before, [a, {"n": 7}, c, d, before[4], {"n": 6}])  # an edit inside
+    assert len(before) == 5
+    assert not grow([], [a])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    start=st.lists(st.integers(0, 5), min_size=1, max_size=8),
+    now=st.lists(st.integers(0, 5), max_size=12),
+    share=st.booleans(),
+)
+def test_grow_agrees_with_a_prefix_comparison(
+    start: list[int], now: list[int], share: bool
+) -> None:
+    made = [{"n": n} for n in start]
+    later = [*made, *({"n": n} for n in now)] if share else [{"n": n} for n in now]
+    before = list(made)
+    grew = grow(before, later)
+    if grew:
+        assert before == later
+    else:
+        assert before == made
+    if share:  # the same first and last objects, more after them: always grown
+        assert grew
+
+
+def test_the_memorys_history_stays_what_it_was_when_the_memory_grows() -> None:
+    memory = LoopMemory()
+    items = [{"role": "user", "content": f"question {n}"} for n in range(3)]
+    messages = get_format("openai-chat").to_messages(items, "<history>")
+    memory.seed(items, "openai-chat", None, messages, count_messages(messages, CharEstimator()))
+    assert memory.totals(items, "openai-chat", None) is not None
+    first = memory.history()
+    grown = [*items, {"role": "assistant", "content": "answer"}]
+    assert memory.totals(grown, "openai-chat", None) is not None
+    second = memory.history()
+    rewound = items[:2]
+    memory.totals(rewound, "openai-chat", None)
+    assert first() == tuple(items)
+    assert second() == tuple(grown)
+
+
+def test_conversions_view_grows_in_place_and_items_are_copies() -> None:
+    conversions = Conversions(lambda objs: [{"n": o} for o in objs], lambda items: items)
+    objects = [1, 2, 3]
+    view = conversions.view(objects)
+    assert conversions.view([*objects, 4]) is view and view == [{"n": n} for n in (1, 2, 3, 4)]
+    copied = conversions.items([1, 2, 3, 4, 5])
+    assert copied is not view and copied == [{"n": n} for n in (1, 2, 3, 4, 5)]
+    edited = conversions.view([1, 9])
+    assert edited is not view and edited == [{"n": 1}, {"n": 9}]
+    assert view == [{"n": n} for n in (1, 2, 3, 4, 5)]  # replaced, not changed
