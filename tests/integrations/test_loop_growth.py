@@ -5,12 +5,31 @@ full comparison."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
+import threading
+from typing import Any
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compactlens.formats import get_format
+from compactlens.integrations import Compactor
 from compactlens.integrations.loop import Conversions, LoopMemory, grow
 from compactlens.model.tokens import CharEstimator, count_messages
+
+TRUNCATION = {
+    "type": "truncation",
+    "trigger": {"op": "exceed", "metric": "tokens", "n": 250},
+    "minimum_preserved": 2,
+}
+
+
+def _needs(name: str) -> pytest.MarkDecorator:
+    return pytest.mark.skipif(
+        importlib.util.find_spec(name) is None, reason=f"{name} is not installed"
+    )
 
 
 def test_grow_extends_in_place_only_a_history_that_only_grew() -> None:
@@ -81,3 +100,56 @@ def test_conversions_view_grows_in_place_and_items_are_copies() -> None:
     edited = conversions.view([1, 9])
     assert edited is not view and edited == [{"n": 1}, {"n": 9}]
     assert view == [{"n": n} for n in (1, 2, 3, 4, 5)]  # replaced, not changed
+
+
+@_needs("agents")
+def test_a_read_under_way_keeps_its_items_while_another_read_adds_to_the_copy() -> None:
+    """The session extends its copy of the store in place only when no other read is
+    under way: a read compacting the copy in its worker thread still sees what it read."""
+    from agents import SQLiteSession
+
+    from compactlens.integrations import CompactingSession
+
+    store = SQLiteSession("growth")
+    session = CompactingSession(store, Compactor.from_config(TRUNCATION))
+    inner = session.compactor
+    entered, release = threading.Event(), threading.Event()
+    sizes: list[tuple[int, int]] = []
+
+    class Slow:
+        def run(self, items: list[Any], format: str, *, memory: Any = None) -> Any:
+            size = len(items)
+            if not sizes:  # the first read waits until the second one has read
+                sizes.append((size, -1))
+                entered.set()
+                release.wait(10)
+            sizes.append((size, len(items)))
+            return inner.run(items, format, memory=memory)
+
+    def turn(n: int) -> list[dict[str, Any]]:
+        return [
+            {"role": "user", "content": f"question {n} " + "word " * 30},
+            {"role": "assistant", "content": f"answer {n} " + "word " * 30},
+        ]
+
+    async def scenario() -> None:
+        await session.add_items(turn(0))
+        await session.get_items()
+        session.compactor = Slow()  # type: ignore[assignment]
+        await session.add_items(turn(1))
+        first = asyncio.create_task(session.get_items())
+        await asyncio.to_thread(entered.wait, 10)
+        await session.add_items(turn(2))
+        second = await session.get_items()
+        release.set()
+        await first
+        assert second == await CompactingSession(store, inner).get_items()
+        await session.add_items(turn(3))
+        assert await session.get_items() == await CompactingSession(store, inner).get_items()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        store.close()
+    waited = sizes[2]
+    assert waited[0] == waited[1] == 4  # the first read's items did not grow under it
