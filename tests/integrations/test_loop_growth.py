@@ -1,12 +1,15 @@
 """An agent loop's call reads only what was appended (issue 26): the memory's and the
 conversions' own lists grow in place when the history only grew, and every other history
 (a rewind, an edit inside the prefix, a copied or restored history) falls back to the
-full comparison."""
+full comparison; the MAF strategy learns of exclusion marks set or cleared by others
+from the messages' watched ``additional_properties``, not by reading every mark."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import importlib.util
+import pickle
 import threading
 from typing import Any
 
@@ -100,6 +103,152 @@ def test_conversions_view_grows_in_place_and_items_are_copies() -> None:
     edited = conversions.view([1, 9])
     assert edited is not view and edited == [{"n": 1}, {"n": 9}]
     assert view == [{"n": n} for n in (1, 2, 3, 4, 5)]  # replaced, not changed
+
+
+def _maf_turn(n: int, size: int) -> list[Any]:
+    from agent_framework import Content, Message
+
+    call = Content.from_function_call(call_id=f"c{n}", name="look", arguments={"q": n})
+    result = Content.from_function_result(call_id=f"c{n}", result=f"result {n} " * size)
+    return [
+        Message(role="user", contents=[Content.from_text(f"question {n} " * 5)]),
+        Message(role="assistant", contents=[call]),
+        Message(role="tool", contents=[result]),
+        Message(role="assistant", contents=[Content.from_text(f"answer {n}")]),
+    ]
+
+
+def _fresh(messages: list[Any]) -> tuple[bool, list[Any]]:
+    """What a strategy that has seen nothing does with a copy of ``messages``."""
+    from agent_framework import Message
+
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    theirs = [Message.from_dict(m.to_dict()) for m in messages]
+    changed = asyncio.run(CompactlensStrategy(Compactor.from_config(TRUNCATION))(theirs))
+    return changed, [m.to_dict() for m in theirs]
+
+
+def _turn_mark(props: dict[str, Any], how: str) -> None:
+    """Set or clear the exclusion mark through one of ``dict``'s methods."""
+    on = not props.get("_excluded")
+    if how == "setitem":
+        props["_excluded"] = on
+    elif how == "update":
+        props.update({"_excluded": on})
+    elif how == "ior":
+        props |= {"_excluded": on}
+    elif how == "setdefault":
+        props.pop("_excluded", None)
+        props.setdefault("_excluded", on)
+    elif how == "pop":
+        if on:
+            props["_excluded"] = True
+        else:
+            props.pop("_excluded")
+    elif how == "delitem":
+        if on:
+            props["_excluded"] = True
+        else:
+            del props["_excluded"]
+    elif how == "clear":
+        if on:
+            props["_excluded"] = True
+        else:
+            props.clear()
+
+
+@_needs("agent_framework")
+@pytest.mark.parametrize(
+    "how", ["setitem", "update", "ior", "setdefault", "pop", "delitem", "clear"]
+)
+def test_maf_strategy_sees_a_mark_turned_through_any_dict_method(how: str) -> None:
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    strategy = CompactlensStrategy(Compactor.from_config(TRUNCATION))
+    messages: list[Any] = []
+    for n in range(8):
+        messages += _maf_turn(n, 20)
+        expected = _fresh(messages)
+        assert asyncio.run(strategy(messages)) == expected[0]
+        assert [m.to_dict() for m in messages] == expected[1]
+        _turn_mark(messages[(7 * n) % len(messages)].additional_properties, how)
+
+
+@_needs("agent_framework")
+def test_maf_strategy_reads_only_the_new_marks_while_it_truncates() -> None:
+    """Over budget a truncation only marks: its own marks keep the view's count current,
+    so the next call takes the path that reads only the new messages."""
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    strategy = CompactlensStrategy(Compactor.from_config(TRUNCATION))
+    messages: list[Any] = []
+    for n in range(10):
+        messages += _maf_turn(n, 20)
+        asyncio.run(strategy(messages))
+        (view,) = (held[1] for held in strategy._views._views.values())
+        assert view.seen == strategy._views.watch.changes
+    assert any(m.additional_properties.get("_excluded") for m in messages)
+
+
+@_needs("agent_framework")
+def test_maf_strategies_sharing_messages_see_each_others_marks() -> None:
+    """Two strategies on one list (a pipeline of two of ours): each one's marks count on
+    the other's watch, and each answers as a fresh strategy."""
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    idle = {"type": "truncation", "trigger": {"op": "exceed", "metric": "tokens", "n": 10**9}}
+    marking = CompactlensStrategy(Compactor.from_config(TRUNCATION))
+    watching = CompactlensStrategy(Compactor.from_config(idle))
+    messages: list[Any] = []
+    for n in range(6):
+        messages += _maf_turn(n, 20)
+        asyncio.run(watching(messages))
+        asyncio.run(marking(messages))
+        for m in messages[: 4 * n : 3]:
+            m.additional_properties["_excluded"] = False  # someone clears some marks
+        included = [m for m in messages if not m.additional_properties.get("_excluded")]
+        asyncio.run(watching(messages))
+        (view,) = (held[1] for held in watching._views._views.values())
+        assert view.included == included
+
+
+@_needs("agent_framework")
+def test_maf_strategy_reads_every_mark_of_a_dict_subclass_it_cannot_watch() -> None:
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    class Mine(dict[str, Any]):
+        pass
+
+    strategy = CompactlensStrategy(Compactor.from_config(TRUNCATION))
+    messages: list[Any] = []
+    for n in range(6):
+        turn = _maf_turn(n, 20)
+        for m in turn:
+            m.additional_properties = Mine(m.additional_properties)
+        messages += turn
+        expected = _fresh(messages)
+        assert asyncio.run(strategy(messages)) == expected[0]
+        assert [m.to_dict() for m in messages] == expected[1]
+        assert all(type(m.additional_properties) is Mine for m in messages)
+        dict.__setitem__(messages[n].additional_properties, "_excluded", n % 2 == 0)
+
+
+@_needs("agent_framework")
+def test_watched_properties_copy_as_plain_dicts() -> None:
+    from compactlens.integrations.agent_framework import CompactlensStrategy
+
+    strategy = CompactlensStrategy(Compactor.from_config(TRUNCATION))
+    messages = _maf_turn(0, 2)
+    messages[0].additional_properties["note"] = {"deep": [1, 2]}
+    asyncio.run(strategy(messages))
+    props = messages[0].additional_properties
+    assert type(props) is not dict and props == {"note": {"deep": [1, 2]}}
+    for made in (copy.copy(props), copy.deepcopy(props), pickle.loads(pickle.dumps(props))):
+        assert type(made) is dict and made == props
+    deep = copy.deepcopy(props)
+    assert deep["note"] is not props["note"]
+    assert type(copy.deepcopy(messages[0]).additional_properties) is dict
 
 
 @_needs("agents")
