@@ -36,6 +36,8 @@ from compactlens import (
 from compactlens.analysis import (
     CompactionReport,
     ProtocolProblem,
+    apply_step,
+    cost_words,
     destructive,
     judge_fixes,
     reference_config,
@@ -308,9 +310,7 @@ def test_a_fix_search_gives_the_next_step_of_a_run_that_does_not_fit() -> None:
     v = verdict(result, report, fixes=found)
     assert v.level == "no-fit"
     best = found.best
-    assert (
-        v.next_step == f"Apply the best fix: {best.plain_summary} ({best.tokens_after:,} tokens)."
-    )
+    assert v.next_step == f"Apply: {best.plain_summary} ({best.tokens_after:,} tokens)."
     assert "=" not in v.next_step  # no code names such as minimum_preserved=3
     judged = judge_fixes(index, found)
     assert judged.best is not None and judged.best.verdict is not None
@@ -319,7 +319,15 @@ def test_a_fix_search_gives_the_next_step_of_a_run_that_does_not_fit() -> None:
         assert judged.best.plain_summary not in v.next_step
         assert v.next_step.startswith(f"Raise the target to at least {result.tokens_after:,}")
     else:
-        assert v.next_step.endswith(f"({judged.best.verdict.summary}).")
+        # The same words as every other surface: the fix's own verdict, its costs first
+        # when it has any ("Apply, at a cost (…): …").
+        best_verdict = judged.best.verdict
+        assert v.next_step == apply_step(judged.best.plain_summary, best_verdict)
+        assert v.next_step.endswith(f"({best_verdict.summary}).")
+        if best_verdict.costs:
+            assert v.next_step.startswith(f"Apply, at a cost ({cost_words(best_verdict)}): ")
+        else:
+            assert v.next_step.startswith("Apply: ")
 
 
 def test_a_run_whose_trigger_did_not_fire_says_so() -> None:

@@ -1057,10 +1057,9 @@ def _next_step(
     if best is not None:
         # The fix in plain words, with its own verdict's numbers when it was judged (the
         # search's recall counts another set of facts than this verdict does).
-        gives = (
-            best.verdict.summary if best.verdict is not None else f"{best.tokens_after:,} tokens"
-        )
-        return f"Apply the best fix: {best.plain_summary} ({gives})."
+        if best.verdict is not None:
+            return apply_step(best.plain_summary, best.verdict)
+        return f"Apply: {best.plain_summary} ({best.tokens_after:,} tokens)."
     smallest = n.smallest_target if n.smallest_target is not None else n.tokens_after
     if raise_to is not None:
         smallest = raise_to
@@ -1070,6 +1069,64 @@ def _next_step(
     if fixes is not None and fixes.none_reason:
         return f"{pointer}: no single change fits ({fixes.none_reason})."
     return f"{pointer}, or search for a change that keeps the target (the fix search)."
+
+
+def apply_step(words: str, judged: Verdict | None) -> str:
+    """The next step that applies one fix (``words``: its changes in plain words;
+    ``judged``: the verdict of the run it gives): "Apply: <words> (<what it gives>)."; a
+    fix whose run fits with costs says so first, with its costs (:func:`cost_words`), so
+    a card that shortens the sentence still shows them: "Apply, at a cost (50% fact
+    recall, 10 of 20 facts): <words> (<what it gives>).", the same words on every
+    surface."""
+    if judged is None:
+        return f"Apply: {words}."
+    gives = with_result(words, judged)
+    if judged.level != "costs":
+        return f"Apply: {gives}."
+    return f"Apply, at a cost ({cost_words(judged)}): {gives}."
+
+
+def cost_words(judged: Verdict) -> str:
+    """The checks the verdict ``judged`` fails, each in a few words, the worst first (by
+    :data:`COST_ORDER`): "50% fact recall, 10 of 20
+    facts; the system prompt dropped"."""
+
+    def rank(code: str) -> int:
+        return COST_ORDER.index(code) if code in COST_ORDER else len(COST_ORDER)
+
+    costs = sorted(judged.costs, key=lambda r: rank(r.code))
+    return "; ".join(_cost_phrase(r.code, r.text, judged) for r in costs)
+
+
+def _cost_phrase(code: str, text: str, judged: Verdict) -> str:
+    """One failed check in a few words (its sentence when there are none for it)."""
+    n = judged.numbers
+    if code == "fact-recall" and n.facts_kept is not None and n.facts_total:
+        # The verdict's own rounding (never "0%" for facts that are there).
+        share = percent(n.facts_kept, n.facts_total)
+        return f"{share} fact recall, {n.facts_kept} of {n.facts_total} facts"
+    if code == "next-compaction" and n.turns_until_next_compaction is not None:
+        turns = n.turns_until_next_compaction
+        if turns == 0:
+            return "compaction fires again at once"
+        return f"the next compaction in {plural(turns, n.growth_unit)}"
+    short = {
+        "latest-request": "the latest request dropped",
+        "system-prompt": "the system prompt dropped",
+        "provider-errors": "new provider errors",
+        "provider-warnings": "new provider warnings",
+        "cache": "the prompt cache rewritten",
+    }
+    return short.get(code, text.rstrip("."))
+
+
+def with_result(words: str, judged: Verdict) -> str:
+    """A fix's words with what its run gives: "<words> (<summary>)", or, when the words
+    already end in parentheses (a larger target that leaves the history whole says what
+    that means), "<words>. Result: <summary>"."""
+    if words.endswith(")"):
+        return f"{words}. Result: {judged.summary}"
+    return f"{words} ({judged.summary})"
 
 
 # -- the verdict ---------------------------------------------------------------------------
