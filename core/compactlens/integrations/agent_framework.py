@@ -46,6 +46,7 @@ from typing import Any, SupportsIndex
 
 from compactlens.integrations.compactor import Compactor
 from compactlens.integrations.loop import Loop, Loops
+from compactlens.model.gc_pause import gc_paused
 
 FORMAT = "agent-framework"
 EXCLUDED = "_excluded"
@@ -183,7 +184,8 @@ class _View:
             n, new = 0, list(messages)  # not the list seen: every message is new
             self.messages, self.properties, self.marks, self.included = new, [], [], []
             self.positions, self.watched = [], True
-        properties, every = _watched(new, self.watch)
+        with gc_paused():  # a first call wraps a dict per message: no cycles among them
+            properties, every = _watched(new, self.watch)
         self.properties += properties
         if n and changes == self.seen and self.watched and every:
             # No mark turned since the last call: only the new messages' marks are read.
