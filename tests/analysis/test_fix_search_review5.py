@@ -31,6 +31,7 @@ from compactlens.analysis import (
     FixSearch,
     Verdict,
     advise,
+    cost_words,
     destructive,
     judge_fix,
     judge_run,
@@ -40,7 +41,6 @@ from compactlens.analysis import (
     search_fixes,
     shown_fixes,
 )
-from compactlens.analysis.fix_verdicts import cost_words
 from compactlens.analysis.fixes import budget_factor, token_trigger, whole_history_words
 from compactlens.analysis.postmortem import reference_pipeline
 from compactlens.analysis.verdict import percent

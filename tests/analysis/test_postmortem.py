@@ -179,3 +179,27 @@ def test_a_strategy_is_at_equal_size_only_when_it_fits_the_room_the_agent_kept()
         )
         flags = [s["at_equal_size"] for s in c.to_dict()["strategies"]]
         assert flags == [False, c.at_equal_size(sized)]
+
+
+def test_a_context_window_judges_every_side_against_it() -> None:
+    # A window under what the agent kept: each side that holds more than the model
+    # accepts says so (first among its costs when it fits the agent's size); a window
+    # above the history changes nothing.
+    t = load_transcript(FIXTURES / "claude_code_compacted.jsonl")
+    plain = postmortem(t)
+    c = plain.compactions[0]
+    assert c.agent is not None and c.agent.verdict is not None
+    assert "context-window" not in [r.code for r in c.agent.verdict.costs]
+    small = postmortem(t, context_window=max(1, c.budget // 2)).compactions[0]
+    sides = [small.agent, *small.strategies]
+    for side in sides:
+        assert side is not None and side.verdict is not None
+        if side.tokens_after > c.budget // 2:
+            codes = [r.code for r in side.verdict.costs]
+            assert "context-window" in codes, side.label
+            if side.verdict.level == "costs":
+                assert codes[0] == "context-window", side.label
+            assert side.verdict.level != "safe"
+    wide = postmortem(t, context_window=10 * c.history_tokens).compactions[0]
+    assert wide.agent is not None and wide.agent.verdict is not None
+    assert wide.agent.verdict.level == c.agent.verdict.level

@@ -39,6 +39,17 @@ def test_json_matches_the_library(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["compactions"] == expected["compactions"]
 
 
+def test_a_context_window_goes_to_every_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "claude_code_compacted.jsonl"
+    assert main(["postmortem", str(path), "--context-window", "40", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    expected = postmortem(load_transcript(path), context_window=40).to_dict()
+    assert data["compactions"] == expected["compactions"]
+    assert "context window" in json.dumps(data["compactions"])
+    assert main(["postmortem", str(path), "--context-window", "0"]) == 2
+    assert "--context-window must be a positive number" in capsys.readouterr().err
+
+
 def test_config_adds_a_strategy_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "keep.json"
     config.write_text(json.dumps({"type": "truncation", "max_n": 10**9, "compact_to": 10**9}))

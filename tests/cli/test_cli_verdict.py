@@ -172,6 +172,20 @@ def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[
     assert step.endswith(f", giving {costly['verdict']['summary']}.")
 
 
+def test_a_fix_has_one_recall_the_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
+    # Each listed fix's "recall" is its verdict's fact recall (the number the text shows);
+    # the search's own quick count is "search_recall" (review 6: 1.0 beside 0.936).
+    argv = ["--strategy", "sliding_window", "--param", "trigger=tokens_exceed:12000"]
+    _code, out, _err = run(
+        capsys, "compact", SAMPLES / "cannot_fit_16k.json", *argv, "--explain", "--json"
+    )
+    fixes = json.loads(out)["fixes"]["fixes"]
+    assert fixes
+    for fix in fixes:
+        assert fix["recall"] == fix["verdict"]["numbers"]["fact_recall"]
+        assert 0.0 <= fix["search_recall"] <= 1.0
+
+
 def test_with_output_to_stdout_the_verdict_goes_to_stderr(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

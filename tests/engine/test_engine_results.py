@@ -264,6 +264,30 @@ def test_events_for_nested_stages_are_numbered_in_order() -> None:
         assert later.tokens_before == earlier.tokens_after
 
 
+def test_stages_protecting_for_the_same_reason_are_listed_once() -> None:
+    # Two truncation stages keep the newest 3 and 5 groups; the first leaves 3, so both
+    # protect those 3: the explanation names the reason once, over the same 3 groups with
+    # their tokens counted once, as a single stage keeping 3 does.
+    convo = long_chat(6)
+    limit = index_of(convo).total_tokens // 4
+    strategy = PipelineStrategy(
+        TruncationStrategy(trigger=tokens_exceed(limit), minimum_preserved=3),
+        TruncationStrategy(trigger=tokens_exceed(limit), minimum_preserved=5),
+    )
+    res = apply_compaction(convo, strategy)
+    assert res.status == "cannot-fit"
+    whys = [p.why for p in res.explanation.protected]
+    assert whys.count("minimum_preserved") == 1 and whys.count("system") == 1
+    kept = {p.why: p for p in res.explanation.protected}["minimum_preserved"]
+    alone = apply_compaction(
+        convo, TruncationStrategy(trigger=tokens_exceed(limit), minimum_preserved=3)
+    )
+    newest = {p.why: p for p in alone.explanation.protected}["minimum_preserved"]
+    assert kept.group_ids == newest.group_ids and len(kept.group_ids) == 3
+    assert kept.tokens == newest.tokens
+    assert res.explanation.summary.count(protection_words("minimum_preserved")) == 1
+
+
 def test_cannot_fit_explains_protected_content_and_working_fixes() -> None:
     convo = long_chat(6)
     total = index_of(convo).total_tokens

@@ -34,9 +34,14 @@ from compactlens_inspector.views.postmortem import (
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _measured(
-    digest: str, tokenizer: str, config_key: str, _loaded: LoadedTranscript, _lab: LabConfig
+    digest: str,
+    tokenizer: str,
+    config_key: str,
+    window: int | None,
+    _loaded: LoadedTranscript,
+    _lab: LabConfig,
 ) -> Postmortem:
-    return run_postmortem(_loaded.transcript, _lab, tokenizer)
+    return run_postmortem(_loaded.transcript, _lab, tokenizer, window)
 
 
 def _none_recorded(current: LoadedTranscript) -> None:
@@ -117,7 +122,14 @@ def render() -> None:
     tok = state.tokenizer()
     lab = state.lab()
     with st.spinner("Measuring each recorded compaction…"):
-        pm = _measured(current.content_hash, tok, encode_config(lab), current, lab)
+        pm = _measured(
+            current.content_hash,
+            tok,
+            encode_config(lab),
+            state.analysis_settings().context_window,
+            current,
+            lab,
+        )
     st.plotly_chart(timeline_figure(pm), key="pm_timeline", config={"displaylogo": False})
     # One column per compaction: its many measures, side by side, never fit a page.
     rows = [{k: v for k, v in row.items() if k != "#"} for row in timeline_rows(pm)]

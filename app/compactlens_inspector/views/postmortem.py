@@ -52,14 +52,22 @@ def lab_factory(config: LabConfig) -> StrategyFactory | None:
     return build
 
 
-def run_postmortem(transcript: Transcript, config: LabConfig | None, tokenizer: str) -> Postmortem:
-    """The post-mortem with the lab's configuration (when it can run) and the reference."""
+def run_postmortem(
+    transcript: Transcript,
+    config: LabConfig | None,
+    tokenizer: str,
+    context_window: int | None = None,
+) -> Postmortem:
+    """The post-mortem with the lab's configuration (when it can run) and the reference,
+    every side judged against the model's ``context_window`` (the Analysis page's)."""
     strategies: list[tuple[str, StrategyFactory]] = []
     factory = lab_factory(config) if config is not None else None
     if factory is not None:
         strategies.append((LAB_LABEL, factory))
     strategies.append((REFERENCE_LABEL, reference_pipeline))
-    return postmortem(transcript, strategies, tokenizer=make_tokenizer(tokenizer))
+    return postmortem(
+        transcript, strategies, tokenizer=make_tokenizer(tokenizer), context_window=context_window
+    )
 
 
 def recall_text(outcome: Outcome | None) -> str:

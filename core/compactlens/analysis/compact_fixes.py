@@ -18,15 +18,23 @@ so they give the same next step for the same file and settings.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-from compactlens.analysis.fix_verdicts import apply_step, verdict_improves
+from compactlens.analysis.facts import Fact
+from compactlens.analysis.fix_verdicts import verdict_improves
+from compactlens.analysis.report import analyze
 from compactlens.analysis.retrigger import growth_from_index
-from compactlens.analysis.verdict import Verdict
+from compactlens.analysis.verdict import Verdict, apply_step, verdict
+from compactlens.compact.explain import CompactRun, compact_over_index
 from compactlens.engine import Suggestion, change_words
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult
+from compactlens.engine.triggers import tokens_exceed
+from compactlens.model.errors import ConfigError
+from compactlens.summarizers.base import Summarizer
+from compactlens.summarizers.extractive import ExtractiveSummarizer
 
 #: How many typical turns of room a moved trigger leaves above the target (the engine's
 #: larger-target fix leaves the same).
@@ -334,11 +342,115 @@ def compact_next_step(current: Verdict, ranked: Sequence[CompactFix], tried: int
     return current.next_step
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactAdvice:
+    """A ``compact()`` call judged, with its one next step and the fixes behind it."""
+
+    #: The call's own settings.
+    settings: CompactFix
+    #: Its run over the index (None: the summarizer failed before a result).
+    result: CompactionResult | None
+    #: Its verdict, whose next step is :func:`compact_next_step`'s.
+    verdict: Verdict
+    #: The listed fixes, the best first, each with the verdict of the run it gives.
+    fixes: tuple[CompactFix, ...]
+    #: How many changes the search re-ran.
+    tried: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _CompactRuns:
+    """How every ``compact()`` run over ``index`` is run and judged: its settings run by
+    :func:`~compactlens.compact.compact_over_index`, analyzed with ``analysis``
+    (:func:`analyze`'s settings: the context window...) and the settings' trigger, judged
+    for ``provider``, the facts extracted once into ``facts``."""
+
+    index: MessageIndex
+    summarizer: Summarizer
+    analysis: Mapping[str, Any]
+    provider: str | None
+    facts: dict[int, list[Fact]]
+
+    def run(self, fix: CompactFix, explain: bool = False) -> CompactionResult | None:
+        """The run of ``fix``'s settings (explained: with the fixes its explanation finds);
+        None when the settings were refused."""
+        return self.call(fix, explain).result
+
+    def call(self, fix: CompactFix, explain: bool = False) -> CompactRun:
+        """:func:`~compactlens.compact.compact_over_index` with ``fix``'s settings."""
+        return compact_over_index(
+            self.index,
+            target_tokens=fix.target_tokens,
+            keep_last_messages=fix.keep_last_messages,
+            summarizer=self.summarizer,
+            trigger_tokens=fix.trigger_tokens,
+            find_fixes=explain,
+        )
+
+    def judge(self, fix: CompactFix, result: CompactionResult | None = None) -> Verdict | None:
+        """The verdict of ``fix``'s run (``result``, when it was run already)."""
+        if result is None:
+            result = self.run(fix)
+            if result is None:
+                return None
+        kw = dict(self.analysis)
+        if fix.trigger_tokens is not None:
+            kw["triggers"] = tokens_exceed(fix.trigger_tokens)
+        ix = self.index
+        report = analyze(ix.messages, result, tokenizer=ix.tokenizer, fact_cache=self.facts, **kw)
+        return verdict(result, report, provider=self.provider)
+
+
+def advise_compact(
+    index: MessageIndex,
+    settings: CompactFix,
+    *,
+    summarizer: Summarizer | None = None,
+    analysis: Mapping[str, Any] | None = None,
+    provider: str | None = None,
+    facts: dict[int, list[Fact]] | None = None,
+    current: Verdict | None = None,
+) -> CompactAdvice:
+    """The ``compact()`` call with ``settings`` over ``index`` (``summarizer``: default
+    the extractive one), judged with the ``analysis`` settings (:func:`analyze`'s: the
+    context window...) for ``provider`` (``current``: its verdict, when the caller has
+    it), with its fixes (:func:`search_compact_fixes`, each run judged the same way, the
+    facts extracted once into ``facts``) and its one next step
+    (:func:`compact_next_step`): what ``compactlens report``, the inspector's
+    ``compact()`` debugger and the notebook's ``debug_compact()`` give."""
+    runs = _CompactRuns(
+        index=index,
+        summarizer=summarizer if summarizer is not None else ExtractiveSummarizer(),
+        analysis=dict(analysis or {}),
+        provider=provider,
+        facts=facts if facts is not None else {},
+    )
+    explained = runs.call(settings, explain=True)
+    result = explained.result
+    if result is None:
+        raise ConfigError(explained.error or f"compact() refused the settings {settings.key}")
+    judged = current if current is not None else runs.judge(settings, result)
+    assert judged is not None  # a run is always judged
+    ranked: list[CompactFix] = []
+    tried = 0
+    if judged.level != "safe":  # nothing is listed for a call that fits and is safe
+        ranked, tried = search_compact_fixes(index, result, settings, judged, runs.judge)
+    return CompactAdvice(
+        settings=settings,
+        result=result,
+        verdict=replace(judged, next_step=compact_next_step(judged, ranked, tried)),
+        fixes=tuple(ranked),
+        tried=tried,
+    )
+
+
 __all__ = [
     "BISECTIONS",
     "LADDER",
     "ROOM_TURNS",
+    "CompactAdvice",
     "CompactFix",
+    "advise_compact",
     "compact_candidates",
     "compact_next_step",
     "judge_compact_fixes",

@@ -18,11 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from compactlens.analysis.compact_fixes import (
-    CompactFix,
-    compact_next_step,
-    search_compact_fixes,
-)
+from compactlens.analysis.compact_fixes import CompactFix, advise_compact
 from compactlens.analysis.corpus_config import CorpusConfig, _summarizer
 from compactlens.analysis.corpus_rows import CorpusRow, failed_row, row_from_report
 from compactlens.analysis.facts import Fact
@@ -196,38 +192,20 @@ def advised_compact_row(
     (:func:`search_compact_fixes`): each change of the settings run over the file's index
     and judged as its own row would be (the same ``analysis`` settings, ``provider`` and
     fact cache), the trigger as the analysis's triggers."""
-    from compactlens.compact.explain import compact_over_index
-
-    messages, tokenizer = index.messages, index.tokenizer
-    summarizer = _summarizer()
     base = CompactFix(
         target_tokens=int(settings["target_tokens"]),
         keep_last_messages=int(settings.get("keep_last_messages", COMPACT_KEEP)),
         trigger_tokens=_trigger(settings.get("trigger_tokens")),
     )
-
-    def run(fix: CompactFix, explain: bool) -> CompactionResult | None:
-        return compact_over_index(
-            index,
-            target_tokens=fix.target_tokens,
-            keep_last_messages=fix.keep_last_messages,
-            summarizer=summarizer,
-            trigger_tokens=fix.trigger_tokens,
-            find_fixes=explain,
-        ).result
-
-    def judge(fix: CompactFix) -> Verdict | None:
-        result = run(fix, False)
-        if result is None:
-            return None
-        kw = dict(analysis)
-        if fix.trigger_tokens is not None:
-            kw["triggers"] = tokens_exceed(fix.trigger_tokens)
-        report = analyze(messages, result, tokenizer=tokenizer, fact_cache=facts, **kw)
-        return verdict(result, report, provider=provider)
-
-    ranked, tried = search_compact_fixes(index, run(base, True), base, judged, judge)
-    return replace(judged, next_step=compact_next_step(judged, ranked, tried))
+    return advise_compact(
+        index,
+        base,
+        summarizer=_summarizer(),
+        analysis=analysis,
+        provider=provider,
+        facts=facts,
+        current=judged,
+    ).verdict
 
 
 def _trigger(value: Any) -> int | None:

@@ -38,14 +38,20 @@ from compactlens.analysis.protocol import (
 )
 from compactlens.analysis.report import CompactionReport, analyze
 from compactlens.analysis.retrigger import strategy_triggers
-from compactlens.analysis.verdict import COST_ORDER, Verdict, first_cost, percent, verdict
+from compactlens.analysis.verdict import (
+    COST_ORDER,
+    Verdict,
+    apply_step,
+    cost_words,
+    first_cost,
+    verdict,
+)
 from compactlens.engine.guards import Guards
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.profiles import run_guards
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
-from compactlens.engine.vocabulary import plural
 from compactlens.formats.caller import caller_format
 from compactlens.model.tokens import CharEstimator
 from compactlens.summarizers.base import SummaryResponse
@@ -647,69 +653,11 @@ def next_step(
     return apply_step(best.plain_summary, best.verdict)
 
 
-def apply_step(words: str, judged: Verdict | None) -> str:
-    """The next step that applies one fix (``words``: its changes in plain words;
-    ``judged``: the verdict of the run it gives): "Apply: <words> (<what it gives>)."; a
-    fix whose run fits with costs says so first, with its costs (:func:`cost_words`), so
-    a card that shortens the sentence still shows them: "Apply, at a cost (50% fact
-    recall, 10 of 20 facts): <words> (<what it gives>).", the same words on every
-    surface."""
-    if judged is None:
-        return f"Apply: {words}."
-    gives = _with_result(words, judged)
-    if judged.level != "costs":
-        return f"Apply: {gives}."
-    return f"Apply, at a cost ({cost_words(judged)}): {gives}."
-
-
 def _costly_head(fix: Fix) -> str:
     """How a step that applies ``fix`` opens: "Apply, at a cost (<its costs>): " when its
     verdict fits with costs (:func:`apply_step`), else "Apply: "."""
     v = fix.verdict
     return f"Apply, at a cost ({cost_words(v)}): " if v is not None and v.costs else "Apply: "
-
-
-def cost_words(judged: Verdict) -> str:
-    """The checks the verdict ``judged`` fails, each in a few words, the worst first (by
-    :data:`~compactlens.analysis.verdict.COST_ORDER`): "50% fact recall, 10 of 20
-    facts; the system prompt dropped"."""
-
-    def rank(code: str) -> int:
-        return COST_ORDER.index(code) if code in COST_ORDER else len(COST_ORDER)
-
-    costs = sorted(judged.costs, key=lambda r: rank(r.code))
-    return "; ".join(_cost_phrase(r.code, r.text, judged) for r in costs)
-
-
-def _cost_phrase(code: str, text: str, judged: Verdict) -> str:
-    """One failed check in a few words (its sentence when there are none for it)."""
-    n = judged.numbers
-    if code == "fact-recall" and n.facts_kept is not None and n.facts_total:
-        # The verdict's own rounding (never "0%" for facts that are there).
-        share = percent(n.facts_kept, n.facts_total)
-        return f"{share} fact recall, {n.facts_kept} of {n.facts_total} facts"
-    if code == "next-compaction" and n.turns_until_next_compaction is not None:
-        turns = n.turns_until_next_compaction
-        if turns == 0:
-            return "compaction fires again at once"
-        return f"the next compaction in {plural(turns, n.growth_unit)}"
-    short = {
-        "latest-request": "the latest request dropped",
-        "system-prompt": "the system prompt dropped",
-        "provider-errors": "new provider errors",
-        "provider-warnings": "new provider warnings",
-        "cache": "the prompt cache rewritten",
-    }
-    return short.get(code, text.rstrip("."))
-
-
-def _with_result(words: str, judged: Verdict) -> str:
-    """A fix's words with what its run gives: "<words> (<summary>)", or, when the words
-    already end in parentheses (a larger target that leaves the history whole says what
-    that means), "<words>. Result: <summary>"."""
-    if words.endswith(")"):
-        return f"{words}. Result: {judged.summary}"
-    return f"{words} ({judged.summary})"
 
 
 def _in_budget_alternative(fixes: Sequence[Fix], best: Fix | None) -> Fix | None:

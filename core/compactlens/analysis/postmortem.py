@@ -31,7 +31,7 @@ from compactlens.analysis.facts import (
     check_facts,
     conversation_facts,
 )
-from compactlens.analysis.report import CompactionReport, analyze_overview
+from compactlens.analysis.report import AnalysisOverview, CompactionReport, analyze_overview
 from compactlens.analysis.verdict import RecordedRun, Verdict, verdict
 from compactlens.engine.index import MessageIndex
 from compactlens.engine.result import CompactionResult, TokenCounts
@@ -215,6 +215,18 @@ class _Judging:
     budget: int
     trigger: Trigger
     tokenizer: Tokenizer
+    context_window: int | None = None
+
+    def overview(self, result: Any) -> AnalysisOverview:
+        """The measures of one side (``result``: what it continued with) at the agent's
+        size, trigger and the model's context window."""
+        return analyze_overview(
+            self.history,
+            result,
+            triggers=self.trigger,
+            tokenizer=self.tokenizer,
+            context_window=self.context_window,
+        )
 
 
 def _judged(run: RecordedRun | CompactionResult, report: CompactionReport) -> Verdict:
@@ -230,7 +242,7 @@ def _agent_verdict(j: _Judging, kept: Sequence[Message], facts: FactReport) -> V
         messages_after=len(kept),
     )
     held = _Kept(messages=tuple(kept), tokens=TokenCounts(j.history_tokens, j.budget))
-    overview = analyze_overview(j.history, held, triggers=j.trigger, tokenizer=j.tokenizer)
+    overview = j.overview(held)
     return verdict(
         run, overview.with_facts(facts), facts_counted=POSTMORTEM_FACTS, facts_from=_FROM
     )
@@ -244,7 +256,7 @@ def _strategy_verdict(j: _Judging, result: CompactionResult, facts: FactReport) 
         smallest_target=result.tokens_after if result.status == "cannot-fit" else None,
     )
     judged = replace(result, explanation=ex)
-    overview = analyze_overview(j.history, judged, triggers=j.trigger, tokenizer=j.tokenizer)
+    overview = j.overview(judged)
     return verdict(
         judged, overview.with_facts(facts), facts_counted=POSTMORTEM_FACTS, facts_from=_FROM
     )
@@ -287,6 +299,7 @@ def _measure(
     recorded: RecordedCompaction,
     strategies: Sequence[tuple[str, StrategyFactory]],
     tokenizer: Tokenizer,
+    context_window: int | None = None,
 ) -> CompactionPostmortem:
     history = recorded.replaced or ()
     kept = agent_kept(recorded)
@@ -311,6 +324,7 @@ def _measure(
         budget=max(1, budget),
         trigger=tokens_exceed(max(history_tokens, budget + 1)),
         tokenizer=tokenizer,
+        context_window=context_window,
     )
     agent = _outcome(
         "agent",
@@ -350,18 +364,22 @@ def postmortem(
     strategies: Sequence[tuple[str, StrategyFactory]] | None = None,
     *,
     tokenizer: Tokenizer | None = None,
+    context_window: int | None = None,
 ) -> Postmortem:
     """Measure every compaction the agent recorded in ``transcript``.
 
     ``strategies`` are ``(label, factory)`` pairs; a factory takes the token budget of
     a compaction and returns the strategy to run over its history (a fixed strategy:
     ``lambda _budget: strategy``). Default: the reference pipeline. Counts with
-    ``tokenizer`` (default: the ``ceil(characters / 4)`` estimate).
+    ``tokenizer`` (default: the ``ceil(characters / 4)`` estimate). ``context_window``:
+    the model's context window, as :func:`analyze` takes it (every side's verdict names
+    a history over it as a cost; default: no such check).
     """
     tok = tokenizer if tokenizer is not None else CharEstimator()
     chosen = list(strategies) if strategies is not None else [(REFERENCE_LABEL, reference_pipeline)]
     measured = tuple(
-        _measure(n, c, chosen, tok) for n, c in enumerate(transcript.compactions, start=1)
+        _measure(n, c, chosen, tok, context_window)
+        for n, c in enumerate(transcript.compactions, start=1)
     )
     return Postmortem(
         source=transcript.source,

@@ -264,7 +264,12 @@ def cmd_postmortem(args: argparse.Namespace, out: TextIO) -> int:
             raise CliError(str(exc)) from None
         strategies.insert(0, (Path(args.config).name, lambda _budget: fixed))
     transcript = load_input(args)
-    found = postmortem(transcript, strategies, tokenizer=make_tokenizer(args.tokenizer))
+    found = postmortem(
+        transcript,
+        strategies,
+        tokenizer=make_tokenizer(args.tokenizer),
+        context_window=build_analysis(args, None).get("context_window"),
+    )
     if args.json:
         _dump_json({"file": args.file, **found.to_dict()}, out)
     else:

@@ -196,6 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CONFIG.json",
         help="also compare a strategy config (as compact --config takes)",
     )
+    p_postmortem.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the model's context window: every side's verdict names a kept history over "
+        "it as a cost (default: no check)",
+    )
     add_report_parser(sub)
     add_watch_parser(sub)
     return parser

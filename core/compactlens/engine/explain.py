@@ -107,6 +107,24 @@ def guard_protections(plan: Plan) -> list[ProtectedItem]:
     ]
 
 
+def merged_protections(plan: Plan, items: Sequence[ProtectedItem]) -> tuple[ProtectedItem, ...]:
+    """One item per reason, in the order each reason first comes: stages of a pipeline
+    that protect for the same reason (two stages keeping the newest groups) give the
+    union of their groups, counted once, with the first stage's detail."""
+    order: dict[str, list[ProtectedItem]] = {}
+    for item in items:
+        order.setdefault(item.why, []).append(item)
+    merged = []
+    for why, same in order.items():
+        if len(same) == 1:
+            merged.append(same[0])
+            continue
+        ids = tuple(sorted({g for item in same for g in item.group_ids}))
+        tokens = sum(plan.group_tokens(g) for g in ids)
+        merged.append(ProtectedItem(why, ids, tokens, same[0].detail))
+    return tuple(merged)
+
+
 def cannot_fit_reason(events: Sequence[StageEvent]) -> str:
     """Why a run that fired did not meet its target: the last failure, else the last miss."""
     failures = [e for e in events if e.event == "failed"]
@@ -132,7 +150,7 @@ def explain_run(
     tokenizer_given: bool,
     guards: Guards | None = None,
 ) -> tuple[Explanation, str | None]:
-    protected = (*guard_protections(plan), *strategy.protections(plan))
+    protected = merged_protections(plan, (*guard_protections(plan), *strategy.protections(plan)))
     limit = outcome.target.token_limit if outcome.target is not None else None
     if status == "unchanged":
         return unchanged_explanation(protected), None
