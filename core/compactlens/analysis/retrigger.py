@@ -33,12 +33,14 @@ says so.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from compactlens.engine.index import GroupKind, MessageIndex
-from compactlens.engine.strategies.registry import strategy_info
+
+# Re-exported: the analysis API has always offered it here.
+from compactlens.engine.strategies.registry import strategy_triggers as strategy_triggers
 from compactlens.engine.triggers import Trigger
 from compactlens.engine.vocabulary import condition_words
 from compactlens.model.errors import ConfigError
@@ -209,6 +211,9 @@ class RetriggerEstimate:
     #: The most tokens the history may hold before a token trigger fires (the lowest
     #: ``tokens > n`` of the triggers; None when no trigger counts tokens alone).
     token_limit: int | None = None
+    #: False when no trigger was given and the run's own are not known: the next
+    #: compaction was not checked (not "no trigger": nothing says the run has none).
+    checked: bool = True
 
     @property
     def room_tokens(self) -> int | None:
@@ -245,6 +250,7 @@ class RetriggerEstimate:
             "loops": self.loops,
             "warnings": list(self.warnings),
             "token_limit": self.token_limit,
+            "checked": self.checked,
         }
 
 
@@ -335,39 +341,3 @@ def estimate_retrigger(
         warnings=tuple(warnings),
         token_limit=min((c for c in map(token_ceiling, triggers) if c is not None), default=None),
     )
-
-
-# ----------------------------------------------------------------------------- triggers
-
-
-def _walk(config: Mapping[str, Any], tokenizer_given: bool) -> Iterable[Trigger]:
-    """An explicit ``trigger``, then what the type's shorthand keywords stand for (from the
-    strategy registry), then, for a composite, its stages' triggers."""
-    kind = config.get("type")
-    trigger = config.get("trigger")
-    if isinstance(trigger, Mapping):
-        yield Trigger.from_dict(dict(trigger))
-    info = strategy_info(kind) if isinstance(kind, str) else None
-    if info is None:
-        return
-    yield from info.shorthand_triggers(config, tokenizer_given)
-    if info.composite:
-        for child in config.get("strategies") or ():
-            if isinstance(child, Mapping):
-                yield from _walk(child, tokenizer_given)
-
-
-def strategy_triggers(strategy: Any, *, tokenizer_given: bool = True) -> tuple[Trigger, ...]:
-    """The triggers that start a strategy (or a ``to_dict()`` config), any one of which fires.
-
-    Reads explicit ``trigger`` values and the shorthand keywords (``max_n``,
-    ``keep_last_turns``, ``keep_last_groups``, ``target_count``/``threshold``,
-    ``token_budget``), through pipelines. ``max_n`` counts tokens when a tokenizer is
-    given and messages otherwise, as the engine does. Duplicates are dropped.
-    """
-    config = strategy if isinstance(strategy, Mapping) else strategy.to_dict()
-    out: list[Trigger] = []
-    for t in _walk(config, tokenizer_given):
-        if t not in out:
-            out.append(t)
-    return tuple(out)

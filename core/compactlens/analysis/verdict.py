@@ -134,6 +134,10 @@ _FIXES = {
         "collapse stage first, so old tool results shrink before whole turns are dropped."
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
+    "no-trigger": (
+        "Give the run's strategy as its triggers (analyze(original, result, "
+        "triggers=strategy)) so the report checks when compaction fires again."
+    ),
     "no-request": (
         "Check that the log was read in full: the Transcript page lists every message read, "
         "and a log whose requests were not read cannot show that the agent keeps its task."
@@ -155,6 +159,7 @@ COST_ORDER = (
     "provider-warnings",
     "cache",
     "no-request",
+    "no-trigger",
     "not-measured",
 )
 #: A run that uses less than this share of its target has room to keep more word for
@@ -232,6 +237,9 @@ class VerdictNumbers:
     turns_until_next_compaction: int | None = None
     horizon: int | None = None
     triggers: tuple[str, ...] = ()
+    #: False when the report did not know the run's triggers (the next compaction was
+    #: not checked, which is not "no trigger is set").
+    triggers_checked: bool = True
     turn_tokens: int | None = None
     turns_measured: int | None = None
     growth_unit: str = "turn"
@@ -288,6 +296,7 @@ class VerdictNumbers:
             "turns_until_next_compaction": self.turns_until_next_compaction,
             "horizon": self.horizon,
             "triggers": list(self.triggers),
+            "triggers_checked": self.triggers_checked,
             "turn_tokens": self.turn_tokens,
             "turns_measured": self.turns_measured,
             "growth_unit": self.growth_unit,
@@ -497,6 +506,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "turns_until_next_compaction": report.retrigger.turns_until_trigger,
         "horizon": report.retrigger.horizon,
         "triggers": report.retrigger.triggers,
+        "triggers_checked": report.retrigger.checked,
         "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
         "turns_measured": growth.turns_measured,
         "growth_unit": growth.unit,
@@ -767,6 +777,12 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     turns, code = n.turns_until_next_compaction, "next-compaction"
     unit = n.growth_unit
     typical = _pace(n) if n.turn_tokens else ""
+    if not n.triggers_checked:
+        text = (
+            "When compaction fires again is not checked: no trigger was given and the "
+            "run's own are not known."
+        )
+        return Reason(code="no-trigger", level="costs", text=text)
     if not n.triggers:
         text = "No trigger is set for the next turns, so nothing makes compaction fire again."
         return Reason(code=code, level="safe", text=text)
