@@ -74,6 +74,9 @@ class Growth:
     tool_call_groups: float = 0.0
     source: GrowthSource = "given"
     turns_measured: int = 0
+    #: The tokens of the largest turn (or step) a median was taken over (None: no
+    #: median), so a reader can be told when the median hides a much larger one.
+    largest: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +87,7 @@ class Growth:
             "source": self.source,
             "turns_measured": self.turns_measured,
             "unit": self.unit,
+            "largest": self.largest,
         }
 
     @property
@@ -121,6 +125,7 @@ def growth_from_index(index: MessageIndex) -> Growth:
         tool_call_groups=float(statistics.median(r[3] for r in rows)),
         source="transcript",
         turns_measured=len(rows),
+        largest=float(max(r[0] for r in rows)),
     )
 
 
@@ -151,6 +156,7 @@ def _step_growth(index: MessageIndex, turns: int) -> Growth:
         ),
         source="steps",
         turns_measured=len(steps),
+        largest=float(max(g.tokens for g in steps)),
     )
 
 

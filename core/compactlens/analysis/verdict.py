@@ -244,6 +244,8 @@ class VerdictNumbers:
     turns_measured: int | None = None
     growth_unit: str = "turn"
     growth_source: str | None = None
+    #: The tokens of the largest turn (or step) ``turn_tokens`` is the median of.
+    largest_turn_tokens: int | None = None
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
@@ -301,6 +303,7 @@ class VerdictNumbers:
             "turns_measured": self.turns_measured,
             "growth_unit": self.growth_unit,
             "growth_source": self.growth_source,
+            "largest_turn_tokens": self.largest_turn_tokens,
             "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
@@ -511,6 +514,11 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "turns_measured": growth.turns_measured,
         "growth_unit": growth.unit,
         "growth_source": growth.source,
+        "largest_turn_tokens": (
+            round(growth.largest)
+            if growth.largest is not None and growth.source in ("transcript", "steps")
+            else None
+        ),
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
@@ -879,7 +887,30 @@ def _pace(n: VerdictNumbers, *, tokens: bool = True) -> str:
             else f"the larger of the log's only {n.turns_measured or 0} steps"
         )
         return f"an agent step adds up to about {size} (estimated from {only})"
-    return f"a typical {_typical_unit(n)} adds about {size}"
+    return f"a typical {_typical_unit(n)} adds about {size}{_hidden_turn(n)}"
+
+
+#: A turn this many times the median is one the median hides (it is said).
+HIDDEN_TURN_FACTOR = 5
+
+
+def _hidden_turn(n: VerdictNumbers) -> str:
+    """A clause for a median that hides a much larger turn ("" otherwise): "; the median
+    of the 3 turns measured hides one that added 89,087 tokens", and whether a turn like
+    it would fire compaction again."""
+    largest, typical = n.largest_turn_tokens, n.turn_tokens
+    if not largest or not typical or largest < HIDDEN_TURN_FACTOR * typical:
+        return ""
+    unit = _typical_unit(n)
+    count = plural(n.turns_measured or 0, unit)
+    room = n.token_limit - n.tokens_after if n.token_limit is not None else None
+    later = (n.turns_until_next_compaction or 0) > 1  # (else it fires next turn anyway)
+    fires = (
+        f", and a {unit} like it would fire compaction again"
+        if later and room is not None and largest > room
+        else ""
+    )
+    return f"; the median of the {count} measured hides one that added {largest:,} tokens{fires}"
 
 
 def _typical_unit(n: VerdictNumbers) -> str:
