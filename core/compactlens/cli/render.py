@@ -11,6 +11,7 @@ from typing import Any
 from compactlens.analysis.fix_verdicts import fix_mark
 from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.verdict import Verdict, group_counts
+from compactlens.engine.explain import protected_amount
 from compactlens.engine.index import MessageGroup, MessageIndex
 from compactlens.engine.result import CompactionResult
 from compactlens.engine.vocabulary import condition_words, plural, protection_words
@@ -176,8 +177,7 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
             detail = f" - {item.detail}" if item.detail else ""
             # The protection's plain label (the vocabulary's), never its code name.
             lines.append(
-                f"  protected, {protection_words(item.why)}: {item.tokens:,} tokens in "
-                f"{plural(len(item.group_ids), 'group')}{detail}"
+                f"  protected, {protection_words(item.why)}: {protected_amount(item)}{detail}"
             )
         if ex.target_tokens is not None:
             lines.append(f"  target: {ex.target_tokens:,} tokens")

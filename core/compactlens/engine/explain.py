@@ -107,6 +107,14 @@ def guard_protections(plan: Plan) -> list[ProtectedItem]:
     ]
 
 
+def protected_amount(item: ProtectedItem) -> str:
+    """What a protection holds: "1,205 tokens in 3 groups", or its tokens alone when they
+    are in no group (inserted summaries: "21 tokens", never "in 0 groups")."""
+    if not item.group_ids:
+        return f"{item.tokens:,} tokens"
+    return f"{item.tokens:,} tokens in {plural(len(item.group_ids), 'group')}"
+
+
 def merged_protections(plan: Plan, items: Sequence[ProtectedItem]) -> tuple[ProtectedItem, ...]:
     """One item per reason, in the order each reason first comes: stages of a pipeline
     that protect for the same reason (two stages keeping the newest groups) give the
@@ -170,11 +178,7 @@ def explain_run(
             ),
         )
     parts = [reason]
-    for item in protected:
-        parts.append(
-            f"{protection_words(item.why)}: {item.tokens:,} tokens in "
-            f"{plural(len(item.group_ids), 'group')}"
-        )
+    parts.extend(f"{protection_words(i.why)}: {protected_amount(i)}" for i in protected)
     smallest = plan.tokens
     suggestions = list(_suggestions(index, strategy, tokenizer_given, limit, ctx.summaries, guards))
     if limit is not None:
