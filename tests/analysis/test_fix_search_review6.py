@@ -15,10 +15,10 @@ import pytest
 
 from compactlens import CharEstimator, MessageIndex, load_transcript, run_strategy
 from compactlens.analysis import advise, shown_fixes
-from compactlens.analysis.fixes import Fix, raise_target_fix, token_trigger
+from compactlens.analysis.fixes import Fix, _singles, raise_target_fix, token_trigger
 from compactlens.analysis.postmortem import reference_pipeline
 from compactlens.analysis.retrigger import growth_from_index
-from compactlens.engine import tokens_exceed
+from compactlens.engine import TruncationStrategy, tokens_at_most, tokens_exceed
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.tool_results import ToolResultCompactionStrategy
 
@@ -102,3 +102,53 @@ def test_a_shorter_collapsed_note_within_the_target_is_the_first_fix() -> None:
     assert any(c.parameter.endswith("max_chars") for c in first.changes)
     assert first.tokens_after <= 40_000
     assert step.startswith("Apply: ") and "collapsed note length" in step
+
+
+RECORDINGS = ROOT / "sample_transcripts" / "recordings"
+RECORDING = RECORDINGS / "pydantic-ai-20261102T110000-c3e0b871.jsonl"
+
+
+def _recorded_call_13() -> tuple[MessageIndex, Strategy]:
+    from compactlens.engine.strategies.config import strategy_from_config
+    from compactlens.formats import from_caller
+    from compactlens.integrations.runs import read_call
+
+    call = read_call(RECORDING, 13)
+    assert call.configuration is not None
+    index = MessageIndex.build(from_caller(call.history).messages, CharEstimator())
+    return index, strategy_from_config(call.configuration["strategy"])
+
+
+def test_one_fix_per_result_and_one_label_per_parameter() -> None:
+    """Review 6 R6 (brief R30): the bundled pydantic-ai run's call 13 listed three fixes
+    with the same result ("newest groups never dropped" to 3, and the same with a stage
+    added in front that changes nothing), the parameter named "never dropped" in one and
+    "never touched" in the others. One fix per result (the fewest changes), one label."""
+    index, strategy = _recorded_call_13()
+    _step, shown = _shown(index, strategy)
+    results = [(f.verdict.summary, f.target_tokens) for f in shown if f.verdict is not None]
+    assert len(results) == len(set(results)), results
+    said = " ".join(f.plain_summary for f in shown)
+    assert "newest groups never dropped" in said
+    assert "never touched" not in said
+    same = [f for f in shown if f.verdict is not None and "1,989 tokens" in f.verdict.summary]
+    assert len(same) == 1 and len(same[0].changes) == 1
+
+
+def test_no_tool_result_collapse_is_added_in_front_of_one() -> None:
+    """Review 6 R18 (brief R9): "add tool-result collapse first" was offered on a pipeline
+    whose first stage is a tool-result collapse (on cc_ae4a77f8 it gave the pipeline's own
+    result as a costly fix). Its own parameters are varied instead."""
+    from compactlens.analysis import search_fixes
+
+    path = ROOT / "sample_transcripts" / "coding_agent.json"
+    index = _index(path)
+    for budget in (index.total_tokens // 2, index.total_tokens // 4):
+        found = search_fixes(index, reference_pipeline(budget), include_destructive=True)
+        params = [c.parameter for f in found.fixes for c in f.changes]
+        assert params
+        assert "stage:tool_result_collapse" not in params
+    # A strategy that does not start with one still gets it tried.
+    single = TruncationStrategy(trigger=tokens_exceed(index.total_tokens // 4))
+    tried = _singles(single, tokens_at_most(index.total_tokens // 4), index.total_tokens // 4)
+    assert any(c.changes[0].parameter == "stage:tool_result_collapse" for c in tried)

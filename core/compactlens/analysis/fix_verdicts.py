@@ -245,8 +245,29 @@ def listed_fixes(fixes: Sequence[Fix], current: Verdict) -> tuple[Fix, ...]:
     that fits when it does not fit; before :func:`shown_fixes` hides the destructive."""
     if current.level == "safe":
         return ()
-    shown = [f for f in fixes if improves(f, current)]
-    return tuple(sorted(shown, key=_verdict_order))
+    shown = sorted((f for f in fixes if improves(f, current)), key=_verdict_order)
+    return _distinct(shown)
+
+
+def _distinct(fixes: Sequence[Fix]) -> tuple[Fix, ...]:
+    """``fixes`` with one fix per distinct result (its verdict's summary and costs, the
+    target it sets): among fixes whose runs read the same, the one with the fewest
+    changes, at the place of the first (a fix that adds a stage that changes nothing
+    repeats the simpler one)."""
+    first: dict[tuple[Any, ...], int] = {}
+    out: list[Fix] = []
+    for f in fixes:
+        v = f.verdict
+        if v is None:
+            out.append(f)
+            continue
+        key = (v.level, v.summary, tuple(r.text for r in v.costs), f.target_tokens)
+        if key not in first:
+            first[key] = len(out)
+            out.append(f)
+        elif len(f.changes) < len(out[first[key]].changes):
+            out[first[key]] = f
+    return tuple(out)
 
 
 def _verdict_order(fix: Fix) -> tuple[bool, bool, bool, bool, int, bool, float]:

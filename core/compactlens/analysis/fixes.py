@@ -379,6 +379,18 @@ def raise_words(target: int, strategy: Strategy) -> str:
     return f"raise the target to {target:,} tokens and the trigger to {trigger:,}"
 
 
+def _own_type(strategy: Strategy) -> Any:
+    """The type whose parameter an unprefixed change sets: the strategy's own, or, for a
+    fix that put a stage in front of a single strategy (:func:`_front`), that strategy's,
+    the pipeline's last stage (one parameter, one label: "newest groups never dropped" of
+    truncation, never the general "newest groups never touched")."""
+    config = strategy.to_dict()
+    stages = config.get("strategies") or []
+    if config.get("type") == "pipeline" and stages:
+        return stages[-1].get("type")
+    return config.get("type")
+
+
 def plain_change(change: Change, strategy: Strategy) -> str:
     """One change in plain words, as the vocabulary words a change
     (:func:`~compactlens.engine.vocabulary.change_words`): the parameter's label and the
@@ -390,7 +402,7 @@ def plain_change(change: Change, strategy: Strategy) -> str:
     if change.parameter.startswith("stage:") or change.parameter in ROOM_PARAMETERS:
         return change.description
     stage, _, name = change.parameter.rpartition(".")
-    kind = _stage_type(strategy, stage) if stage else strategy.to_dict().get("type")
+    kind = _stage_type(strategy, stage) if stage else _own_type(strategy)
     info = strategy_info(kind) if isinstance(kind, str) else None
     words = change_words(name, change.value, kind if isinstance(kind, str) else "")
     return f"{info.label}: {words}" if stage and info is not None else words
@@ -1045,8 +1057,20 @@ def recall_target_fix(
 
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:
     out = [_variant_candidate(v) for v in strategy.variants()]
-    out.extend(_stage_candidates(target, limit))
+    added = _stage_candidates(target, limit)
+    if isinstance(_first_stage(strategy), ToolResultCompactionStrategy):
+        # A tool-result collapse in front of one repeats the run's own first stage (its
+        # own parameters are varied above): no such fix.
+        added = [c for c in added if c.changes[0].parameter != "stage:tool_result_collapse"]
+    out.extend(added)
     return out
+
+
+def _first_stage(strategy: Strategy) -> Strategy:
+    """The stage that runs first in ``strategy`` (itself for a single stage)."""
+    if isinstance(strategy, PipelineStrategy) and strategy.strategies:
+        return _first_stage(strategy.strategies[0])
+    return strategy
 
 
 #: The parameters a stage keeps more with when they are larger: loosening one keeps more
