@@ -106,6 +106,7 @@ from compactlens.analysis.postmortem import (
     postmortem,
     reference_config,
     reference_pipeline,
+    sized_factory,
 )
 from compactlens.analysis.protocol import (
     PROVIDERS,
@@ -124,6 +125,7 @@ from compactlens.analysis.report import (
     analyze_overview,
 )
 from compactlens.analysis.retrigger import (
+    DEFAULT_CONTEXT_WINDOW,
     Growth,
     HistoryMetrics,
     RetriggerEstimate,
@@ -146,6 +148,7 @@ from compactlens.analysis.verdict import (
 from compactlens.analysis.verdict import Level as VerdictLevel
 
 __all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_MIN_RECALL",
     "DEFAULT_MODEL",
     "DEFAULT_PRICES",
@@ -252,6 +255,7 @@ __all__ = [
     "searched_advice",
     "searched_step",
     "shown_fixes",
+    "sized_factory",
     "smallest_safe_target",
     "strategy_triggers",
     "transcript_provider",

@@ -52,7 +52,7 @@ from compactlens.analysis.retrigger import DEFAULT_MAX_FRACTION
 from compactlens.compact.result import CompactResult
 from compactlens.engine.display import NO_FIT_STEP
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import money, plural
+from compactlens.engine.vocabulary import money, pairing_words, plural
 from compactlens.model.display import Card, card_html
 from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.session.runtime import CompactionSession
@@ -116,6 +116,12 @@ _FIXES = {
         "Compact less often and deeper (a lower target), so the cache is rewritten once for "
         "a larger saving."
     ),
+    "history-errors": (
+        "Repair the history before it is sent: give every tool call its result, put each "
+        "result right after its call and remove results whose call is gone (the Transcript "
+        "page lists each problem at its message). Compaction cannot repair what the log "
+        "already breaks."
+    ),
     "latest-request": "Keep the latest user request: turn its guard back on, then run again.",
     "system-prompt": (
         'Keep the system prompt: turn "system messages kept" back on in every stage that '
@@ -134,6 +140,10 @@ _FIXES = {
         "collapse stage first, so old tool results shrink before whole turns are dropped."
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
+    "no-trigger": (
+        "Give the run's strategy as its triggers (analyze(original, result, "
+        "triggers=strategy)) so the report checks when compaction fires again."
+    ),
     "no-request": (
         "Check that the log was read in full: the Transcript page lists every message read, "
         "and a log whose requests were not read cannot show that the agent keeps its task."
@@ -149,12 +159,14 @@ COST_ORDER = (
     "context-window",
     "latest-request",
     "provider-errors",
+    "history-errors",
     "system-prompt",
     "fact-recall",
     "next-compaction",
     "provider-warnings",
     "cache",
     "no-request",
+    "no-trigger",
     "not-measured",
 )
 #: A run that uses less than this share of its target has room to keep more word for
@@ -200,7 +212,8 @@ class VerdictNumbers:
     None for ``compact()`` results, which replace a message range). ``facts_kept`` of
     ``facts_total`` is fact recall (see ``facts_counted``). ``provider_errors`` and
     ``provider_warnings`` are the problems the compaction introduced, for ``provider``
-    (None: every provider the report checked). ``turns_until_next_compaction`` is None
+    (None: every provider the report checked); ``history_errors`` the errors the history
+    already had and still sends (:func:`history_errors`). ``turns_until_next_compaction`` is None
     when no trigger fires within ``horizon`` turns; ``turn_tokens`` is what a typical turn
     adds (None: too few of the ``turns_measured`` user turns to tell); ``growth_unit`` is
     ``"step"`` when the log had too few user turns and both are per agent step (one model
@@ -229,13 +242,19 @@ class VerdictNumbers:
     provider: str | None = None
     provider_errors: int | None = None
     provider_warnings: int | None = None
+    history_errors: int | None = None
     turns_until_next_compaction: int | None = None
     horizon: int | None = None
     triggers: tuple[str, ...] = ()
+    #: False when the report did not know the run's triggers (the next compaction was
+    #: not checked, which is not "no trigger is set").
+    triggers_checked: bool = True
     turn_tokens: int | None = None
     turns_measured: int | None = None
     growth_unit: str = "turn"
     growth_source: str | None = None
+    #: The tokens of the largest turn (or step) ``turn_tokens`` is the median of.
+    largest_turn_tokens: int | None = None
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
@@ -285,13 +304,16 @@ class VerdictNumbers:
             "provider": self.provider,
             "provider_errors": self.provider_errors,
             "provider_warnings": self.provider_warnings,
+            "history_errors": self.history_errors,
             "turns_until_next_compaction": self.turns_until_next_compaction,
             "horizon": self.horizon,
             "triggers": list(self.triggers),
+            "triggers_checked": self.triggers_checked,
             "turn_tokens": self.turn_tokens,
             "turns_measured": self.turns_measured,
             "growth_unit": self.growth_unit,
             "growth_source": self.growth_source,
+            "largest_turn_tokens": self.largest_turn_tokens,
             "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
@@ -494,13 +516,20 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "provider": provider,
         "provider_errors": sum(1 for p in introduced if p.severity == "error"),
         "provider_warnings": sum(1 for p in introduced if p.severity != "error"),
+        "history_errors": len(history_errors(report, provider)),
         "turns_until_next_compaction": report.retrigger.turns_until_trigger,
         "horizon": report.retrigger.horizon,
         "triggers": report.retrigger.triggers,
+        "triggers_checked": report.retrigger.checked,
         "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
         "turns_measured": growth.turns_measured,
         "growth_unit": growth.unit,
         "growth_source": growth.source,
+        "largest_turn_tokens": (
+            round(growth.largest)
+            if growth.largest is not None and growth.source in ("transcript", "steps")
+            else None
+        ),
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
@@ -659,6 +688,48 @@ def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
     return Reason(code="provider-errors", level="safe", text=f"No new error for {who}.")
 
 
+#: Problems of a log's last message that only say its tool call is still running: the
+#: result comes before the agent's next model call, so the request is not rejected.
+PENDING_KINDS = frozenset({"unresolved_call", "tool_result_not_next"})
+
+
+def history_errors(report: CompactionReport, provider: str | None) -> list[ProtocolProblem]:
+    """The errors the compacted request sends that the history already had (not
+    introduced by the compaction), for ``provider`` (None: every provider checked): the
+    API rejects the request as it is. A tool call still running in the last message (its
+    result comes before the next model call) is not one."""
+    chosen = {"any", provider} if provider is not None else None
+    introduced = set(report.introduced)
+    last = report.messages_after - 1
+    return [
+        p
+        for p in report.problems
+        if p.severity == "error"
+        and (chosen is None or p.provider in chosen)
+        and p not in introduced
+        and not (p.kind in PENDING_KINDS and p.message_index == last)
+    ]
+
+
+def _history_reason(n: VerdictNumbers, report: CompactionReport) -> Reason | None:
+    """Errors the history already had: not the compaction's doing, but the request is
+    rejected as it is, so the run is never safe (None: there are none)."""
+    found = history_errors(report, n.provider)
+    if not found:
+        return None
+    who = _provider_who(n, report.providers)
+    # Short enough for a card's line (CARD_TEXT_LIMIT): the first one named, by kind.
+    one = found[0]
+    first = "" if len(found) == 1 else "the first, "
+    it = "it" if len(found) == 1 else "them"
+    text = (
+        f"The history already holds {plural(len(found), 'error')} that {who} would reject "
+        f"({first}at message {one.message_index:,}: {pairing_words(one.kind)}). The "
+        f"compaction did not introduce {it}, but the request is rejected as it is."
+    )
+    return Reason(code="history-errors", level="costs", text=text)
+
+
 def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
     """The warnings the compaction introduced: a cost when one changes the request (a
     system message moved to the top, its place lost); a note, not a cost, when every one
@@ -767,6 +838,12 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     turns, code = n.turns_until_next_compaction, "next-compaction"
     unit = n.growth_unit
     typical = _pace(n) if n.turn_tokens else ""
+    if not n.triggers_checked:
+        text = (
+            "When compaction fires again is not checked: no trigger was given and the "
+            "run's own are not known."
+        )
+        return Reason(code="no-trigger", level="costs", text=text)
     if not n.triggers:
         text = "No trigger is set for the next turns, so nothing makes compaction fire again."
         return Reason(code=code, level="safe", text=text)
@@ -863,7 +940,30 @@ def _pace(n: VerdictNumbers, *, tokens: bool = True) -> str:
             else f"the larger of the log's only {n.turns_measured or 0} steps"
         )
         return f"an agent step adds up to about {size} (estimated from {only})"
-    return f"a typical {_typical_unit(n)} adds about {size}"
+    return f"a typical {_typical_unit(n)} adds about {size}{_hidden_turn(n)}"
+
+
+#: A turn this many times the median is one the median hides (it is said).
+HIDDEN_TURN_FACTOR = 5
+
+
+def _hidden_turn(n: VerdictNumbers) -> str:
+    """A clause for a median that hides a much larger turn ("" otherwise): "; the median
+    of the 3 turns measured hides one that added 89,087 tokens", and whether a turn like
+    it would fire compaction again."""
+    largest, typical = n.largest_turn_tokens, n.turn_tokens
+    if not largest or not typical or largest < HIDDEN_TURN_FACTOR * typical:
+        return ""
+    unit = _typical_unit(n)
+    count = plural(n.turns_measured or 0, unit)
+    room = n.token_limit - n.tokens_after if n.token_limit is not None else None
+    later = (n.turns_until_next_compaction or 0) > 1  # (else it fires next turn anyway)
+    fires = (
+        f", and a {unit} like it would fire compaction again"
+        if later and room is not None and largest > room
+        else ""
+    )
+    return f"; the median of the {count} measured hides one that added {largest:,} tokens{fires}"
 
 
 def _typical_unit(n: VerdictNumbers) -> str:
@@ -958,10 +1058,12 @@ def _reasons(
         return (target, missing)
     cache = _cache_reason(n)
     window = _window_reason(n)
+    before = _history_reason(n, report)
     return (
         target,
         *((window,) if window is not None else ()),
         _provider_reason(n, report),
+        *((before,) if before is not None else ()),
         _warning_reason(n, report),
         _request_reason(report),
         _system_reason(report),
@@ -1114,6 +1216,7 @@ def _cost_phrase(code: str, text: str, judged: Verdict) -> str:
         "latest-request": "the latest request dropped",
         "system-prompt": "the system prompt dropped",
         "provider-errors": "new provider errors",
+        "history-errors": "errors already in the history",
         "provider-warnings": "new provider warnings",
         "cache": "the prompt cache rewritten",
     }

@@ -351,6 +351,7 @@ PAIRING_PROBLEMS: dict[str, str] = {
     "unresolved_call": "call without a result",
     "duplicate_id": "call id used twice",
     "split_pair": "result apart from its call",
+    "tool_result_not_next": "result not right after its call",
 }
 
 
@@ -393,7 +394,7 @@ RECORDERS: dict[str, str] = {
 #: Where a recorded compaction was read from, in words (``RecordedCompaction.source``).
 RECORDED_SOURCES: dict[str, str] = {
     "claude_code.compact_boundary": "Claude Code compaction marker",
-    "claude_code.summary": "Claude Code summary",
+    "claude_code.compact_summary": "Claude Code compaction summary",
     "claude_code.summary_message": "Claude Code summary",
     "claude_code.compaction_subagent": "Claude Code compaction sub-agent",
     "codex.compacted": "Codex compaction",
