@@ -231,3 +231,22 @@ def test_one_next_step_in_text_json_explain_and_the_notebook(
     guards = Guards.from_dict(data["guards"])
     result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
     assert debug(result, strategy, index, guards=guards).verdict.next_step == step
+
+
+def test_explain_on_a_safe_run_says_nothing_to_fix_without_a_search(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Review 6 R20 (brief R8): ``--explain`` on a run that fits and is safe printed
+    "fixes (40 changes re-run, …): none: no change fits without breaking a requirement".
+    It re-runs nothing and says there is nothing to fix (text and ``--json``)."""
+    path = SAMPLES / "shopping_assistant.json"
+    code, out, _ = run(capsys, "compact", path, "--config", PIPELINE, "--explain")
+    assert code == 0
+    assert "verdict: safe" in out
+    assert "fixes: nothing to fix: the run fits and every check passed" in out
+    assert "re-run" not in out and "none:" not in out
+    code, out, _ = run(capsys, "compact", path, "--config", PIPELINE, "--explain", "--json")
+    data = json.loads(out)
+    assert data["verdict"]["level"] == "safe"
+    assert data["fixes"]["tried"] == 0 and data["fixes"]["fixes"] == []
+    assert data["fixes"]["none_reason"] == "the run fits and every check passed"

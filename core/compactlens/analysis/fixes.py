@@ -77,6 +77,12 @@ ROOM_PARAMETERS = ("stage_targets", "stage_triggers")
 MAX_CANDIDATES = 160
 #: How many of the best single changes are combined into pairs.
 PAIR_POOL = 8
+#: How many changes that keep the target and the conversation but lose most facts a
+#: search keeps when no cheaper one keeps the target (judged, the best is offered).
+COSTLY_KEPT = 3
+#: How many single changes that fit but fire again on the next turn are paired with a
+#: lower target that leaves room for it (:func:`_room_pairs`).
+ROOM_PAIRS = 4
 #: A run that fits and uses less than this share of its target has room to keep more:
 #: the search then also loosens its stages (see :data:`LOOSENED`).
 ROOM_SHARE = 0.9
@@ -377,6 +383,18 @@ def raise_words(target: int, strategy: Strategy) -> str:
     return f"raise the target to {target:,} tokens and the trigger to {trigger:,}"
 
 
+def _own_type(strategy: Strategy) -> Any:
+    """The type whose parameter an unprefixed change sets: the strategy's own, or, for a
+    fix that put a stage in front of a single strategy (:func:`_front`), that strategy's,
+    the pipeline's last stage (one parameter, one label: "newest groups never dropped" of
+    truncation, never the general "newest groups never touched")."""
+    config = strategy.to_dict()
+    stages = config.get("strategies") or []
+    if config.get("type") == "pipeline" and stages:
+        return stages[-1].get("type")
+    return config.get("type")
+
+
 def plain_change(change: Change, strategy: Strategy) -> str:
     """One change in plain words, as the vocabulary words a change
     (:func:`~compactlens.engine.vocabulary.change_words`): the parameter's label and the
@@ -388,7 +406,7 @@ def plain_change(change: Change, strategy: Strategy) -> str:
     if change.parameter.startswith("stage:") or change.parameter in ROOM_PARAMETERS:
         return change.description
     stage, _, name = change.parameter.rpartition(".")
-    kind = _stage_type(strategy, stage) if stage else strategy.to_dict().get("type")
+    kind = _stage_type(strategy, stage) if stage else _own_type(strategy)
     info = strategy_info(kind) if isinstance(kind, str) else None
     words = change_words(name, change.value, kind if isinstance(kind, str) else "")
     return f"{info.label}: {words}" if stage and info is not None else words
@@ -792,10 +810,16 @@ def _retargeted_to(target: int, trigger: int) -> Callable[[Strategy], Strategy]:
     return lambda s: retarget(s, target, trigger)
 
 
-def _whole_history_candidate(limit: int, total: int, growth: float) -> _Candidate:
+def _whole_history_candidate(
+    limit: int, total: int, growth: float, window: int | None = None
+) -> _Candidate:
     """Raise the target to the whole history (``total`` tokens) and the trigger a typical
-    turn above it: nothing is compacted now, and the next turn still fits under it."""
+    turn above it: nothing is compacted now, and the next turn still fits under it. A
+    declared context ``window`` above the history caps the trigger (a trigger past the
+    window lets the history grow past what the model accepts)."""
     trigger = total + math.ceil(max(growth, 1.0))
+    if window is not None and total < window < trigger:
+        trigger = window
     words = (
         f"raise the target {limit:,} → {total:,} tokens (the whole history fits it) and the "
         f"trigger to {trigger:,}"
@@ -813,7 +837,8 @@ def _own_target_candidates(
     leaves a turn of room above ``reached``, the target goes to the whole history with
     the trigger a turn above it (:func:`_whole_history_candidate`)."""
     found = _retarget_candidates(limit, reached, total, base.growth.tokens, base.window)
-    return found or [_whole_history_candidate(limit, max(reached, total), base.growth.tokens)]
+    whole = _whole_history_candidate(limit, max(reached, total), base.growth.tokens, base.window)
+    return found or [whole]
 
 
 def _retargeted(to: int) -> Callable[[Strategy], Strategy]:
@@ -849,7 +874,7 @@ def raise_target_fix(
     for to in ladder:  # room under the trigger first: a target that fires again helps less
         tries.extend(_retarget_candidates(limit, to, total, base.growth.tokens, base.window))
     if target < total:  # the whole history left as it is, a turn under the trigger
-        tries.append(_whole_history_candidate(limit, total, base.growth.tokens))
+        tries.append(_whole_history_candidate(limit, total, base.growth.tokens, base.window))
     for to in (target, *ladder):
         words = f"raise the target {limit:,} → {to:,} tokens (the trigger with it)"
         tries.append(_Candidate((Change(words, "target_tokens", to, limit),), _retargeted(to)))
@@ -935,6 +960,31 @@ def _window_candidates(base: _Baseline, current: _Run) -> list[_Candidate]:
     ]
 
 
+def room_fixes(
+    index: MessageIndex,
+    strategy: Strategy,
+    *,
+    guards: Guards | None = None,
+    tokenizer_given: bool = True,
+    summaries: Mapping[str, SummaryResponse] | None = None,
+    context_window: int | None = None,
+) -> tuple[Fix, ...]:
+    """For a run of ``strategy`` that fires again on the next turn, the changes that make
+    room for that turn (:func:`_room_candidates`: every stage's target lowered, or every
+    token trigger raised), measured, those that fit and leave the room: a search keeps
+    only its best ranked fixes, and for such a run one of these may be the only change
+    whose verdict removes a cost. Empty for a run that leaves room."""
+    base = _baseline(index, guards, tokenizer_given, summaries, context_window)
+    current = _run(base, strategy, ())
+    out: list[Fix] = []
+    for candidate in _room_candidates(base, strategy, current) if current.fits else []:
+        built = candidate.build(strategy)
+        run = _run(base, built, candidate.changes) if built is not None else None
+        if run is not None and run.fits and _run_leaves_room(run):
+            out.append(_as_fix(base, run, DEFAULT_MIN_RECALL))
+    return tuple(out)
+
+
 def fits_at(
     index: MessageIndex,
     strategy: Strategy,
@@ -973,8 +1023,10 @@ def recall_target_fix(
     base = _baseline(index, guards, tokenizer_given, summaries, context_window)
     limit, total = _run(base, strategy, ()).target_tokens, index.total_tokens
     top = total
-    if context_window is not None:
-        # The largest target that leaves a typical turn of room under the window.
+    if context_window is not None and total >= context_window:
+        # The largest target that leaves a typical turn of room under the window (a
+        # history under the window may be left whole, its trigger capped at the window:
+        # :func:`_whole_history_candidate`).
         top = min(total, context_window - math.ceil(max(base.growth.tokens, 1.0)))
     if limit is None or limit >= top:
         return None
@@ -1009,8 +1061,20 @@ def recall_target_fix(
 
 def _singles(strategy: Strategy, target: Trigger | None, limit: int | None) -> list[_Candidate]:
     out = [_variant_candidate(v) for v in strategy.variants()]
-    out.extend(_stage_candidates(target, limit))
+    added = _stage_candidates(target, limit)
+    if isinstance(_first_stage(strategy), ToolResultCompactionStrategy):
+        # A tool-result collapse in front of one repeats the run's own first stage (its
+        # own parameters are varied above): no such fix.
+        added = [c for c in added if c.changes[0].parameter != "stage:tool_result_collapse"]
+    out.extend(added)
     return out
+
+
+def _first_stage(strategy: Strategy) -> Strategy:
+    """The stage that runs first in ``strategy`` (itself for a single stage)."""
+    if isinstance(strategy, PipelineStrategy) and strategy.strategies:
+        return _first_stage(strategy.strategies[0])
+    return strategy
 
 
 #: The parameters a stage keeps more with when they are larger: loosening one keeps more
@@ -1275,6 +1339,7 @@ def search_fixes(
             # more (the later stages fire only above the triggers it keeps).
             for single in singles:
                 attempt(_pair(single, candidate))
+    _room_pairs(base, strategy, tried, attempt)
     if limit is not None:
         # A change that drops the system prompt does not keep the conversation: when only
         # such changes reach the target, a larger target is offered beside them.
@@ -1314,12 +1379,43 @@ def search_fixes(
                 seen.add(_key(run.strategy))
                 runs.append(run)
                 loosened.append(run)
-    pool = [c for c, _ in sorted(tried, key=lambda cr: _rank(cr[1]))][:PAIR_POOL]
+    # Singles that change something come first in the pool: a change whose result is the
+    # run's own (a parameter the run never reaches) pairs into a repeat of the other change.
+    same = _outcome(current.plan)
+
+    def pooled(cr: tuple[_Candidate, _Run]) -> tuple[Any, ...]:
+        rank = _rank(cr[1])
+        return (*rank[:2], _outcome(cr[1].plan) == same, *rank[2:])
+
+    pool = [c for c, _ in sorted(tried, key=pooled)][:PAIR_POOL]
     for i, a in enumerate(pool):
         for b in pool[i + 1 :]:
             if a.changes[0].parameter != b.changes[0].parameter:
                 attempt(_pair(a, b))
     return _finish(base, current, runs, start, include_destructive, min_recall, max_fixes, loosened)
+
+
+def _room_pairs(
+    base: _Baseline,
+    strategy: Strategy,
+    tried: Sequence[tuple[_Candidate, _Run]],
+    attempt: Callable[[_Candidate], _Run | None],
+) -> None:
+    """The best single changes that fit but fire again on the next turn (a shorter
+    collapsed note that keeps more groups word for word, say), each paired with every
+    stage's target lowered to leave that turn of room (:func:`_room_candidates` of its
+    own run): the change keeps its gain and the run its room, within the target."""
+    ranked = sorted(tried, key=lambda cr: _rank(cr[1]))
+    refiring = [(c, r) for c, r in ranked if r.fits and not _run_leaves_room(r)]
+    for single, run in refiring[:ROOM_PAIRS]:
+        for room in _room_candidates(base, strategy, run):
+            if room.changes[0].parameter == "stage_targets":
+                attempt(_pair(single, room))
+
+
+def _run_leaves_room(run: _Run) -> bool:
+    """Whether ``run``'s result leaves room for more than the next turn."""
+    return run.turns_until_trigger is None or run.turns_until_trigger > 1
 
 
 def _first_fitting(
@@ -1369,11 +1465,15 @@ def _finish(
     if not any(not f.changes_target for f in safe):
         # Every change that keeps the target costs most of the facts: the best of those
         # that keep the conversation (system prompt, latest request, provider-valid) is
-        # still shown, first, with its cost, next to the larger target.
-        costly = next((f for f in risky if f.keeps_conversation and not f.changes_target), None)
-        if costly is not None:
-            risky.remove(costly)
-            safe.insert(0, costly)
+        # still shown, first, with its cost, next to the larger target. A few of them, those
+        # that leave room for the next turn first: the verdicts choose among them.
+        costly = sorted(
+            (f for f in risky if f.keeps_conversation and not f.changes_target),
+            key=lambda f: (not _leaves_room(f), _fix_order(f)),
+        )[:COSTLY_KEPT]
+        for f in costly:
+            risky.remove(f)
+        safe[:0] = costly
     safe = safe[:max_fixes] + [f for f in extra if f in safe[max_fixes:]]
     hidden = 0 if include_destructive else len(risky)
     chosen = (*safe, *risky[:max_fixes]) if include_destructive else tuple(safe)
@@ -1385,6 +1485,11 @@ def _finish(
         duration_ms=(time.perf_counter() - start) * 1000.0,
         none_reason=reason,
     )
+
+
+def _leaves_room(f: Fix) -> bool:
+    """Whether ``f``'s result leaves room for more than the next turn."""
+    return f.turns_until_trigger is None or f.turns_until_trigger > 1
 
 
 def _fix_order(f: Fix) -> tuple[Any, ...]:

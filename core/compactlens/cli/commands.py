@@ -69,6 +69,7 @@ from compactlens.cli.params import (
 from compactlens.cli.parser import add_guard_flags, add_limits, build_parser
 from compactlens.cli.postmortem import render_postmortem
 from compactlens.cli.render import (
+    NOTHING_TO_FIX,
     group_dict,
     message_range,
     render_fixes,
@@ -156,7 +157,13 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     judged = run_verdict(transcript, result, strategy, guards, tokenizer, analysis=analysis)
     wanted = args.include_destructive
     found: FixSearch | None = None
-    if judged.level != "safe" or args.explain:
+    if judged.level == "safe" and args.explain:
+        # Nothing to fix: no change is re-run (a search over a safe run can only say
+        # that no change beats it, which reads as if something were wrong).
+        found = FixSearch(
+            fixes=(), tried=0, hidden_destructive=0, duration_ms=0.0, none_reason=NOTHING_TO_FIX
+        )
+    elif judged.level != "safe":
         # The run's one next step, as the notebook's debug() and the inspector give it:
         # the fixes judged by the verdicts of their runs, with the one-click larger target
         # when the library's rule offers it. The text, --json and --explain all show it;
@@ -170,12 +177,12 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             include_destructive=wanted,
             analysis=analysis,
         )
-    if found is not None and args.explain:
+    if found is not None and args.explain and found.tried:
         shown = shown_fixes(found.fixes, judged, include_destructive=wanted)
         found = replace(
             found, fixes=shown.fixes, hidden_destructive=found.hidden_destructive + shown.hidden
         )
-    else:
+    elif not args.explain:
         found = None
     # With ``-o -`` the transcript goes to stdout and the report to stderr.
     report = err if args.output == "-" else out

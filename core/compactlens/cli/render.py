@@ -198,9 +198,16 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
     return "\n".join(lines) + "\n"
 
 
+#: Why ``--explain`` lists no fix for a run that fits and passes every check.
+NOTHING_TO_FIX = "the run fits and every check passed"
+
+
 def render_fixes(found: FixSearch) -> str:
     """The ranked fixes of ``--explain``, each with its cost and how to reproduce it,
-    marked as every surface marks them (:func:`~compactlens.analysis.fix_mark`)."""
+    marked as every surface marks them (:func:`~compactlens.analysis.fix_mark`); for a
+    run that fits and is safe (no change re-run), "nothing to fix"."""
+    if not found.tried and found.none_reason == NOTHING_TO_FIX:
+        return f"\nfixes: nothing to fix: {NOTHING_TO_FIX}\n"
     lines = ["", f"fixes ({plural(found.tried, 'change')} re-run, {found.duration_ms:,.0f} ms):"]
     if not found.fixes:
         why = found.none_reason or (

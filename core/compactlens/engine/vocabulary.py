@@ -219,6 +219,10 @@ PARAMETERS: dict[str, Term] = {
         f"What the note ({_COLLAPSE_NOTE}) keeps: the start of each result's text, or the "
         "tool names only.",
     ),
+    "max_chars": Term(
+        "collapsed note length (characters)",
+        "The most characters a collapsed tool call's note keeps of its results.",
+    ),
     "preserve_system": Term("system messages kept", "System messages are never dropped."),
     "preserve_first_user_group": Term(
         "first user message kept", "The first user message is never dropped."

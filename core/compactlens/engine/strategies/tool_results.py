@@ -477,7 +477,26 @@ class ToolResultCompactionStrategy:
                     replace(self, formatter="names"),
                 )
             )
+            out.extend(self._shorter_notes())
         return out
+
+    def _shorter_notes(self) -> list[Variant]:
+        """A shorter collapsed note (``max_chars`` at a half, three eighths and a quarter,
+        rounded down to a multiple of 64, never under what a note needs): each older tool
+        call keeps less of its results, so more of the rest fits the target word for word."""
+        lowest = len(TRUNCATION_MARKER) + 16
+        shares = ((1, 2), (3, 8), (1, 4))
+        values = dict.fromkeys(max(lowest, self.max_chars * a // b // 64 * 64) for a, b in shares)
+        return [
+            Variant(
+                change_words("max_chars", n, "tool_result_collapse"),
+                "max_chars",
+                n,
+                replace(self, max_chars=n),
+            )
+            for n in values
+            if n < self.max_chars
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
