@@ -212,3 +212,23 @@ def test_one_next_step_in_text_json_explain_and_the_notebook(
     guards = Guards.from_dict(data["guards"])
     result = run_strategy(index, strategy, tokenizer_given=True, guards=guards)
     assert debug(result, strategy, index, guards=guards).verdict.next_step == step
+
+
+def test_the_explanation_of_a_met_target_leaves_the_judgement_to_the_verdict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Review 6: "explanation: Target met: … tokens." right above "verdict: costs".
+    code, out, _ = run(
+        capsys,
+        "compact",
+        SAMPLES / "coding_agent.json",
+        "--strategy",
+        "truncation",
+        "--param",
+        "trigger=tokens_exceed:4000",
+        "--explain",
+    )
+    assert code == 0
+    (line,) = [s for s in out.splitlines() if s.startswith("explanation:")]
+    assert "Target met" in line and "the verdict's to say" in line
+    assert "verdict: costs" in out

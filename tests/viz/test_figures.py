@@ -16,9 +16,10 @@ import compactlens.viz as figures
 import compactlens.viz._style as figures_style
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
 from compactlens.analysis import group_counts
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.engine import decision_words
 from compactlens.formats import from_caller
-from compactlens.viz import timeline_events
+from compactlens.viz import SweepPoint, timeline_events
 from compactlens_inspector.lab.config import SummarizerSettings, preset
 from compactlens_inspector.lab.replay import replay_session
 from compactlens_inspector.lab.runs import budget_parts, make_summarizer, run_config
@@ -179,6 +180,22 @@ def test_sweep_compare_replay_and_composition(index: MessageIndex) -> None:
     assert figures.replay_chart(steps).data[0].x == tuple(s.turn for s in steps)
     pies = figures.composition(index)
     assert sum(pies.data[0].values) == sum(pies.data[1].values) == index.total_tokens
+
+
+def test_sweep_markers_take_the_verdicts_colour_and_words() -> None:
+    # Review 6: every point was a green "compacted" marker beside a "Fits, with costs" row.
+    points = [
+        SweepPoint(1000, "compacted", 900, 3, 5, level="costs"),
+        SweepPoint(2000, "compacted", 1800, 6, 9, level="safe"),
+        SweepPoint(3000, "compacted", 2500, 8, 12),  # not judged
+    ]
+    fig = figures.sweep_chart(points, "budget", target_tokens=2000)
+    marks = {t.name: t.marker.color for t in fig.data if getattr(t, "mode", "") == "markers"}
+    assert marks == {
+        "Fits, with costs": LEVEL_COLORS["costs"],
+        "Fits and safe": LEVEL_COLORS["safe"],
+        "compacted": "#8DA0B6",  # a status alone is never green
+    }
 
 
 @pytest.mark.slow

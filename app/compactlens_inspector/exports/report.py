@@ -16,6 +16,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import compactlens.viz as figures
 from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport, Verdict, protection_label, unique_protections
+from compactlens.engine import summary_words
 from compactlens.viz import timeline_events
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts
@@ -51,7 +52,7 @@ h1{font-size:26px;margin:0 0 4px} h2{font-size:19px;margin:28px 0 8px}
 .card{background:#fff;border:1px solid #e1e5ea;border-radius:10px;padding:12px 16px;min-width:150px}
 .card .k{font-size:12px;color:#5c677d;text-transform:uppercase;letter-spacing:.04em}
 .card .v{font-size:22px;font-weight:600}
-.status-compacted{color:#2BB673}.status-cannot-fit{color:#E4572E}.status-unchanged{color:#6C757D}
+.status-compacted{color:#6C757D}.status-cannot-fit{color:#E4572E}.status-unchanged{color:#6C757D}
 section{background:#fff;border:1px solid #e1e5ea;border-radius:10px;padding:16px;margin:16px 0}
 table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{border-bottom:1px solid #eef0f3;padding:6px 8px;text-align:left;vertical-align:top}
@@ -264,7 +265,7 @@ def build_report(
     parts.append("</div>")
     expl = result.explanation
     parts.append("<section><h2>Explanation</h2>")
-    parts.append(f"<p>{escape(expl.summary)}</p>")
+    parts.append(f"<p>{escape(summary_words(expl))}</p>")
     if expl.smallest_target is not None:
         # compact(): the smallest target its other settings fit; an engine run: its best
         # with the triggers as they are (the target the next step's fix sets, which may

@@ -81,6 +81,11 @@ def checked_triggers(result: CompactionResult) -> list[str]:
     return out
 
 
+#: The head of "In plain words" for a run that met its target: the verdict above it is
+#: the judge of its costs (a bare "The target was met." read as "all good").
+MET_HEAD = "The target was met; the verdict above names its costs, if any."
+
+
 def _in_words(
     status: str,
     reason: str | None,
@@ -100,7 +105,7 @@ def _in_words(
         head = (
             group_digits(reason)
             if reason
-            else ("The target was met." if status != "cannot-fit" else "The target was missed.")
+            else (MET_HEAD if status != "cannot-fit" else "The target was missed.")
         )
     if not parts:
         return head

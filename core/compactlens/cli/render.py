@@ -12,7 +12,7 @@ from compactlens.analysis.fix_verdicts import fix_mark
 from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.verdict import Verdict, group_counts
 from compactlens.engine.index import MessageGroup, MessageIndex
-from compactlens.engine.result import CompactionResult
+from compactlens.engine.result import CompactionResult, summary_words
 from compactlens.engine.vocabulary import condition_words, plural, protection_words
 from compactlens.transcript import (
     Transcript,
@@ -170,7 +170,7 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
         lines += ["  " + row for row in _table(headers, rows, {0, 5, 6, 7})]
     ex = result.explanation
     lines.append("")
-    lines.append(f"explanation: {ex.summary}")
+    lines.append(f"explanation: {summary_words(ex)}")
     if result.status == "cannot-fit":
         for item in ex.protected:
             detail = f" - {item.detail}" if item.detail else ""
