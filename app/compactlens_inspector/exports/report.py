@@ -18,11 +18,18 @@ from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport, Verdict, protection_label, unique_protections
 from compactlens.engine import summary_words
 from compactlens.viz import timeline_events
+from compactlens_inspector.components.badges import KIND_TEXT
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts
 from compactlens_inspector.serving.loader import LoadedTranscript
 from compactlens_inspector.style.numbers import group_digits, num, price
-from compactlens_inspector.style.wording import condition_words, event_words, stage_words
+from compactlens_inspector.style.wording import (
+    condition_words,
+    decision_words,
+    event_words,
+    reason_words,
+    stage_words,
+)
 from compactlens_inspector.views.analysis import (
     AnalysisSettings,
     latest_request,
@@ -69,8 +76,9 @@ pre.code{background:#f1f3f6;padding:12px;border-radius:8px;overflow:auto;font-si
 
 
 def _badge(action: str) -> str:
+    """A decision's badge in the word every surface uses (``dropped`` for ``excluded``)."""
     color = figures.DECISION_COLORS.get(action, "#6C757D")
-    return f'<span class="badge" style="background:{color}">{escape(action)}</span>'
+    return f'<span class="badge" style="background:{color}">{escape(decision_words(action))}</span>'
 
 
 def _preview(text: str) -> str:
@@ -359,8 +367,9 @@ def build_report(
             compacted = "(unchanged)"
         gid = "new" if d.group_id is None else str(d.group_id)
         parts.append(
-            f"<tr><td>{gid}</td><td>{escape(d.kind)}</td><td>{_badge(d.action)}</td>"
-            f"<td>{num(d.tokens_before)} → {num(d.tokens_after)}</td><td>{escape(d.reason)}</td>"
+            f"<tr><td>{gid}</td><td>{escape(KIND_TEXT.get(d.kind, d.kind))}</td>"
+            f"<td>{_badge(d.action)}</td><td>{num(d.tokens_before)} → {num(d.tokens_after)}</td>"
+            f"<td>{escape(reason_words(d.reason))}</td>"
             f"<td>{_preview(original) if original else ''}</td>"
             f"<td>{_preview(compacted) if compacted else ''}</td></tr>"
         )
