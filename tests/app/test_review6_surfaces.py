@@ -5,12 +5,15 @@ was met." over a run that has costs."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from apptest_helpers import go, no_exceptions, plain
 from streamlit.testing.v1 import AppTest
 
 from compactlens.analysis.verdict import HEADLINES, LEVEL_COLORS
 from compactlens_inspector.lab.config import encode_config, preset
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 
 
 def _markers(at: AppTest) -> dict[str, str]:
@@ -40,3 +43,56 @@ def test_in_plain_words_of_a_run_with_costs_points_to_the_verdict(app) -> None:
     met = [t for t in shown if t.startswith("The target was met")]
     assert met, shown
     assert met[0].startswith("The target was met; the verdict above names its costs")
+
+
+def test_findings_the_verdict_does_not_count_are_neutral_notes(app) -> None:
+    # Review 6: an amber "findings" box flagged a recall above the floor (81%, 98%) that
+    # the verdict does not count as a cost.
+    at = go(app(cfg=encode_config(preset("truncation", 5000))).run(), "analysis")
+    no_exceptions(at)
+    bar = plain(next(str(w.value) for w in at.warning if "**Next step:**" in str(w.value)))
+    assert "Fits, with costs" in bar and "88% fact recall" in bar  # above the 80% floor
+    flagged = [plain(str(w.value)) for w in at.warning if "finding" in str(w.value)]
+    assert not any("recall 88%" in f for f in flagged), flagged
+    notes = [plain(str(i.value)) for i in at.info if "not cost" in str(i.value)]
+    assert notes and "(recall 88%)" in notes[0], notes
+
+
+def test_split_findings_follows_the_verdicts_checks() -> None:
+    from compactlens_inspector.views.analysis import finding_check
+
+    assert finding_check("116 of the conversation's 603 facts were lost (recall 81%)") == (
+        "fact-recall"
+    )
+    assert finding_check("compaction would fire again on the very next turn (x)") == (
+        "next-compaction"
+    )
+    assert finding_check("something new") is None
+
+
+def test_the_protocol_card_is_a_note_when_the_verdict_says_so() -> None:
+    # Review 6: the Lab card "New problems 77" beside the verdict's "Note, not a cost: 77
+    # warnings for Anthropic"; the card now carries the verdict's level and words.
+    from dataclasses import replace
+
+    from compactlens import apply_compaction, load_transcript, tokens_exceed, verdict
+    from compactlens.analysis import Reason
+    from compactlens.engine import TruncationStrategy
+    from compactlens_inspector.views.analysis import protocol_card
+
+    log = load_transcript(SAMPLES / "coding_agent.json")
+    judged = verdict(apply_compaction(log.messages, TruncationStrategy(tokens_exceed(4000))))
+    note = Reason(
+        code="provider-warnings", level="safe", text="Note, not a cost: 77 warnings for Anthropic."
+    )
+    cost = Reason(code="provider-errors", level="costs", text="The compaction introduces 1 error.")
+    noted = replace(
+        judged,
+        reasons=(note,),
+        numbers=replace(judged.numbers, provider_errors=0, provider_warnings=77),
+    )
+    card = protocol_card(noted)
+    assert (card.count, card.cost, card.delta) == (77, False, "a note, not a cost")
+    assert card.words == (note.text,)
+    costly = replace(noted, reasons=(note, cost))
+    assert protocol_card(costly).delta == "a cost"

@@ -35,6 +35,7 @@ from compactlens_inspector.views.analysis import (
     latest_request,
     lost_fact_rows,
     problem_rows,
+    protocol_card,
     recall_text,
     share,
     turns_text,
@@ -111,9 +112,13 @@ def analysis_section(
     settings: AnalysisSettings,
     *,
     max_rows: int = MAX_ANALYSIS_ROWS,
+    judged: Verdict | None = None,
 ) -> tuple[str, go.Figure | None]:
-    """The analysis as an HTML section (every transcript string escaped) and its cost chart."""
+    """The analysis as an HTML section (every transcript string escaped) and its cost chart.
+    The protocol problems are counted and worded as ``judged``, the run's verdict, judges
+    them (a note is not a cost)."""
     facts = report.facts
+    protocol = protocol_card(judged)
     cache = report.cache
     introduced = report.introduced
     parts = ["<section><h2>Analysis</h2>"]
@@ -128,7 +133,12 @@ def analysis_section(
                 ),
                 ("cache rewrite tokens", num(cache.rewrite_tokens)),
                 ("turns until re-trigger", turns_text(report)),
-                ("protocol problems introduced", num(len(introduced))),
+                (
+                    "new protocol problems",
+                    f"{num(protocol.count)} ({protocol.delta})" if protocol.delta else "none",
+                )
+                if judged is not None
+                else ("protocol problems introduced", num(len(introduced))),
             ]
         )
     )
@@ -170,7 +180,9 @@ def analysis_section(
     problems = problem_rows(report, projection_roles)
     parts.append(
         f"<h3>Protocol problems</h3><p>{num(len(report.problems))} in the compacted request, "
-        f"{num(len(introduced))} introduced by the compaction.</p>"
+        f"{num(len(introduced))} introduced by the compaction."
+        + (f" The verdict: {escape(' '.join(protocol.words))}" if protocol.words else "")
+        + "</p>"
     )
     if problems:
         parts.append(
@@ -307,6 +319,7 @@ def build_report(
             index,
             [m.role for m in result.projection],
             analysis_settings or AnalysisSettings(),
+            judged=verdict,
         )
         parts.append(section)
 
