@@ -96,3 +96,42 @@ def test_the_protocol_card_is_a_note_when_the_verdict_says_so() -> None:
     assert card.words == (note.text,)
     costly = replace(noted, reasons=(note, cost))
     assert protocol_card(costly).delta == "a cost"
+
+
+def test_a_label_in_parentheses_takes_its_tokens_inside_them() -> None:
+    # Review 6: "not a tool call (the tool-call stage cannot touch it) (1,205 tokens)".
+    from compactlens_inspector.pages.cannot_fit import with_tokens
+
+    label = "not a tool call (the tool-call stage cannot touch it)"
+    assert with_tokens(label, "1,205") == (
+        "not a tool call (the tool-call stage cannot touch it; 1,205 tokens)"
+    )
+    assert with_tokens("system messages", "12") == "system messages (12 tokens)"
+
+
+def test_the_lab_stages_table_fits_its_conditions_whole() -> None:
+    # Review 6: "starts when" and "stops at" cut at 1440 and 1280 px.
+    from compactlens_inspector.style.widths import fit_columns
+
+    rows = [
+        {
+            "stage": "  Tool-result collapse",
+            "event": "target-missed",
+            "starts when": "more than 40,000 tokens",
+            "stops at": "at most 40,000 tokens",
+            "tokens": "100,846 → 48,981",
+            "groups changed": 214,
+            "inserted": 0,
+        },
+        {
+            "stage": "Pipeline",
+            "event": "applied",
+            "starts when": "a stage's trigger fires",
+            "stops at": "no target",
+            "tokens": "100,846 → 18,484",
+            "groups changed": 218,
+            "inserted": 1,
+        },
+    ]
+    fitted = fit_columns(rows, titles={"groups changed": "groups"})
+    assert fitted.rows == rows  # nothing shortened

@@ -171,10 +171,16 @@ def result_card(result: CompactionResult, budget: int | None = None) -> Card:
     )
 
 
+def _with_tokens(label: str, tokens: int) -> str:
+    """``label (N tokens)``, inside the label's own parentheses when it ends with some."""
+    if label.endswith(")"):
+        return f"{label[:-1]}; {tokens:,} tokens)"
+    return f"{label} ({tokens:,} tokens)"
+
+
 def explanation_card(explanation: Explanation) -> Card:
     protected = ", ".join(
-        f"{protection_words(item.why)} ({item.tokens:,} tokens)"
-        for item in explanation.protected[:4]
+        _with_tokens(protection_words(item.why), item.tokens) for item in explanation.protected[:4]
     )
     facts = [("protected", protected)] if protected else []
     if explanation.smallest_target is not None:
