@@ -135,3 +135,12 @@ def test_the_lab_stages_table_fits_its_conditions_whole() -> None:
     ]
     fitted = fit_columns(rows, titles={"groups changed": "groups"})
     assert fitted.rows == rows  # nothing shortened
+
+
+def test_the_export_previews_are_folded(app) -> None:
+    # Review 6: every preview open made the Export page 55,000 px tall on a Codex log.
+    at = go(app(cfg=encode_config(preset("truncation", 2000))).run(), "export")
+    no_exceptions(at)
+    folded = [e for e in at.expander if e.label.startswith("Show ")]
+    assert len(folded) == 4, [e.label for e in at.expander]
+    assert all(not e.proto.expanded for e in folded)
