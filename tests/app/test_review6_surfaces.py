@@ -144,3 +144,18 @@ def test_the_export_previews_are_folded(app) -> None:
     folded = [e for e in at.expander if e.label.startswith("Show ")]
     assert len(folded) == 4, [e.label for e in at.expander]
     assert all(not e.proto.expanded for e in folded)
+
+
+def test_runs_and_timeline_prose_names_no_code() -> None:
+    # Review 6: "(record_to=a folder)" on Runs, "through a `CompactionSession`" on the
+    # Event timeline's session mode.
+    from compactlens_inspector.pages import runs, timeline
+
+    for module in (runs, timeline):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        prose = [
+            line
+            for line in source.splitlines()
+            if line.strip().startswith(('"', 'f"')) and not line.strip().startswith('"""')
+        ]
+        assert not [ln for ln in prose if "record_to=" in ln or "CompactionSession" in ln]
