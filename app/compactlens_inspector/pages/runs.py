@@ -13,7 +13,8 @@ def render() -> None:
     header(
         "Runs",
         "Your agent's runs, from the recordings its compactlens integration writes "
-        "(record_to=a folder): every model call, what compaction did to it, and a replay.",
+        "when given a folder to record to: every model call, what compaction did to it, and "
+        "a replay.",
     )
     runs_panel.choose_source()
     if runs_state.source_label() is None:

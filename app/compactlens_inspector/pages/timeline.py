@@ -51,8 +51,8 @@ def _replay() -> None:
     if ix is None:
         return
     how = (
-        "through a `CompactionSession` (restore the checkpoint, check the triggers, compact, "
-        "save the checkpoint)"
+        "through a compaction session, as an agent's integration runs it (restore the "
+        "checkpoint, check the triggers, compact, save the checkpoint)"
     )
     st.caption(
         f"At the end of every turn, the history so far is prepared {how}, like an agent "
