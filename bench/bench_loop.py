@@ -11,9 +11,11 @@ the last call. For each history shape and size this benchmark builds the history
 ``N`` turns in each framework's own types, makes one call (the *first call*, which a
 compactor that remembers has to pay in full), then appends what the agent appends
 between model calls (an assistant tool call with its results; then the answer with the
-next user request) and times each of the next ``--calls`` calls. The per-call figure is
-the median of those calls: the cost at the end of a loop of ``N`` turns, without running
-the whole loop.
+next user request) and times each of the next ``--calls`` calls (at least
+:data:`OVER_BUDGET_CALLS` over budget: a call there costs a few milliseconds, and the
+median of 3 or 5 of them moved the 10,000 / 1,000 ratio by about 2x between runs). The
+per-call figure is the median of those calls: the cost at the end of a loop of ``N``
+turns, without running the whole loop.
 
 What is called, per framework (each as the framework calls it):
 
@@ -81,6 +83,8 @@ START, END = "<!-- agent-loop:start -->", "<!-- agent-loop:end -->"
 SHAPES = ("tool rounds", "long outputs", "parallel", "reasoning")
 MODES = ("idle", "over budget")
 TARGET = 16_000
+#: The fewest timed calls over budget (see the module docstring).
+OVER_BUDGET_CALLS = 25
 IDLE = 10**12
 TOOLS = ("read_file", "grep", "run_shell", "list_dir", "search_docs", "http_get")
 
@@ -403,15 +407,21 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
     return (time.perf_counter() - wall) * 1000.0, (time.process_time() - cpu) * 1000.0
 
 
-def measure_loop(loop: Loop, impl: str, mode: str) -> Row:
-    """Build ``impl``'s history, make the first call, then time one call after each step."""
+def timed_calls(mode: str, calls: int) -> int:
+    """How many calls to time in ``mode`` when ``calls`` were asked for."""
+    return max(calls, OVER_BUDGET_CALLS) if mode == "over budget" else calls
+
+
+def measure_loop(loop: Loop, impl: str, mode: str, calls: int | None = None) -> Row:
+    """Build ``impl``'s history, make the first call, then time one call after each of the
+    first ``calls`` steps (every step by default)."""
     d = driver(impl, mode, loop.prefix)
     try:
         gc.collect()
         first, first_cpu = _timed(d.call)
         walls: list[float] = []
         cpus: list[float] = []
-        for step in loop.steps:
+        for step in loop.steps[:calls]:
             d.append(step)
             wall, cpu = _timed(d.call)
             walls.append(wall)
@@ -442,10 +452,10 @@ def measure_all(
     _import_frameworks()
     for shape in shapes:
         for size in sizes:
-            loop = make_loop(shape, size, calls)
+            loop = make_loop(shape, size, max(timed_calls(mode, calls) for mode in modes))
             for mode in modes:
                 for impl in chosen:
-                    row = measure_loop(loop, impl, mode)
+                    row = measure_loop(loop, impl, mode, timed_calls(mode, calls))
                     print(row, flush=True)
                     yield row
             del loop
@@ -590,7 +600,8 @@ def section(
         "## The agent loop (issue 26)",
         "",
         f"`python bench/bench_loop.py`: the per-call cost of each integration at the end of a "
-        f"loop of {small:,} and {large:,} turns, the median of {calls} calls, each after "
+        f"loop of {small:,} and {large:,} turns, the median of {calls} calls "
+        f"({timed_calls('over budget', calls)} over budget), each after "
         "appending what an agent appends between model calls (a tool call with its results; "
         "an answer with the next request). *First call* is the call on the history as "
         "loaded, before the timed ones. *Idle*: a truncation far above the history (pure "

@@ -9,8 +9,16 @@ import pytest
 
 from compactlens import load_transcript
 from compactlens.analysis import extract_facts, fact_survival
-from compactlens.analysis.facts import Fact, FactKind, minor_kind
+from compactlens.analysis.fact_values import FactReport, noise_memo
+from compactlens.analysis.facts import (
+    Fact,
+    FactKind,
+    check_facts,
+    conversation_facts,
+    minor_kind,
+)
 from compactlens.model import Message, TextPart
+from compactlens.model.noise import noise_kind
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 
@@ -76,3 +84,16 @@ def test_on_a_log_heavy_sample_most_values_are_minor() -> None:
     assert report.minor_extracted > report.extracted
     assert all(minor_kind(c.fact) is None for c in report.checks)
     assert all(minor_kind(c.fact) is not None for c in report.minor)
+
+
+@pytest.mark.parametrize("name", ["cannot_fit_16k.json", "coding_agent.json"])
+def test_the_noise_memo_of_an_analysis_gives_what_noise_kind_gives(name: str) -> None:
+    messages = load_transcript(SAMPLES / name).messages
+    memo = noise_memo()
+    facts = conversation_facts(messages, noise_of=memo)
+    assert facts == conversation_facts(messages, noise_of=noise_kind)
+    checks = check_facts(facts, messages[:1])
+    shared = FactReport.of(checks, (), noise_of=memo)
+    assert shared == FactReport.of(checks, ())
+    assert shared.minor and shared.checks  # both sides are exercised
+    assert memo("8e41c07") == noise_kind("8e41c07") == "hash"

@@ -44,9 +44,10 @@ from compactlens.analysis import (
     search_fixes,
     strategy_triggers,
 )
-from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR
+from compactlens.analysis.verdict import DEFAULT_RECALL_FLOOR, history_errors
 from compactlens.formats import from_caller
 from compactlens.model import ConfigError, InputTypeError, UsageError
+from compactlens.model.display import CARD_TEXT_LIMIT
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_transcripts"
@@ -115,6 +116,17 @@ def _expected_level(
         # Firing again is a cost only once a compaction happened (and a trigger is set).
         and not (result.status != "unchanged" and report.retrigger.loops)
         and (facts.extracted == 0 or facts.survived / facts.extracted >= floor)
+        # No error the history already had is still sent (the API rejects the request as
+        # it is), but a tool call still running in the last message is not one.
+        and not any(
+            p.severity == "error"
+            and p not in report.introduced
+            and not (
+                p.kind in ("unresolved_call", "tool_result_not_next")
+                and p.message_index == report.messages_after - 1
+            )
+            for p in report.problems
+        )
     )
     return "safe" if safe else "costs"
 
@@ -147,6 +159,7 @@ def test_the_numbers_are_the_result_s_and_the_report_s(path: Path, config_name: 
     introduced = report.introduced
     assert n.provider_errors == sum(1 for p in introduced if p.severity == "error")
     assert n.provider_warnings == sum(1 for p in introduced if p.severity != "error")
+    assert n.history_errors == len(history_errors(report, None))
     assert n.turns_until_next_compaction == report.retrigger.turns_until_trigger
     assert report.cache.cost is not None and n.cache_extra_cost == pytest.approx(
         -report.cache.cost.savings
@@ -505,3 +518,36 @@ def test_safe_iff_every_safe_condition_holds(
         result.status != "cannot-fit" and all(r.level == "safe" for r in v.reasons)
     )
     _assert_plain(v)
+
+
+def test_errors_the_history_already_has_are_a_cost_never_safe() -> None:
+    # pairing_problems holds a split pair, an orphan result and a call with no result that
+    # is not the last message: OpenAI Chat Completions rejects the request as it is, so a
+    # run that leaves it unchanged is not "Fits and safe" (review 6, R3).
+    config = {"type": "truncation", "trigger": _tokens_trigger(8000)}
+    result, report = _run(SAMPLES / "pairing_problems.json", config)
+    assert result.status == "unchanged" and report.introduced == ()
+    v = verdict(result, report, provider="openai-chat")
+    assert v.level == "costs" and v.numbers.history_errors == 3
+    (cost,) = v.costs
+    assert cost.code == "history-errors"
+    assert cost.text.startswith("The history already holds 3 errors that OpenAI Chat")
+    assert "(the first, at message 4: result apart from its call)" in cost.text
+    assert "did not introduce them" in cost.text and len(cost.text) <= CARD_TEXT_LIMIT
+    assert v.next_step.startswith("Repair the history before it is sent")
+    _assert_plain(v)
+
+
+def test_a_tool_call_still_running_in_the_last_message_is_no_history_error() -> None:
+    # A log that ends while its last tool call runs (OpenHands' finish call) sends it with
+    # its result on the next call: not an error the verdict counts.
+    path = REPO.parent / "shared" / "corpus" / "openhands_llmc__django__django-11299.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the shared corpus is not checked out)")
+    tokens = MessageIndex.build(load_transcript(path).messages, CharEstimator()).total_tokens
+    result, report = _run(path, {"type": "truncation", "trigger": _tokens_trigger(tokens + 1)})
+    pending = [p for p in report.problems if p.kind == "unresolved_call"]
+    assert pending and all(p.message_index == report.messages_after - 1 for p in pending)
+    v = verdict(result, report)
+    assert v.numbers.history_errors == 0
+    assert "history-errors" not in [r.code for r in v.reasons]

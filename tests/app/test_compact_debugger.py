@@ -151,3 +151,28 @@ def test_when_the_smallest_target_holds_the_whole_history_the_fix_stops_compacti
     at.button(key="cf_apply_0").click().run()
     no_exceptions(at)
     assert "**Fits" in _bar(at)
+
+
+def test_messages_that_stop_the_summary_are_named_once() -> None:
+    """A Codex log with encrypted reasoning in many messages: the first one keeps itself
+    and every later message, so the boundary names it once with how many more there are
+    (review 6: the same sentence 22 times)."""
+    from compactlens.compact import analyze_boundary
+    from compactlens.model import Message, OpaquePart, TextPart
+    from compactlens_inspector.views.compact_words import boundary_lines
+
+    secret = OpaquePart(provider="openai", type="reasoning", text="gAAAA")
+    messages = [Message(role="system", parts=(TextPart("Be brief."),))]
+    for turn in range(6):
+        messages.append(Message(role="user", parts=(TextPart(f"question {turn}"),)))
+        parts = (secret, TextPart(f"answer {turn}")) if turn >= 1 else (TextPart("hi"),)
+        messages.append(Message(role="assistant", parts=parts))
+    boundary = analyze_boundary(messages, 2)
+    opaque = [p for p in boundary.pins if p.kind == "opaque"]
+    assert len(opaque) >= 2
+    lines = boundary_lines(boundary, messages, compacted=False)
+    said = [line for line in lines if "opaque provider content" in line]
+    assert len(said) == 1
+    first = min(p.index for p in opaque)
+    assert said[0].startswith(f"Message {first} holds opaque provider content")
+    assert f"{len(opaque) - 1} later message" in said[0]

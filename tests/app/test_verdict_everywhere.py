@@ -52,6 +52,7 @@ from compactlens import (
     verdict,
 )
 from compactlens.analysis import (
+    DEFAULT_CONTEXT_WINDOW,
     Fix,
     Verdict,
     advised,
@@ -511,6 +512,7 @@ def _tuner_expected(tuner: Tuner, transcript: Any) -> Verdict:
         triggers=tuner.strategy,
         tokenizer=tuner.bench.index(tuner.settings.profile).tokenizer,
         providers=[chosen] if chosen else None,
+        context_window=DEFAULT_CONTEXT_WINDOW,  # the window every surface defaults to
     )
     own = verdict(tuner.result, report, provider=chosen)
     index = tuner.bench.index(tuner.settings.profile)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from compactlens import load_transcript
-from compactlens.analysis import percent, postmortem
+from compactlens.analysis import DEFAULT_CONTEXT_WINDOW, percent, postmortem
 from compactlens.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
@@ -35,7 +35,8 @@ def test_json_matches_the_library(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["postmortem", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["file"] == str(path)
-    expected = postmortem(load_transcript(path)).to_dict()
+    # Judged against the window every surface uses when none is given.
+    expected = postmortem(load_transcript(path), context_window=DEFAULT_CONTEXT_WINDOW).to_dict()
     assert data["compactions"] == expected["compactions"]
 
 
@@ -46,8 +47,11 @@ def test_a_context_window_goes_to_every_verdict(capsys: pytest.CaptureFixture[st
     expected = postmortem(load_transcript(path), context_window=40).to_dict()
     assert data["compactions"] == expected["compactions"]
     assert "context window" in json.dumps(data["compactions"])
-    assert main(["postmortem", str(path), "--context-window", "0"]) == 2
-    assert "--context-window must be a positive number" in capsys.readouterr().err
+    assert main(["postmortem", str(path), "--context-window", "-1"]) == 2
+    assert "--context-window must be a number of tokens (0: none)" in capsys.readouterr().err
+    assert main(["postmortem", str(path), "--context-window", "0", "--json"]) == 0
+    unchecked = json.loads(capsys.readouterr().out)
+    assert unchecked["compactions"] == postmortem(load_transcript(path)).to_dict()["compactions"]
 
 
 def test_config_adds_a_strategy_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,6 +20,7 @@ from compactlens import (
     verdict,
 )
 from compactlens.analysis import (
+    DEFAULT_CONTEXT_WINDOW,
     advised,
     judge_fixes,
     reference_pipeline,
@@ -41,7 +42,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, st
 
 
 def _library_verdict(path: Path, config: dict[str, Any], guards: Guards) -> dict[str, Any]:
-    """The verdict of the same run, computed with the library alone."""
+    """The verdict of the same run, computed with the library alone (against the
+    context window every surface judges with when none is given)."""
+    window = {"context_window": DEFAULT_CONTEXT_WINDOW}
     transcript = load_transcript(path)
     index = MessageIndex.build(transcript.messages, CharEstimator())
     strategy = strategy_from_config(config)
@@ -53,6 +56,7 @@ def _library_verdict(path: Path, config: dict[str, Any], guards: Guards) -> dict
         triggers=strategy_triggers(strategy, tokenizer_given=True),
         tokenizer=CharEstimator(),
         providers=(provider,) if provider else ("openai-chat", "anthropic"),
+        **window,
     )
     current = verdict(result, report, provider=provider)
     # The run's one next step: the library's advice over the judged fixes.
@@ -61,9 +65,10 @@ def _library_verdict(path: Path, config: dict[str, Any], guards: Guards) -> dict
         index,
         strategy,
         current,
-        judge_fixes(index, search),
+        judge_fixes(index, search, analysis=window),
         guards=guards,
         summaries=result.summaries,
+        analysis=window,
     )[0].to_dict()
 
 
@@ -121,9 +126,9 @@ def test_text_output_ends_with_the_verdict(capsys: pytest.CaptureFixture[str]) -
     )
     head = next(i for i, line in enumerate(lines) if line.startswith(start))
     reasons = lines[head + 1 : -1]
-    # target, errors, warnings, latest request, system prompt, next compaction, recall,
-    # prompt cache
-    assert len(reasons) == 8 and all(line.startswith("  [ok] ") for line in reasons)
+    # target, context window, errors, warnings, latest request, system prompt, next
+    # compaction, recall, prompt cache
+    assert len(reasons) == 9 and all(line.startswith("  [ok] ") for line in reasons)
     assert lines[-1] == "Nothing to change: the run fits and every check passed."
     # What the command printed before stays as it was.
     assert lines[1] == "status: compacted"
@@ -170,6 +175,20 @@ def test_explain_makes_the_best_fix_the_next_step(capsys: pytest.CaptureFixture[
     assert step.startswith("Choose: ")
     assert "keep within the target at a cost (" in step and f"): {costly['changes'][0]}" in step
     assert step.endswith(f", giving {costly['verdict']['summary']}.")
+
+
+def test_a_fix_has_one_recall_the_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
+    # Each listed fix's "recall" is its verdict's fact recall (the number the text shows);
+    # the search's own quick count is "search_recall" (review 6: 1.0 beside 0.936).
+    argv = ["--strategy", "sliding_window", "--param", "trigger=tokens_exceed:12000"]
+    _code, out, _err = run(
+        capsys, "compact", SAMPLES / "cannot_fit_16k.json", *argv, "--explain", "--json"
+    )
+    fixes = json.loads(out)["fixes"]["fixes"]
+    assert fixes
+    for fix in fixes:
+        assert fix["recall"] == fix["verdict"]["numbers"]["fact_recall"]
+        assert 0.0 <= fix["search_recall"] <= 1.0
 
 
 def test_with_output_to_stdout_the_verdict_goes_to_stderr(

@@ -323,6 +323,9 @@ def test_a_legend_never_covers_the_title(index: MessageIndex) -> None:
         rows = figures_style.legend_rows(fig)
         if not rows:
             continue
+        if layout.legend.yref == "paper":  # under the plots (the composition's donuts)
+            assert layout.legend.y < 0 and layout.legend.yanchor == "top", name
+            continue
         # The legend hangs from under the title line, inside the top margin it was sized for.
         height = layout.height
         title_bottom = layout.title.pad.t + figures_style._TITLE_PX
@@ -350,6 +353,23 @@ def test_the_composition_gives_each_category_its_own_colour_and_whole_percents(
         assert pie.texttemplate == "%{text}"
         assert all(re.fullmatch(r"(\d{1,3}%)?", t) for t in pie.text), pie.text
     assert len(set(colours.values())) == len(colours), colours  # no colour for two labels
+
+
+def test_the_composition_legend_is_clear_of_the_titles_and_developer_has_its_colour() -> None:
+    # A Codex log has developer and system messages: they had one colour, and the shared
+    # legend (roles and kinds) wrapped over the donuts' titles (review 6, R23).
+    wire = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "developer", "content": "Use the tools."},
+        {"role": "user", "content": "List the files."},
+        {"role": "assistant", "content": "Here they are: a.py, b.py."},
+    ]
+    fig = figures.composition(MessageIndex.build(from_caller(wire).messages, CharEstimator()))
+    role_pie = fig.data[0]
+    colours = dict(zip(role_pie.labels, role_pie.marker.colors, strict=True))
+    assert colours["developer"] != colours["system"]
+    assert fig.layout.legend.yref == "paper" and fig.layout.legend.y < 0
+    assert fig.layout.legend.yanchor == "top"  # under the donuts, never over a title
 
 
 def test_the_completed_event_carries_the_runs_group_totals(index: MessageIndex) -> None:

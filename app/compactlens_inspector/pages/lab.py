@@ -31,6 +31,7 @@ from compactlens_inspector.style.wording import (
     start_words,
     stop_words,
 )
+from compactlens_inspector.views import compact_words
 from compactlens_inspector.views.run import DECISION_MAP_BARS
 
 
@@ -153,9 +154,14 @@ def _preview(config: LabConfig) -> RunOutcome | None:
         "groups by decision."
     )
     analysis_summary(outcome)
-    if outcome.boundary is not None:
-        with st.expander("One-shot compact: boundary analysis", expanded=r.status == "cannot-fit"):
-            for line in outcome.boundary.explain():
+    ix = state.index()
+    if outcome.boundary is not None and ix is not None:
+        # The same sentences as the Cannot-fit page's (positions and tool names, no code).
+        with st.expander("One-shot compact: what stays and why", expanded=r.status == "cannot-fit"):
+            compacted = r.status == "compacted"
+            for line in compact_words.boundary_lines(
+                outcome.boundary, ix.messages, compacted=compacted
+            ):
                 st.markdown(f"- {md_escape(line)}")
     return outcome
 

@@ -21,6 +21,7 @@ from compactlens import (
     tokens_exceed,
 )
 from compactlens.analysis import (
+    DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MODEL,
     DEFAULT_PRICES,
     AnalysisOverview,
@@ -47,9 +48,6 @@ from compactlens_inspector.views.run import render_message
 
 #: The columns of the editable price table, in order (USD per million tokens).
 PRICE_COLUMNS: tuple[str, ...] = ("input", "cached_input", "cache_write", "output")
-
-#: The context window assumed until the user sets one (0 turns the check off).
-DEFAULT_CONTEXT_WINDOW = 128_000
 
 PRICES_NOTE = (
     "List prices in USD per million tokens (standard tier) as published by the providers "

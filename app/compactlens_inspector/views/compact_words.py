@@ -72,6 +72,26 @@ def protection_sentence(p: Protection, messages: Sequence[Message], keep: int) -
     return f"Message {p.index} stays as it is."
 
 
+#: Pins that keep their message and every later one: the earliest says it for the rest.
+_FENCES = ("unresolved-call", "pending-approval", "later-system", "media", "opaque")
+
+
+def _pin_sentences(pins: Sequence[Protection], messages: Sequence[Message], keep: int) -> list[str]:
+    """The pins in words; of those that keep every later message too, only the earliest,
+    with how many later ones it covers (a Codex log with encrypted reasoning in 22
+    messages said "it and every later message stay as they are" 22 times)."""
+    fences = sorted((p for p in pins if p.kind in _FENCES), key=lambda p: p.index)
+    shown = [p for p in pins if p.kind not in _FENCES or p is (fences[0] if fences else None)]
+    out = []
+    for p in shown:
+        words = protection_sentence(p, messages, keep)
+        if fences and p is fences[0] and len(fences) > 1:
+            more = len(fences) - 1
+            words = f"{words[:-1]}; {plural(more, 'later message')} would stop the summary too."
+        out.append(words)
+    return out
+
+
 def boundary_lines(
     boundary: BoundaryAnalysis, messages: Sequence[Message], *, compacted: bool
 ) -> list[str]:
@@ -87,7 +107,7 @@ def boundary_lines(
             f"({_span(0, boundary.start - 1)}) stay in place."
         )
     keep = boundary.keep_last_messages
-    lines.extend(protection_sentence(p, messages, keep) for p in boundary.pins)
+    lines.extend(_pin_sentences(boundary.pins, messages, keep))
     pairs = sorted(
         {
             r
@@ -104,7 +124,8 @@ def boundary_lines(
             "messages at the start and the messages that must stay."
         )
         return lines
-    verb = "are replaced" if compacted else "would be replaced"
+    one = boundary.end - 1 == boundary.start
+    verb = ("is" if one else "are") + " replaced" if compacted else "would be replaced"
     lines.append(
         f"{_span(boundary.start, boundary.end - 1)[:1].upper()}"
         f"{_span(boundary.start, boundary.end - 1)[1:]} {verb} by one summary."

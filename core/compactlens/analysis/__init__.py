@@ -124,6 +124,7 @@ from compactlens.analysis.report import (
     analyze_overview,
 )
 from compactlens.analysis.retrigger import (
+    DEFAULT_CONTEXT_WINDOW,
     Growth,
     HistoryMetrics,
     RetriggerEstimate,
@@ -146,6 +147,7 @@ from compactlens.analysis.verdict import (
 from compactlens.analysis.verdict import Level as VerdictLevel
 
 __all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
     "DEFAULT_MIN_RECALL",
     "DEFAULT_MODEL",
     "DEFAULT_PRICES",

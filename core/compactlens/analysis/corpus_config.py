@@ -13,6 +13,7 @@ from typing import Any
 
 from compactlens.analysis.cache import ModelPrices, prices_for
 from compactlens.analysis.protocol import PROVIDERS
+from compactlens.analysis.retrigger import DEFAULT_CONTEXT_WINDOW
 from compactlens.model.errors import ConfigError
 from compactlens.model.tokens import make_tokenizer
 from compactlens.model.validation import check_int
@@ -149,7 +150,9 @@ class CorpusConfig:
 def analysis_kwargs(analysis: Mapping[str, Any] | None) -> dict[str, Any]:
     """Keyword arguments for :func:`~compactlens.analysis.report.analyze` from a
     configuration's ``analysis`` object (``report --config`` and ``compact --config`` read
-    the same one); a :class:`ConfigError` names an unknown key or a bad value."""
+    the same one); a :class:`ConfigError` names an unknown key or a bad value. Without a
+    ``context_window`` the run is judged against :data:`DEFAULT_CONTEXT_WINDOW`, as in the
+    inspector and the notebook tools; 0 or null judges it against none."""
     if analysis is not None and not isinstance(analysis, Mapping):
         raise ConfigError("analysis must be an object")
     a = dict(analysis or {})
@@ -160,8 +163,11 @@ def analysis_kwargs(analysis: Mapping[str, Any] | None) -> dict[str, Any]:
     for key in ("context_window", "further_turns", "model", "growth_per_turn", "max_fraction"):
         if a.get(key) is not None:
             out[key] = a[key]
-    if out.get("context_window") is not None:
-        check_int("analysis.context_window", out["context_window"])
+    # The window every surface judges with when none is given; 0 (or null) is none.
+    window = a.get("context_window", DEFAULT_CONTEXT_WINDOW)
+    out.pop("context_window", None)
+    if window:
+        out["context_window"] = check_int("analysis.context_window", window)
     if isinstance(a.get("model"), str) and a.get("prices") is None:
         prices_for(a["model"])  # fail early on an unknown model
     prices = a.get("prices")

@@ -22,8 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from compactlens.analysis.fact_values import Fact, MinorKind, minor_kind
-from compactlens.model.noise import noise_kind
+from compactlens.analysis.fact_values import Fact, MinorKind, NoiseOf, minor_kind, noise_memo
 
 #: Distinct paths one tool output must name to be a listing.
 LISTING_PATHS = 12
@@ -34,7 +33,7 @@ DUMP_VALUES = 4
 _HEX_NUMBER = re.compile(r"^[0-9A-Fa-f]+h?$")
 
 
-def _segment_minor(facts: Sequence[Fact]) -> dict[str, MinorKind]:
+def _segment_minor(facts: Sequence[Fact], noise_of: NoiseOf) -> dict[str, MinorKind]:
     """The minor kind of each value of one message's facts its surroundings give: the
     paths of a listing in a tool output, the hex numbers of a dump in any part (an agent
     harness may hand tool output back as user text)."""
@@ -44,19 +43,23 @@ def _segment_minor(facts: Sequence[Fact]) -> dict[str, MinorKind]:
         out.update(dict.fromkeys(paths, "listing"))
     for source in {f.source for f in facts}:
         part = [f for f in facts if f.source == source]
-        if sum(1 for f in part if noise_kind(f.value) in ("hash", "address")) >= DUMP_VALUES:
+        if sum(1 for f in part if noise_of(f.value) in ("hash", "address")) >= DUMP_VALUES:
             for f in part:
                 if f.kind == "quantity" and _HEX_NUMBER.match(f.value):
                     out[f.value] = "address"
     return out
 
 
-def contextual_minor(own: Mapping[int, Sequence[Fact]]) -> dict[str, MinorKind]:
+def contextual_minor(
+    own: Mapping[int, Sequence[Fact]], noise_of: NoiseOf | None = None
+) -> dict[str, MinorKind]:
     """The minor kind context gives each value, from every message's own facts (by
-    index): a value gets one only when every message naming it gives it one (the first)."""
+    index): a value gets one only when every message naming it gives it one (the first).
+    ``noise_of``: a :func:`noise_memo` (default: a new one)."""
+    noise_of = noise_of or noise_memo()
     given: dict[str, MinorKind | None] = {}
     for i in sorted(own):
-        segment = _segment_minor(own[i])
+        segment = _segment_minor(own[i], noise_of)
         for fact in own[i]:
             kind = segment.get(fact.value)
             if kind is None:
@@ -84,12 +87,16 @@ def _path_pieces(paths: Iterable[str]) -> set[str]:
     return out
 
 
-def with_context(facts: Sequence[Fact], own: Mapping[int, Sequence[Fact]]) -> tuple[Fact, ...]:
+def with_context(
+    facts: Sequence[Fact], own: Mapping[int, Sequence[Fact]], noise_of: NoiseOf | None = None
+) -> tuple[Fact, ...]:
     """``facts`` with the minor kinds of :func:`contextual_minor`, a path that is a piece
     of a longer path of ``facts`` folded into it (see the module docstring). A path that
     matters is folded only into one that matters too (a folder the agent named is not
-    lost in the files of a listing)."""
-    minor = contextual_minor(own)
+    lost in the files of a listing). ``noise_of``: a :func:`noise_memo` (default: a new
+    one)."""
+    noise_of = noise_of or noise_memo()
+    minor = contextual_minor(own, noise_of)
     given = [
         fact
         if (kind := minor.get(fact.value)) is None or fact.kind == "latest_request"
@@ -97,12 +104,12 @@ def with_context(facts: Sequence[Fact], own: Mapping[int, Sequence[Fact]]) -> tu
         for fact in facts
     ]
     paths = [f for f in given if f.kind == "path"]
-    major_pieces = _path_pieces(f.value for f in paths if minor_kind(f) is None)
+    major_pieces = _path_pieces(f.value for f in paths if minor_kind(f, noise_of) is None)
     all_pieces = _path_pieces(f.value for f in paths)
     out: list[Fact] = []
     for fact in given:
         if fact.kind == "path":
-            pieces = major_pieces if minor_kind(fact) is None else all_pieces
+            pieces = major_pieces if minor_kind(fact, noise_of) is None else all_pieces
             if fact.value in pieces:
                 continue
         out.append(fact)

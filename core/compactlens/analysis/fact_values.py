@@ -14,14 +14,28 @@ codes, names and decisions.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from compactlens.analysis.judge import JudgeScore
-from compactlens.model.noise import noise_kind
+from compactlens.model.noise import NoiseKind, noise_kind
+
+#: What :func:`~compactlens.model.noise.noise_kind` says of a value: that function, or one
+#: that remembers its answers for one analysis (:func:`noise_memo`).
+NoiseOf: TypeAlias = Callable[[str], NoiseKind | None]
+
+
+def noise_memo() -> NoiseOf:
+    """:func:`~compactlens.model.noise.noise_kind` that answers each distinct value once,
+    for one analysis (made per call, dropped with it): the context checks and the report
+    look at each value two or three times, and a conversation repeats values across its
+    messages."""
+    return functools.cache(noise_kind)
+
 
 FactKind: TypeAlias = Literal[
     "url",
@@ -102,7 +116,7 @@ _CLOCK = re.compile(r"\d\d?:\d\d")
 _MONTH_DAY = re.compile(r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.? \d\d?$")
 
 
-def minor_kind(fact: Fact) -> MinorKind | None:
+def minor_kind(fact: Fact, noise_of: NoiseOf = noise_kind) -> MinorKind | None:
     """The minor kind of ``fact``, None for a fact that matters.
 
     The latest request always matters; a kind the fact's context gave
@@ -111,7 +125,8 @@ def minor_kind(fact: Fact) -> MinorKind | None:
     is noise as an identifier or quoted (an address also as a quantity), a percentage only
     in tool output, and a date in tool output always; in prose, a time or a month and day
     with no year (``Apr 9``) is a timestamp, a calendar date a person wrote
-    (``2024-03-28``, ``April 22``) matters.
+    (``2024-03-28``, ``April 22``) matters. ``noise_of``: ``noise_kind`` or a
+    :func:`noise_memo`.
     """
     if fact.kind == "latest_request":
         return None
@@ -120,7 +135,7 @@ def minor_kind(fact: Fact) -> MinorKind | None:
     if fact.kind == "tool_name":
         return "tool_name"
     value = fact.value
-    noise = noise_kind(value)
+    noise = noise_of(value)
     if noise in ("redaction", "placeholder"):
         return noise
     if fact.kind == "date":
@@ -231,12 +246,15 @@ class FactReport:
         checks: Iterable[FactCheck],
         affected_messages: Iterable[int],
         judge: JudgeScore | None = None,
+        *,
+        noise_of: NoiseOf = noise_kind,
     ) -> FactReport:
-        """A report of ``checks``, the minor ones set apart (:func:`minor_kind`)."""
+        """A report of ``checks``, the minor ones set apart (:func:`minor_kind`, asking
+        ``noise_of``)."""
         major: list[FactCheck] = []
         minor: list[FactCheck] = []
         for c in checks:
-            (minor if minor_kind(c.fact) is not None else major).append(c)
+            (minor if minor_kind(c.fact, noise_of) is not None else major).append(c)
         return cls(tuple(major), tuple(affected_messages), judge, tuple(minor))
 
     @property

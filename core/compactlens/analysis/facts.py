@@ -49,7 +49,9 @@ from compactlens.analysis.fact_values import (
     FactSource,
     KindRecall,
     MinorKind,
+    NoiseOf,
     minor_kind,
+    noise_memo,
 )
 from compactlens.analysis.judge import JudgeScore
 from compactlens.engine.guards import latest_request_index
@@ -339,7 +341,10 @@ def check_facts(facts: Sequence[Fact], compacted: Sequence[Message]) -> tuple[Fa
 
 
 def conversation_facts(
-    messages: Sequence[Message], *, cache: dict[int, list[Fact]] | None = None
+    messages: Sequence[Message],
+    *,
+    cache: dict[int, list[Fact]] | None = None,
+    noise_of: NoiseOf | None = None,
 ) -> tuple[Fact, ...]:
     """The facts of a whole conversation: every message's (:func:`extract_facts`, the
     latest request included), with the minor kinds their context gives and a path that
@@ -347,18 +352,21 @@ def conversation_facts(
 
     One fixed set per conversation: the denominator of every recall measured on it, so
     runs, fixes and presets of one transcript are compared on the same facts.
+    ``noise_of``: a :func:`~compactlens.analysis.fact_values.noise_memo` the caller asks
+    again (default: a new one).
     """
     own = {} if cache is None else cache
     latest = latest_user_request(messages)
     if cache is None:
-        return with_context(extract_facts(messages, latest_request=latest, cache=own), own)
+        facts = extract_facts(messages, latest_request=latest, cache=own)
+        return with_context(facts, own, noise_of)
     shape = (len(messages), latest)
     with _WHOLE_LOCK:
         known = _WHOLE.get(id(cache))
         if known is not None and known[0] is cache and known[1] == (*shape, len(cache)):
             _WHOLE.move_to_end(id(cache))
             return known[2]
-    facts = with_context(extract_facts(messages, latest_request=latest, cache=own), own)
+    facts = with_context(extract_facts(messages, latest_request=latest, cache=own), own, noise_of)
     with _WHOLE_LOCK:
         _WHOLE[id(cache)] = (cache, (*shape, len(cache)), facts)
         while len(_WHOLE) > _WHOLE_MAX:
@@ -396,8 +404,10 @@ def fact_survival(
     (see :func:`extract_facts`): pass the same dict for every compaction of the same
     original to extract each message once.
     """
-    facts = conversation_facts(original, cache=cache)
-    return FactReport.of(check_facts(facts, compacted), tuple(sorted(set(affected))), judge)
+    noise_of = noise_memo()  # the values the context looked at are mostly the facts'
+    facts = conversation_facts(original, cache=cache, noise_of=noise_of)
+    checks = check_facts(facts, compacted)
+    return FactReport.of(checks, tuple(sorted(set(affected))), judge, noise_of=noise_of)
 
 
 __all__ = [

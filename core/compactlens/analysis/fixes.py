@@ -174,7 +174,8 @@ class Fix:
         )
         request = "latest request kept" if self.request_kept else "latest request LOST"
         return (
-            f"{self.tokens_after:,} tokens; {self.recall:.0%} of the conversation's facts kept; "
+            f"{self.tokens_after:,} tokens; {fix_recall(self):.0%} of the conversation's facts "
+            "kept; "
             f"{request}; "
             f"{plural(self.groups_dropped, 'group')} dropped; {turns}"
         )
@@ -185,7 +186,10 @@ class Fix:
             "fits": self.fits,
             "tokens_after": self.tokens_after,
             "target_tokens": self.target_tokens,
-            "recall": round(self.recall, 6),
+            # The recall every surface shows (the verdict's, when the fix was judged), and
+            # the search's own quick count it ranked the candidates by before judging.
+            "recall": round(fix_recall(self), 6),
+            "search_recall": round(self.recall, 6),
             "request_kept": self.request_kept,
             "errors_introduced": self.errors_introduced,
             "groups_dropped": self.groups_dropped,

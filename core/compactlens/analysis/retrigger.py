@@ -51,6 +51,10 @@ DEFAULT_HORIZON = 1000
 
 #: Warn when the compacted history uses more than this share of the context window.
 DEFAULT_MAX_FRACTION = 0.8
+#: The model's context window every surface judges with when none is given (the
+#: inspector's Analysis page, the command line, the notebook tools): the default model's
+#: (gpt-4o, 128,000 tokens). Each takes another, or 0 for none.
+DEFAULT_CONTEXT_WINDOW = 128_000
 
 #: The per-turn growth is measured on at most this many of the latest user turns.
 RECENT_TURNS = 20

@@ -52,7 +52,7 @@ from compactlens.analysis.retrigger import DEFAULT_MAX_FRACTION
 from compactlens.compact.result import CompactResult
 from compactlens.engine.display import NO_FIT_STEP
 from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import money, plural
+from compactlens.engine.vocabulary import money, pairing_words, plural
 from compactlens.model.display import Card, card_html
 from compactlens.model.errors import ConfigError, InputTypeError, UsageError
 from compactlens.session.runtime import CompactionSession
@@ -116,6 +116,12 @@ _FIXES = {
         "Compact less often and deeper (a lower target), so the cache is rewritten once for "
         "a larger saving."
     ),
+    "history-errors": (
+        "Repair the history before it is sent: give every tool call its result, put each "
+        "result right after its call and remove results whose call is gone (the Transcript "
+        "page lists each problem at its message). Compaction cannot repair what the log "
+        "already breaks."
+    ),
     "latest-request": "Keep the latest user request: turn its guard back on, then run again.",
     "system-prompt": (
         'Keep the system prompt: turn "system messages kept" back on in every stage that '
@@ -149,6 +155,7 @@ COST_ORDER = (
     "context-window",
     "latest-request",
     "provider-errors",
+    "history-errors",
     "system-prompt",
     "fact-recall",
     "next-compaction",
@@ -200,7 +207,8 @@ class VerdictNumbers:
     None for ``compact()`` results, which replace a message range). ``facts_kept`` of
     ``facts_total`` is fact recall (see ``facts_counted``). ``provider_errors`` and
     ``provider_warnings`` are the problems the compaction introduced, for ``provider``
-    (None: every provider the report checked). ``turns_until_next_compaction`` is None
+    (None: every provider the report checked); ``history_errors`` the errors the history
+    already had and still sends (:func:`history_errors`). ``turns_until_next_compaction`` is None
     when no trigger fires within ``horizon`` turns; ``turn_tokens`` is what a typical turn
     adds (None: too few of the ``turns_measured`` user turns to tell); ``growth_unit`` is
     ``"step"`` when the log had too few user turns and both are per agent step (one model
@@ -229,6 +237,7 @@ class VerdictNumbers:
     provider: str | None = None
     provider_errors: int | None = None
     provider_warnings: int | None = None
+    history_errors: int | None = None
     turns_until_next_compaction: int | None = None
     horizon: int | None = None
     triggers: tuple[str, ...] = ()
@@ -285,6 +294,7 @@ class VerdictNumbers:
             "provider": self.provider,
             "provider_errors": self.provider_errors,
             "provider_warnings": self.provider_warnings,
+            "history_errors": self.history_errors,
             "turns_until_next_compaction": self.turns_until_next_compaction,
             "horizon": self.horizon,
             "triggers": list(self.triggers),
@@ -494,6 +504,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "provider": provider,
         "provider_errors": sum(1 for p in introduced if p.severity == "error"),
         "provider_warnings": sum(1 for p in introduced if p.severity != "error"),
+        "history_errors": len(history_errors(report, provider)),
         "turns_until_next_compaction": report.retrigger.turns_until_trigger,
         "horizon": report.retrigger.horizon,
         "triggers": report.retrigger.triggers,
@@ -657,6 +668,48 @@ def _provider_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
         )
         return Reason(code="provider-errors", level="costs", text=text)
     return Reason(code="provider-errors", level="safe", text=f"No new error for {who}.")
+
+
+#: Problems of a log's last message that only say its tool call is still running: the
+#: result comes before the agent's next model call, so the request is not rejected.
+PENDING_KINDS = frozenset({"unresolved_call", "tool_result_not_next"})
+
+
+def history_errors(report: CompactionReport, provider: str | None) -> list[ProtocolProblem]:
+    """The errors the compacted request sends that the history already had (not
+    introduced by the compaction), for ``provider`` (None: every provider checked): the
+    API rejects the request as it is. A tool call still running in the last message (its
+    result comes before the next model call) is not one."""
+    chosen = {"any", provider} if provider is not None else None
+    introduced = set(report.introduced)
+    last = report.messages_after - 1
+    return [
+        p
+        for p in report.problems
+        if p.severity == "error"
+        and (chosen is None or p.provider in chosen)
+        and p not in introduced
+        and not (p.kind in PENDING_KINDS and p.message_index == last)
+    ]
+
+
+def _history_reason(n: VerdictNumbers, report: CompactionReport) -> Reason | None:
+    """Errors the history already had: not the compaction's doing, but the request is
+    rejected as it is, so the run is never safe (None: there are none)."""
+    found = history_errors(report, n.provider)
+    if not found:
+        return None
+    who = _provider_who(n, report.providers)
+    # Short enough for a card's line (CARD_TEXT_LIMIT): the first one named, by kind.
+    one = found[0]
+    first = "" if len(found) == 1 else "the first, "
+    it = "it" if len(found) == 1 else "them"
+    text = (
+        f"The history already holds {plural(len(found), 'error')} that {who} would reject "
+        f"({first}at message {one.message_index:,}: {pairing_words(one.kind)}). The "
+        f"compaction did not introduce {it}, but the request is rejected as it is."
+    )
+    return Reason(code="history-errors", level="costs", text=text)
 
 
 def _warning_reason(n: VerdictNumbers, report: CompactionReport) -> Reason:
@@ -958,10 +1011,12 @@ def _reasons(
         return (target, missing)
     cache = _cache_reason(n)
     window = _window_reason(n)
+    before = _history_reason(n, report)
     return (
         target,
         *((window,) if window is not None else ()),
         _provider_reason(n, report),
+        *((before,) if before is not None else ()),
         _warning_reason(n, report),
         _request_reason(report),
         _system_reason(report),
@@ -1114,6 +1169,7 @@ def _cost_phrase(code: str, text: str, judged: Verdict) -> str:
         "latest-request": "the latest request dropped",
         "system-prompt": "the system prompt dropped",
         "provider-errors": "new provider errors",
+        "history-errors": "errors already in the history",
         "provider-warnings": "new provider warnings",
         "cache": "the prompt cache rewritten",
     }

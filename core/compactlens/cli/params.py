@@ -125,9 +125,11 @@ def build_analysis(args: argparse.Namespace, document: Any) -> dict[str, Any]:
         raise CliError(f"{args.config}: $.analysis: {exc}") from None
     window = getattr(args, "context_window", None)
     if window is not None:
-        if window < 1:
-            raise CliError(f"--context-window must be a positive number of tokens, got {window}")
-        settings["context_window"] = window
+        if window < 0:
+            raise CliError(f"--context-window must be a number of tokens (0: none), got {window}")
+        settings.pop("context_window", None)
+        if window:  # 0: judged against no window
+            settings["context_window"] = window
     return settings
 
 

@@ -83,7 +83,7 @@ def add_verdict_flags(parser: argparse.ArgumentParser) -> None:
         metavar="TOKENS",
         help="the model's context window: the verdict names a compacted history over it "
         "as a cost and no fix raises the target past it (default: the --config file's "
-        "analysis.context_window, else no check)",
+        "analysis.context_window, else 128,000, as in the inspector; 0: no check)",
     )
     parser.add_argument(
         "--include-destructive",
@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="TOKENS",
         help="the model's context window: every side's verdict names a kept history over "
-        "it as a cost (default: no check)",
+        "it as a cost (default: 128,000, as in the inspector; 0: no check)",
     )
     add_report_parser(sub)
     add_watch_parser(sub)

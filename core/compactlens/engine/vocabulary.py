@@ -373,6 +373,7 @@ PAIRING_PROBLEMS: dict[str, str] = {
     "unresolved_call": "call without a result",
     "duplicate_id": "call id used twice",
     "split_pair": "result apart from its call",
+    "tool_result_not_next": "result not right after its call",
 }
 
 

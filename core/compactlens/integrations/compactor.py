@@ -304,12 +304,12 @@ class Compactor:
             profile=self.profile,
             read=read,
         )
-        whole = tuple(items)
+        whole = memory.history()  # not copied now: a copy costs the whole history
 
         def decisions() -> tuple[GroupDecision, ...]:
             # One decision per group of the whole history: a full run builds them.
             full, _, _ = read_and_apply(
-                whole,
+                whole(),
                 strategy,
                 self.tokenizer,
                 format=format,

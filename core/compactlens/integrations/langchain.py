@@ -34,7 +34,7 @@ def compact_langchain_messages(
         loops = langchain_loops()
     loop = loops.of(messages)
     with loop.memory.lock:
-        items = loop.conversions.items(messages)
+        items = loop.conversions.view(messages)
         result = compactor.run(items, FORMAT, memory=loop.memory)
         if not result.changed:
             return None

@@ -5,7 +5,10 @@ messages. :class:`LoopMemory` keeps, from the last call, the wire items, the mes
 from them with their token counts and sizes, running totals split at the user turns, and
 the summaries the last run made. The next call recognises the unchanged prefix (object
 identity, else equality, in one C-speed list comparison, never a re-serialisation) and
-reads and counts only from the last user turn of that prefix on. When the strategy's
+reads and counts only from the last user turn of that prefix on. Its own copy of the
+items is then extended in place by what was appended (:func:`grow`), not copied again:
+a copy of a list touches every item, which at 10,000 turns costs more than the rest of
+a compacting call. When the strategy's
 first trigger cannot fire on the running totals the call answers "unchanged" without
 indexing or planning; when it can, the engine runs on the remembered messages (only the
 grouping pass and the plan see the whole history) and a range already summarised is not
@@ -64,6 +67,26 @@ def common_prefix(before: list[Any], now: Sequence[Any]) -> int:
     while i < n and (before[i] is now[i] or before[i] == now[i]):
         i += 1
     return i
+
+
+def grow(before: list[Any], now: Sequence[Any]) -> bool:
+    """Whether ``now`` is ``before`` followed by more items, with the same first and last
+    ``before`` items (the items between the same objects or equal ones); then ``before``
+    is extended in place with the new items. This costs the new items only: whole lists
+    compare in C, identity first, without touching the items, where a slice of ``now``
+    would touch every item's reference count. ``before`` is left as it was otherwise (a
+    list only ever grown by this or replaced stays a valid snapshot up to any length it
+    had)."""
+    n = len(before)
+    if not n or type(now) is not list or len(now) < n:
+        return False
+    if before[0] is not now[0] or before[n - 1] is not now[n - 1]:
+        return False  # a rewind, an edit or a copied history: not worth the comparison
+    before += now[n:]
+    if before == now:
+        return True
+    del before[n:]
+    return False
 
 
 class _Unknown(CompactlensError):
@@ -178,21 +201,25 @@ class LoopMemory:
         # Estimators compare by value (a profile makes a new one for every run).
         if self._key != (format, counter) or not self._starts:
             return None
-        k = common_prefix(self._items, items)
+        known = len(self._items)
+        grown = grow(self._items, items)  # the usual call: only what was appended is new
+        k = known if grown else common_prefix(self._items, items)
         i = bisect_right(self._starts, k) - 1
-        if i < 0:
-            return None
-        start = self._starts[i]
+        start = self._starts[i] if i >= 0 else 0
         try:
-            messages = get_format(format).to_messages(items[start:], "<history>")
+            messages = None if i < 0 else get_format(format).to_messages(items[start:], "<history>")
         except CompactlensError:
+            messages = None
+        if messages is None:
+            del self._items[known:]  # as it was: the caller seeds the memory again
             return None
         counts = count_messages(messages, counter or CharEstimator())
         tokens, count = self._tokens_before[i], self._messages_before[i]
         if not self._split(items, start, messages, counts, i, tokens, count):
             self._clear()
             return None
-        self._items = list(items)
+        if not grown:
+            self._items = list(items)
         if not self._wanted:  # the last call did not read them: drop them until needed
             self._kept = False
             self._messages, self._counts, self._sizes = [], [], []
@@ -204,6 +231,12 @@ class LoopMemory:
             del self._sizes[count:]
         self.reread_from = count
         return tokens + sum(counts), count + len(messages)
+
+    def history(self) -> Callable[[], tuple[Any, ...]]:
+        """The items the last :meth:`totals` read, built when called: the memory's own
+        list of them only grows in place or is replaced, so its length now is enough."""
+        items, n = self._items, len(self._items)
+        return lambda: tuple(items[:n])
 
     @property
     def messages(self) -> list[Message]:
@@ -392,8 +425,19 @@ class Conversions:
 
     def items(self, objects: Sequence[Any]) -> list[Any]:
         """The wire items of ``objects``, converting only objects not seen before."""
-        k = common_prefix(self._objects, objects)
-        tail = list(objects[k:])
+        return list(self.view(objects))
+
+    def view(self, objects: Sequence[Any]) -> list[Any]:
+        """:meth:`items` as the conversions' own list, not a copy (which would cost the
+        whole history): a later call on a history that only grew extends it in place, any
+        other call replaces it. Do not change it; read it before the next call."""
+        k = len(self._objects)
+        grown = grow(self._objects, objects)
+        if grown:  # the usual call: only what was appended is new
+            tail = self._objects[k:]
+        else:
+            k = common_prefix(self._objects, objects)
+            tail = list(objects[k:])
         by_object, by_item = self._by_object, self._by_item
         missing = [o for o in tail if by_item.get(id(by_object.get(id(o)))) is not o]
         if missing:
@@ -403,9 +447,12 @@ class Conversions:
                 made = self._to(missing)
             for obj, item in zip(missing, made, strict=True):
                 self._remember(obj, item)
-        head = self._items if k == len(self._items) else self._items[:k]
-        self._items = head + [by_object[id(o)] for o in tail]
-        self._objects = list(objects)
+        added = [by_object[id(o)] for o in tail]
+        if grown:
+            self._items += added
+        else:
+            self._items = (self._items if k == len(self._items) else self._items[:k]) + added
+            self._objects = list(objects)
         if len(by_object) > 2 * len(self._objects) + 64:  # forget what left the history
             self._by_object, self._by_item = {}, {}
             for obj, item in zip(self._objects, self._items, strict=True):

@@ -19,7 +19,8 @@ The oldest ``tail`` items of that read must equal (by value) the last ``tail`` i
 the copy; when the store holds fewer than ``tail + n`` items, its length must be the
 copy's plus ``n`` as well. Then the history is the copy plus the ``n`` newest stored
 items (as the store returns them, so a store that rewrites items on the way in is
-followed). Anything else is a full read, which replaces the copy.
+followed), the copy extended in place (unless another read, which may be compacting
+it, is under way). Anything else is a full read, which replaces the copy.
 
 *Detected* (a full read): a write through another handle (another ``SQLiteSession`` on
 the same database, another process) that appends, pops or clears, because it changes
@@ -69,6 +70,7 @@ class CompactingSession:
         self._added = 0  # items added through this wrapper since then
         self._writes = 0  # writes finished through this wrapper (a read spanning one is stale)
         self._writing = 0  # writes in flight through this wrapper
+        self._reading = 0  # get_items() calls in flight (one may be compacting the copy)
 
     async def get_items(self, limit: int | None = None) -> list[Any]:
         """The wrapped session's items, compacted (``limit`` applies to the stored items)."""
@@ -77,9 +79,13 @@ class CompactingSession:
             # A window, not the history: compacted on its own, the memory left alone.
             run = await asyncio.to_thread(self.compactor.run, items, FORMAT)
             return list(run.messages) if run.changed else items
-        items = await self._history()
-        # In a worker thread: a summarizer's model call must not block the event loop.
-        result = await asyncio.to_thread(self.compactor.run, items, FORMAT, memory=self.memory)
+        self._reading += 1
+        try:
+            items = await self._history()
+            # In a worker thread: a summarizer's model call must not block the event loop.
+            result = await asyncio.to_thread(self.compactor.run, items, FORMAT, memory=self.memory)
+        finally:
+            self._reading -= 1
         return list(result.messages) if result.changed else list(items)
 
     @asynccontextmanager
@@ -145,7 +151,12 @@ class CompactingSession:
                 and (len(known) == old if whole else len(known) >= old)
                 and newest[:old] == known[len(known) - old :]
             ):
-                history = known + [shared(item) for item in newest[old:]]
+                new = [shared(item) for item in newest[old:]]
+                if writes == self._writes and not self._writing and self._reading == 1:
+                    known += new  # it becomes the copy below: no copy of the whole history
+                    history = known
+                else:  # the copy stays as it is (another read may be compacting it)
+                    history = known + new
         if history is None:
             history = [shared(item) for item in await self.session.get_items()]
         if writes == self._writes and not self._writing:

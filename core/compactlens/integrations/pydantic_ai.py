@@ -46,7 +46,7 @@ def history_processor(compactor: Compactor) -> Callable[[list[Any]], list[Any]]:
         # what was appended (see compactlens.integrations.loop).
         loop = loops.of(messages)
         with loop.memory.lock:
-            items = loop.conversions.items(messages)
+            items = loop.conversions.view(messages)
             result = chosen.run(items, FORMAT, memory=loop.memory)
             if not result.changed:
                 return messages

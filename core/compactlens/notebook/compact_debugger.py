@@ -16,13 +16,20 @@ from typing import Any
 
 from compactlens.analysis import CompactAdvice, CompactFix, advise_compact
 from compactlens.analysis.protocol import transcript_provider, verdict_provider
+from compactlens.analysis.retrigger import DEFAULT_CONTEXT_WINDOW
 from compactlens.analysis.verdict import verdict_card
 from compactlens.engine import MessageIndex, run_guards
 from compactlens.engine.vocabulary import plural
 from compactlens.formats import caller_format, from_caller
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
-from compactlens.notebook.widgets import HIDE_SNAPSHOT_CSS, Snapshot, load_widgets, show_panel
+from compactlens.notebook.widgets import (
+    HIDE_SNAPSHOT_CSS,
+    Snapshot,
+    load_widgets,
+    show_panel,
+    window_words,
+)
 from compactlens.summarizers import Summarizer
 from compactlens.transcript import Transcript
 
@@ -37,7 +44,7 @@ class CompactDebugger:
         settings: CompactFix,
         *,
         provider: str | None = None,
-        context_window: int | None = None,
+        context_window: int | None = DEFAULT_CONTEXT_WINDOW,
         summarizer: Summarizer | None = None,
     ) -> None:
         self.index = index
@@ -135,7 +142,8 @@ class CompactDebugger:
         if not n:
             return f"<b>{escape(self._none()[:1].upper() + self._none()[1:])}</b>"
         what = "improvement" if self.verdict.level == "costs" else "fix"
-        return f"<b>{plural(n, what)}</b> ranked of {self.advice.tried:,} tried"
+        window = window_words(self.analysis.get("context_window"))
+        return f"<b>{plural(n, what)}</b> ranked of {self.advice.tried:,} tried · {window}"
 
 
 def compact_fix_line(fix: CompactFix) -> str:
@@ -185,7 +193,7 @@ def debug_compact(
     keep_last_messages: int = 4,
     trigger_tokens: int | None = None,
     tokenizer: Tokenizer | None = None,
-    context_window: int | None = None,
+    context_window: int | None = DEFAULT_CONTEXT_WINDOW,
     summarizer: Summarizer | None = None,
 ) -> CompactDebugger:
     """A debugger of ``compact(source, target_tokens=..., keep_last_messages=...)`` (with

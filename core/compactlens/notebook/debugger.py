@@ -28,6 +28,7 @@ from compactlens.analysis import (
     fix_recall,
     shown_fixes,
 )
+from compactlens.analysis.retrigger import DEFAULT_CONTEXT_WINDOW
 from compactlens.analysis.verdict import verdict_card
 from compactlens.engine import (
     CompactionResult,
@@ -43,7 +44,13 @@ from compactlens.engine.vocabulary import plural
 from compactlens.formats import caller_format
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
-from compactlens.notebook.widgets import HIDE_SNAPSHOT_CSS, Snapshot, load_widgets, show_panel
+from compactlens.notebook.widgets import (
+    HIDE_SNAPSHOT_CSS,
+    Snapshot,
+    load_widgets,
+    show_panel,
+    window_words,
+)
 from compactlens.transcript import Transcript
 
 
@@ -63,7 +70,7 @@ class Debugger:
         format: str | None = None,
         tokenizer_given: bool = True,
         advice: tuple[Verdict, FixSearch] | None = None,
-        context_window: int | None = None,
+        context_window: int | None = DEFAULT_CONTEXT_WINDOW,
     ) -> None:
         self.result = result
         #: The analysis settings every verdict here is judged with: the model's context
@@ -220,7 +227,8 @@ class Debugger:
             if not hidden
             else f"; {plural(hidden, 'destructive fix')} {'is' if hidden == 1 else 'are'} hidden"
         )
-        return f"{head} ranked of {self.search.tried:,} tried{more}"
+        window = window_words((self.analysis or {}).get("context_window"))
+        return f"{head} ranked of {self.search.tried:,} tried{more} · {window}"
 
 
 def fix_line(fix: Fix) -> str:
@@ -286,7 +294,7 @@ def debug(
     guards: Guards | None = None,
     profile: str | None = None,
     include_destructive: bool = False,
-    context_window: int | None = None,
+    context_window: int | None = DEFAULT_CONTEXT_WINDOW,
 ) -> Debugger:
     """A debugger of ``result``, the run of ``strategy`` over ``source`` (a transcript, its
     index, or its messages); counts with ``tokenizer`` (default: the estimate).

@@ -25,6 +25,7 @@ from typing import Any
 from compactlens.analysis.fix_verdicts import advise
 from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.protocol import provider_words
+from compactlens.analysis.retrigger import DEFAULT_CONTEXT_WINDOW
 from compactlens.analysis.verdict import Verdict, verdict_card
 from compactlens.engine import CompactionResult, Strategy, run_strategy
 from compactlens.engine.vocabulary import VALUES, parameter_term, stage_words
@@ -46,6 +47,7 @@ from compactlens.notebook.widgets import (
     load_widgets,
     show_panel,
     theme_aware,
+    window_words,
 )
 from compactlens.summarizers import ExtractiveSummarizer, Summarizer
 from compactlens.transcript import Transcript
@@ -97,7 +99,7 @@ class Tuner:
         profile: str = "compactlens",
         provider: str = "auto",
         linked: bool | None = None,
-        context_window: int | None = None,
+        context_window: int | None = DEFAULT_CONTEXT_WINDOW,
     ) -> None:
         #: The analysis settings the card's verdict and fixes are judged with (the
         #: model's context window, when one is given).
@@ -210,6 +212,7 @@ class Tuner:
         words = (
             f"ran with trigger {s.trigger_tokens:,} · target {target} · profile {s.profile}"
             f" · provider {_provider_line(s.provider, shaped, judged)}"
+            f" · {window_words((self.analysis or {}).get('context_window'))}"
         )
         return (
             f'<div data-role="ran-with" style="color:{THEME["muted"]};font-size:12px">'
@@ -399,7 +402,7 @@ def tune(
     profile: str = "compactlens",
     provider: str = "auto",
     linked: bool | None = None,
-    context_window: int | None = None,
+    context_window: int | None = DEFAULT_CONTEXT_WINDOW,
 ) -> Tuner:
     """An interactive tuner of ``strategy`` over ``transcript`` (a :class:`Transcript`, or
     messages in any supported wire format), starting with target ``budget`` and every

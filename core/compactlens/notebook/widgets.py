@@ -109,6 +109,14 @@ def _figure_bundle(figure: Any) -> dict[str, Any]:
     return {PLOTLY_MIME: json.loads(figure.to_json()), "text/plain": "<plotly figure>"}
 
 
+def window_words(window: int | None) -> str:
+    """The context window a panel's verdicts are judged against, in words (each panel
+    says it: the inspector's default may differ from what a notebook passed)."""
+    if not window:
+        return "no context window checked"
+    return f"context window {window:,}"
+
+
 def show_panel(panel: Any, text: str) -> None:
     """Display the widget ``panel`` with ``text`` as its plain-text form (instead of the
     widget's ``VBox(...)`` repr, which is what a front end without widgets shows)."""

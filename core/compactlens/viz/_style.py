@@ -38,7 +38,7 @@ __all__ = [
 #: charts, chat bubbles and the context gauge.
 ROLE_COLORS: dict[str, str] = {
     "system": "#5C677D",
-    "developer": "#5C677D",
+    "developer": "#A0527A",
     "user": "#2B6CB0",
     "assistant": "#2BB673",
     "tool": "#F2A541",
@@ -161,8 +161,10 @@ def legend_rows(fig: go.Figure) -> int:
     shown = [t for t in fig.data if t.showlegend is not False and t.name]
     if not shown or (len(fig.data) < 2 and not any(t.showlegend for t in fig.data)):
         return 0
+    # A pie's legend lists its slices, and pies share the entries of equal labels.
+    names = [str(label) for t in shown for label in (t.labels if t.type == "pie" else (t.name,))]
     rows, used = 1, 0
-    for name in dict.fromkeys(str(t.name) for t in shown):
+    for name in dict.fromkeys(names):
         width = _LEGEND_ENTRY_PX + _LEGEND_CHAR_PX * len(name)
         if used and used + width > _LEGEND_WRAP_PX:
             rows, used = rows + 1, 0

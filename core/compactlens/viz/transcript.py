@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 from compactlens.engine import CompactionResult, MessageIndex
 from compactlens.model.errors import ConfigError
 from compactlens.viz._style import (
+    _LEGEND_ROW_PX,
     KIND_COLORS,
     KIND_LABELS,
     KINDS,
@@ -19,6 +20,7 @@ from compactlens.viz._style import (
     _buckets,
     _layout,
     _trigger_target,
+    legend_rows,
 )
 from compactlens.viz.words import num, plural, share
 
@@ -176,7 +178,15 @@ def composition(index: MessageIndex) -> go.Figure:
         1,
         2,
     )
-    return _layout(fig, "Composition of the tokens", height=340)
+    fig = _layout(fig, "Composition of the tokens", height=340)
+    # The legend goes under the donuts, where plotly makes room for as many rows as the
+    # width needs: in the band above them, a legend that wrapped to more rows than
+    # foreseen ran over the donuts' titles.
+    top = fig.layout.margin.t - legend_rows(fig) * _LEGEND_ROW_PX
+    fig.update_layout(
+        legend={"yref": "paper", "y": -0.04, "yanchor": "top"}, margin={"t": top, "b": 12}
+    )
+    return fig
 
 
 #: A slice under this share of its donut is labelled on hover only (its label would not
