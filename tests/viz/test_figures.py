@@ -385,3 +385,14 @@ def test_the_completed_event_carries_the_runs_group_totals(index: MessageIndex) 
         n for k, n in counts.items() if k not in ("kept", "inserted")
     )
     assert completed.inserted == counts["inserted"]
+
+
+def test_the_after_bar_takes_the_verdicts_colour_never_green_by_itself() -> None:
+    # Review 6: the Overview's "after" bar was green under an amber verdict.
+    def after(**kw: str) -> str:
+        return str(figures.budget_bar(8000, 3000, 4000, 4000, **kw).data[0].marker.color[0])
+
+    assert after(level="costs") == LEVEL_COLORS["costs"]
+    assert after(level="safe") == LEVEL_COLORS["safe"]
+    assert after() != LEVEL_COLORS["safe"]
+    assert str(figures.budget_bar(8000, 5000, 4000).data[0].marker.color[0]) == "#E4572E"
