@@ -178,6 +178,11 @@ STAGES: dict[str, Term] = {
         "Pipeline",
         "Run strategies in order, each checking its own trigger against what the previous left.",
     ),
+    "provider_repair": Term(
+        "Provider repair",
+        "Open the conversation with a user turn where the API needs one (a short note that "
+        "earlier messages were removed).",
+    ),
     "token_budget": Term(
         "Token-budget fallback",
         "If still over the budget, drop the oldest groups (system kept unless allowed).",
