@@ -300,3 +300,51 @@ def test_a_json_escape_a_tool_printed_is_no_part_of_a_word() -> None:
     assert not [v for v in kinds if v.startswith(("n2026", "u2026"))], kinds
     assert kinds["INC-4821"] is None  # the real fact next to it still counts
     assert any(v.startswith("2026-01-14") and kinds[v] == "timestamp" for v in kinds), kinds
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["1752395122", "9971519902956727284", "7815014330624137088", "18338937400191147341"],
+)
+def test_a_long_bare_number_a_tool_printed_is_minor(value: str) -> None:
+    # Review 6: process handles of a `ps` listing (--metrics-shmem-handle=...) were 112 of
+    # a real log's 806 lost "identifier" facts.
+    assert minor_kind(fact("identifier", value, "tool_result")) == "number"
+    assert minor_kind(fact("identifier", value, "tool_arguments")) == "number"
+
+
+@pytest.mark.parametrize(
+    ("value", "source"),
+    [
+        ("5551234567", "text"),  # a number a person wrote (a phone, an account) counts
+        ("262144", "tool_result"),  # shorter than 10 digits
+        ("48213", "tool_result"),
+        ("ORD-9971519902956727284", "tool_result"),  # not bare digits
+    ],
+)
+def test_shorter_or_written_numbers_still_count(value: str, source: FactSource) -> None:
+    assert minor_kind(fact("identifier", value, source)) is None
+
+
+def test_process_handles_leave_recall_and_the_real_ids_stay() -> None:
+    listing = (
+        "chrome --metrics-shmem-handle=1752395122,r,9971519902956727284,7815014330624137088,"
+        "262144 --field-trial-handle=3190708995682289984,18338937400191147341 pid 48213"
+    )
+    facts = conversation_facts(
+        [
+            Message(role="user", parts=(TextPart("Why is chrome pid 48213 slow?"),)),
+            Message(role="assistant", parts=(ToolCallPart(id="c1", name="Bash", arguments="{}"),)),
+            Message(role="tool", parts=(ToolResultPart(call_id="c1", output=listing),)),
+        ]
+    )
+    minor = {f.value for f in facts if minor_kind(f) == "number"}
+    assert minor == {
+        "1752395122",
+        "9971519902956727284",
+        "7815014330624137088",
+        "3190708995682289984",
+        "18338937400191147341",
+    }
+    counted = {f.value for f in facts if minor_kind(f) is None}
+    assert {"262144", "48213"} <= counted

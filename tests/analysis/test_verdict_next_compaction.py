@@ -54,7 +54,9 @@ def _run(
     index = MessageIndex.build(found, CharEstimator())
     strategy = strategy_from_config(config, summarizer=ExtractiveSummarizer())
     result = run_strategy(index, strategy, tokenizer_given=True)
-    triggers = strategy_triggers(strategy, tokenizer_given=True) if with_triggers else None
+    # Without: an explicit empty set (no trigger is set). Given none at all, analyze()
+    # would read the run's own (test_analyze_own_triggers.py).
+    triggers = strategy_triggers(strategy, tokenizer_given=True) if with_triggers else ()
     return result, analyze(found, result, triggers=triggers, tokenizer=CharEstimator())
 
 
@@ -114,7 +116,7 @@ def test_the_context_window_preset_on_a_claude_code_log_is_not_said_to_fire_agai
 
 
 def test_without_a_trigger_nothing_fires_again_and_nothing_is_to_compact_further() -> None:
-    # A recorded call replayed without its configuration's triggers (the Runs page).
+    # A run analyzed with no trigger set (triggers=()): nothing makes it fire again.
     result, report = _run(
         load_transcript(SAMPLES / "coding_agent.json").messages, PIPELINE, with_triggers=False
     )

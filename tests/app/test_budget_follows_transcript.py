@@ -10,7 +10,7 @@ from apptest_helpers import coding_agent, go, is_verdict_bar, metric_int, no_exc
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from compactlens import CharEstimator, MessageIndex
+from compactlens import CharEstimator, MessageIndex, sized_config
 from compactlens.formats import from_caller
 from compactlens_inspector.lab.config import (
     PRESETS,
@@ -139,3 +139,13 @@ def test_a_configuration_without_token_thresholds_is_left_alone() -> None:
     stage = {**default_stage("sliding_window", 1000), "trigger": None, "keep_last_turns": 3}
     config = LabConfig(stages=(stage,))
     assert sized(config, 5000) is config
+
+
+def test_an_edited_configuration_is_sized_as_the_cli_postmortem_sizes_it() -> None:
+    # One sizing for the Post-mortem page and `compactlens postmortem --config`.
+    stages = (
+        {**default_stage("tool_result_collapse", 8000), "keep_last_tool_call_groups": 1},
+        {**default_stage("truncation", 8000), "minimum_preserved": 4},
+    )
+    config = LabConfig(stages=stages)
+    assert sized(config, 103).strategy_config() == sized_config(config.strategy_config(), 103)

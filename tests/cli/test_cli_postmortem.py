@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from compactlens import load_transcript
-from compactlens.analysis import DEFAULT_CONTEXT_WINDOW, percent, postmortem
+from compactlens import load_transcript, sized_config
+from compactlens.analysis import DEFAULT_CONTEXT_WINDOW, percent, postmortem, sized_factory
 from compactlens.cli import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
@@ -121,3 +121,71 @@ def test_a_subagent_log_given_by_path_recovers_its_history(
     (c,) = json.loads(capsys.readouterr().out)["compactions"]
     assert "parent session file 7c1e.jsonl" in c["note"]
     assert c["agent"] is not None
+
+
+def test_config_is_sized_to_the_agent_and_unequal_sizes_are_marked(
+    capsys: pytest.CaptureFixture[str], repo_root: Path
+) -> None:
+    # Review 6: pipeline.json kept its 8,000-token trigger, so it left the whole history
+    # ("100%, 2,252 tok, unchanged") beside the agent's 103 tokens.
+    path = repo_root / "sample_transcripts" / "claude_code_compacted.jsonl"
+    config = repo_root / "examples" / "pipeline.json"
+    assert main(["postmortem", str(path), "--config", str(config), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for c in data["compactions"]:
+        side = c["strategies"][0]
+        assert side["label"] == "pipeline.json"
+        assert side["status"] != "unchanged" and side["tokens_after"] < c["history_tokens"]
+    assert main(["postmortem", str(path), "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    expected = postmortem(
+        load_transcript(path),
+        [("pipeline.json", sized_factory(json.loads(config.read_text())))],
+    )
+    rows = [line for line in out.splitlines() if "claude_code.compact_boundary  " in line]
+    assert len(rows) == len(expected.compactions)
+    for c, row in zip(expected.compactions, rows, strict=True):
+        (side,) = c.strategies
+        marked = f"{side.tokens_after:,} tok, {side.status}, not at equal size" in row
+        assert marked == (not c.at_equal_size(side))
+        if not c.at_equal_size(side):
+            assert c.size_note(side) in out
+    assert any(not c.at_equal_size(c.strategies[0]) for c in expected.compactions)
+
+
+def test_sized_config_scales_every_token_threshold() -> None:
+    config = {
+        "type": "pipeline",
+        "target": {"op": "at_most", "metric": "tokens", "n": 6000},
+        "strategies": [
+            {
+                "type": "tool_result_collapse",
+                "trigger": {"op": "exceed", "metric": "tokens", "n": 8000},
+            },
+            {
+                "type": "truncation",
+                "trigger": {
+                    "op": "any",
+                    "children": [
+                        {"op": "exceed", "metric": "tokens", "n": 12000},
+                        {"op": "exceed", "metric": "messages", "n": 50},
+                    ],
+                },
+                "minimum_preserved": 4,
+            },
+        ],
+    }
+    sized = sized_config(config, 800)
+    assert sized["target"]["n"] == 600
+    assert sized["strategies"][0]["trigger"]["n"] == 800
+    children = sized["strategies"][1]["trigger"]["children"]
+    assert [c["n"] for c in children] == [1200, 50]  # messages are not tokens
+    assert sized["strategies"][1]["minimum_preserved"] == 4
+    assert config["strategies"][0]["trigger"]["n"] == 8000  # the input is not changed
+    untouched = {"type": "truncation", "max_n": 10**9}
+    assert sized_config(untouched, 800) == untouched
+    only_target = {
+        "type": "tool_result_collapse",
+        "target": {"op": "at_most", "metric": "tokens", "n": 400},
+    }
+    assert sized_config(only_target, 100)["target"]["n"] == 100

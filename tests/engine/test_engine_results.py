@@ -430,3 +430,19 @@ def test_cannot_fit_has_a_reason_even_without_an_explanation() -> None:
     assert res.reason and "Truncation" in res.reason
     ok = run_strategy(index, SlidingWindowStrategy(keep_last_turns=1), explain=False)
     assert ok.status == "compacted" and ok.reason is None
+
+
+def test_what_inserted_summaries_cost_is_never_in_zero_groups() -> None:
+    # Summaries are inserted, not groups of the history: the explanation gives their
+    # tokens alone (review 6: "collapsed lines and summaries: 21 tokens in 0 groups").
+    from compactlens.analysis import reference_pipeline
+
+    convo = long_chat(30)
+    limit = index_of(convo).total_tokens // 10
+    res = apply_compaction(convo, reference_pipeline(limit))
+    replaced = [p for p in res.explanation.protected if p.why == "replacement_text"]
+    assert replaced and all(not p.group_ids for p in replaced)
+    assert "in 0 groups" not in res.explanation.summary
+    assert f"{protection_words('replacement_text')}: {replaced[0].tokens:,} tokens" in (
+        res.explanation.summary
+    )

@@ -31,6 +31,7 @@ FIXTURE_FORMATS: dict[str, str] = {
     "openhands_history.json": "openhands-events",
     "canonical_document.json": "canonical",
     "claude_code_compacted.jsonl": "claude-code",
+    "claude_code_titles.jsonl": "claude-code",
     "codex_rollout.jsonl": "codex",
     "codex_parallel_calls.jsonl": "codex",
     "codex_desktop_events.jsonl": "codex",

@@ -41,20 +41,68 @@ def test_claude_code_boundaries_become_compactions() -> None:
     assert second.replaced is not None and second.replaced[0] == t.messages[first.summary_index]
 
 
-def test_a_summary_event_at_the_top_of_a_log_is_a_title_not_a_compaction() -> None:
-    lines = [
-        {"type": "summary", "summary": "Fix export job", "leafUuid": "x"},
-        {"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hi"}},
-    ]
-    assert load_transcript(lines).compactions == ()
-    later = [*lines[1:], {"type": "summary", "summary": "The user said hi.", "leafUuid": "y"}]
-    (c,) = load_transcript(later).compactions
-    assert (c.source, c.summary, c.index, len(c.replaced or ())) == (
-        "claude_code.summary",
+def test_summary_records_are_session_titles_not_compactions() -> None:
+    # Claude Code writes {"type": "summary", "leafUuid"} lines for its resume list, at the
+    # top and between messages; only the compact_boundary + isCompactSummary pair is one.
+    events = _lines("claude_code_titles.jsonl")
+    titles = [e for e in events if e.get("type") == "summary"]
+    boundaries = [e for e in events if e.get("subtype") == "compact_boundary"]
+    assert len(titles) == 6 and len(boundaries) == 1
+    t = load_transcript(FIXTURES / "claude_code_titles.jsonl")
+    (c,) = t.compactions
+    (summary,) = [e for e in events if e.get("isCompactSummary")]
+    assert c.source == "claude_code.compact_boundary"
+    assert c.tokens_before == boundaries[0]["compactMetadata"]["preTokens"]
+    assert c.summary == summary["message"]["content"]
+    assert c.summary_index is not None
+    assert t.messages[c.summary_index].text == summary["message"]["content"]
+    # Its history: every message before it (the titles between them cut nothing).
+    assert c.replaced == t.messages[: c.index]
+    before = events[: events.index(boundaries[0])]
+    assert len(c.replaced) == sum(1 for e in before if "message" in e)
+
+
+def test_a_lone_summary_record_is_a_title() -> None:
+    user = {"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hi"}}
+    top = {"type": "summary", "summary": "Fix export job", "leafUuid": "x"}
+    later = {"type": "summary", "summary": "The user said hi.", "leafUuid": "y"}
+    assert load_transcript([top, user]).compactions == ()
+    assert load_transcript([user, later, user]).compactions == ()
+
+
+def test_a_summary_record_right_after_a_boundary_is_its_summary() -> None:
+    user = {"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hi"}}
+    boundary = {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "compactMetadata": {"trigger": "auto", "preTokens": 900},
+    }
+    record = {"type": "summary", "summary": "The user said hi.", "leafUuid": "y"}
+    (c,) = load_transcript([user, boundary, record, user]).compactions
+    assert (c.source, c.summary, c.index, c.trigger) == (
+        "claude_code.compact_boundary",
         "The user said hi.",
         1,
-        1,
+        "auto",
     )
+    assert c.replaced is not None and len(c.replaced) == 1
+
+
+def test_a_compact_summary_without_a_boundary_is_a_compaction() -> None:
+    user = {"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hi"}}
+    summary = {
+        "type": "user",
+        "isCompactSummary": True,
+        "message": {"role": "user", "content": "Summary: the user said hi."},
+    }
+    (c,) = load_transcript([user, user, summary, user]).compactions
+    assert (c.source, c.index, c.summary_index, c.summary) == (
+        "claude_code.compact_summary",
+        2,
+        2,
+        "Summary: the user said hi.",
+    )
+    assert c.replaced is not None and len(c.replaced) == 2
 
 
 #: Responses items the model writes (one model turn's run of them is one assistant message).

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from compactlens import reference_tokens, scaled_trigger, sized_config
 from compactlens_inspector.lab.lab_config import CompactSettings, LabConfig
 from compactlens_inspector.lab.stages import STAGE_TYPES, default_stage, trigger_dict
 
@@ -120,21 +121,32 @@ def sized(config: LabConfig, budget: int) -> LabConfig:
     guards = {**config.guards, "pins": []} if config.guards is not None else None
     if config.label in PRESETS:
         return replace(preset(config.label, budget), guards=guards)
-    reference = config.trigger_tokens or config.target_tokens
+    if config.mode == "compact":
+        return _sized_compact(config, budget, guards)
+    # The library's sizing: the one `compactlens postmortem --config` uses.
+    pipeline: dict[str, Any] = {"type": "pipeline", "strategies": [dict(s) for s in config.stages]}
+    if config.target is not None:
+        pipeline["target"] = dict(config.target)
+    if not reference_tokens(pipeline):
+        return config
+    scaled = sized_config(pipeline, budget)
+    target = scaled.get("target")
+    return replace(config, stages=tuple(scaled["strategies"]), target=target, guards=guards)
+
+
+def _sized_compact(config: LabConfig, budget: int, guards: Mapping[str, Any] | None) -> LabConfig:
+    """A ``compact()`` configuration with its target and trigger scaled by one factor."""
+    reference = config.compact.trigger_tokens or config.compact.target_tokens
     if not reference:
         return config
 
     def scale(n: int) -> int:
         return max(1, round(n * budget / reference))
 
-    if config.mode == "compact":
-        c = config.compact
-        trigger = scale(c.trigger_tokens) if c.trigger_tokens is not None else None
-        settings = CompactSettings(scale(c.target_tokens), c.keep_last_messages, trigger)
-        return replace(config, compact=settings, guards=guards)
-    stages = tuple(_scaled_stage(s, scale) for s in config.stages)
-    target = _scaled_trigger(config.target, scale)
-    return replace(config, stages=stages, target=target, guards=guards)
+    c = config.compact
+    trigger = scale(c.trigger_tokens) if c.trigger_tokens is not None else None
+    settings = CompactSettings(scale(c.target_tokens), c.keep_last_messages, trigger)
+    return replace(config, compact=settings, guards=guards)
 
 
 def with_budget(config: LabConfig, budget: int) -> LabConfig:
@@ -163,39 +175,12 @@ def with_budget(config: LabConfig, budget: int) -> LabConfig:
             if not (kind == "sliding_window" and out.get("keep_last_turns")):
                 trig = out.get("trigger")
                 out["trigger"] = (
-                    _scaled_trigger(trig, at_budget)
+                    scaled_trigger(trig, at_budget)
                     if isinstance(trig, Mapping) and trig.get("op") in ("all", "any")
                     else trigger_dict("exceed", "tokens", budget)
                 )
             if isinstance(out.get("target"), Mapping):
-                out["target"] = _scaled_trigger(out["target"], at_budget)
+                out["target"] = scaled_trigger(out["target"], at_budget)
         stages.append(out)
-    target = _scaled_trigger(config.target, at_budget)
+    target = scaled_trigger(config.target, at_budget)
     return replace(config, stages=tuple(stages), target=target, label="")
-
-
-def _scaled_stage(stage: Mapping[str, Any], scale: Callable[[int], int]) -> dict[str, Any]:
-    out = dict(stage)
-    for key in ("trigger", "target"):
-        if isinstance(out.get(key), Mapping):
-            out[key] = _scaled_trigger(out[key], scale)
-    if out.get("type") == "token_budget" and isinstance(out.get("token_budget"), int):
-        out["token_budget"] = scale(out["token_budget"])
-    return out
-
-
-def _scaled_trigger(
-    trigger: Mapping[str, Any] | None, scale: Callable[[int], int]
-) -> dict[str, Any] | None:
-    """A trigger dict with its ``tokens`` thresholds scaled (children too)."""
-    if trigger is None:
-        return None
-    out = dict(trigger)
-    if out.get("metric") == "tokens" and isinstance(out.get("n"), int):
-        out["n"] = scale(out["n"])
-    children = out.get("children")
-    if isinstance(children, list):
-        out["children"] = [
-            _scaled_trigger(c, scale) if isinstance(c, Mapping) else c for c in children
-        ]
-    return out

@@ -321,13 +321,7 @@ def _capital(text: str) -> str:
 
 def unequal_note(c: CompactionPostmortem, o: Outcome) -> str:
     """Why ``o`` does not compare with the agent at equal size ("" when it does)."""
-    if c.at_equal_size(o):
-        return ""
-    return (
-        f"Not at equal size: the agent kept {c.budget:,} tokens, and this strategy could "
-        f"not compact the history that far (its best is {o.tokens_after:,} tokens), so "
-        "its recall is not comparable with the agent's."
-    )
+    return c.size_note(o)
 
 
 def side_views(c: CompactionPostmortem) -> list[SideView]:

@@ -106,6 +106,7 @@ from compactlens.analysis.postmortem import (
     postmortem,
     reference_config,
     reference_pipeline,
+    sized_factory,
 )
 from compactlens.analysis.protocol import (
     PROVIDERS,
@@ -254,6 +255,7 @@ __all__ = [
     "searched_advice",
     "searched_step",
     "shown_fixes",
+    "sized_factory",
     "smallest_safe_target",
     "strategy_triggers",
     "transcript_provider",

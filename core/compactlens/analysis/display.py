@@ -34,7 +34,11 @@ def report_card(report: CompactionReport, *, search: bool = True) -> Card:
         cached = f"the first message ({tokens}) stays cached"
     else:
         cached = f"the first {cache.prefix_messages:,} messages ({tokens}) stay cached"
-    horizon = f"not within {retrigger.horizon:,} turns"
+    horizon = (
+        f"not within {retrigger.horizon:,} turns"
+        if retrigger.checked
+        else "not checked (no trigger given)"
+    )
     lines = [
         ("facts kept", f"{facts.survived:,} of {facts.extracted:,} ({facts.recall:.0%})"),
         ("prompt cache", cached),

@@ -6,7 +6,8 @@ Not every extracted value is a fact a reader would miss: dates and times as tool
 them (``16:42:11``, ``Apr 9``, ``2026-02-12``), hashes and machine code (``8e41c07``,
 ``4883c480``), memory addresses (``DAT_0040074c``), percentages in tool output (a test
 runner's ``3%``), tool names, paths of a long machine listing (``ls -R``), placeholders
-(``../path/to/your.db``) and redactions or secrets (``[REDACTED]``) are *minor*
+(``../path/to/your.db``), redactions or secrets (``[REDACTED]``) and long bare numbers
+a tool printed (``9971519902956727284``, a process handle) are *minor*
 (:func:`minor_kind`). A report counts them apart (``minor``) and keeps them out of
 recall, so the headline is driven by identifiers, paths, numbers with units, error
 codes, names and decisions.
@@ -92,6 +93,7 @@ MinorKind: TypeAlias = Literal[
     "listing",
     "placeholder",
     "redaction",
+    "number",
 ]
 #: Each minor kind in plain words, in reporting order.
 MINOR_KIND_LABELS: Mapping[MinorKind, str] = MappingProxyType(
@@ -105,6 +107,7 @@ MINOR_KIND_LABELS: Mapping[MinorKind, str] = MappingProxyType(
         "listing": "path in a long file listing",
         "placeholder": "placeholder or example value",
         "redaction": "redaction or secret",
+        "number": "long number in tool output (a handle or a counter)",
     }
 )
 
@@ -153,6 +156,8 @@ def minor_kind(fact: Fact, noise_of: NoiseOf = noise_kind) -> MinorKind | None:
         return noise
     if noise == "percentage" and fact.kind == "quantity" and fact.source == "tool_result":
         return noise
+    if noise == "number" and fact.source not in _PROSE_SOURCES:
+        return noise  # a process handle, a counter: a number a person wrote still counts
     return None
 
 

@@ -20,7 +20,7 @@ the strategy ignores it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -38,10 +38,12 @@ from compactlens.engine.result import CompactionResult, TokenCounts
 from compactlens.engine.run import run_strategy
 from compactlens.engine.strategies.base import Strategy
 from compactlens.engine.strategies.config import strategy_from_config
+from compactlens.engine.strategies.sizing import sized_config
 from compactlens.engine.triggers import Trigger, tokens_exceed
 from compactlens.model.messages import Message, TextPart
 from compactlens.model.recorded import RecordedCompaction
 from compactlens.model.tokens import CharEstimator, Tokenizer, count_messages
+from compactlens.summarizers.base import Summarizer
 from compactlens.summarizers.extractive import ExtractiveSummarizer
 from compactlens.transcript import Transcript
 
@@ -82,6 +84,22 @@ def reference_config(budget: int) -> dict[str, Any]:
 def reference_pipeline(budget: int) -> Strategy:
     """The reference pipeline at ``budget`` tokens, with the offline extractive summarizer."""
     return strategy_from_config(reference_config(budget), summarizer=ExtractiveSummarizer())
+
+
+def sized_factory(
+    config: Mapping[str, Any], *, summarizer: Summarizer | None = None
+) -> StrategyFactory:
+    """A strategy configuration as a post-mortem strategy: at each compaction it is sized
+    to the agent's budget (:func:`~compactlens.engine.strategies.sizing.sized_config`:
+    every token threshold scaled so its first ``tokens > n`` trigger is the budget), so
+    it is compared with the agent at equal size, as the inspector's lab configuration
+    is. Summarization stages use ``summarizer`` (default: the offline extractive one)."""
+    chosen = summarizer if summarizer is not None else ExtractiveSummarizer()
+
+    def build(budget: int) -> Strategy:
+        return strategy_from_config(sized_config(config, budget), summarizer=chosen)
+
+    return build
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +168,16 @@ class CompactionPostmortem:
         recall compares with the agent's at equal size; False when the strategy could
         not compact the history that far (``cannot-fit``, or more tokens than the agent)."""
         return outcome.status != "cannot-fit" and outcome.tokens_after <= max(1, self.budget)
+
+    def size_note(self, outcome: Outcome) -> str:
+        """Why ``outcome`` does not compare with the agent at equal size ("" when it does)."""
+        if self.at_equal_size(outcome):
+            return ""
+        return (
+            f"Not at equal size: the agent kept {self.budget:,} tokens, and this strategy could "
+            f"not compact the history that far (its best is {outcome.tokens_after:,} tokens), "
+            "so its recall is not comparable with the agent's."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         r = self.recorded
@@ -402,4 +430,5 @@ __all__ = [
     "postmortem",
     "reference_config",
     "reference_pipeline",
+    "sized_factory",
 ]

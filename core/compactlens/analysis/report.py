@@ -265,7 +265,8 @@ class _Outcome:
     tokens_before: int | None
     tokens_after: int | None
     usage: Any
-    default_trigger: Trigger | None
+    #: The run's own triggers, used when analyze() is given none (None: not known).
+    default_triggers: tuple[Trigger, ...] | None
 
 
 def unmatched_indices(original: Sequence[Message], compacted: Sequence[Message]) -> tuple[int, ...]:
@@ -308,7 +309,7 @@ def _adapt(result: Any, caller: CallerMessages) -> _Outcome:
             tokens_before=result.tokens_before,
             tokens_after=result.tokens_after,
             usage=None,
-            default_trigger=None,
+            default_triggers=result.triggers,
         )
     if not hasattr(result, "messages"):
         raise InputTypeError(
@@ -328,10 +329,10 @@ def _adapt(result: Any, caller: CallerMessages) -> _Outcome:
     else:
         affected = unmatched_indices(original, projection)
     target = getattr(result, "target_tokens", None)
-    default_trigger = (
-        tokens_exceed(target)
+    default_triggers = (
+        (tokens_exceed(target),)
         if isinstance(target, int) and not isinstance(target, bool) and target > 0
-        else None
+        else ()
     )
     return _Outcome(
         status=status,
@@ -343,7 +344,7 @@ def _adapt(result: Any, caller: CallerMessages) -> _Outcome:
         tokens_before=getattr(tokens, "before", None),
         tokens_after=getattr(tokens, "after", None),
         usage=getattr(result, "usage", None),
-        default_trigger=default_trigger,
+        default_triggers=default_triggers,
     )
 
 
@@ -360,9 +361,12 @@ def _original_caller(original: Any) -> CallerMessages:
     return from_caller(original)
 
 
-def _triggers(value: Any, fallback: Trigger | None, tokenizer_given: bool) -> tuple[Trigger, ...]:
+def _triggers(
+    value: Any, fallback: tuple[Trigger, ...] | None, tokenizer_given: bool
+) -> tuple[Trigger, ...] | None:
+    """The triggers given, else the run's own (``fallback``); None when neither is known."""
     if value is None:
-        return (fallback,) if fallback is not None else ()
+        return fallback
     if isinstance(value, Trigger):
         return (value,)
     if isinstance(value, Mapping) or hasattr(value, "to_dict"):
@@ -447,11 +451,13 @@ def analyze(
     """Measure one compaction of ``original`` (wire dicts, messages or a transcript).
 
     ``triggers``: the configured triggers (a :class:`Trigger`, several, a strategy or
-    its ``to_dict()``); default: none for engine results, ``tokens > target_tokens``
-    for ``compact()`` results. ``prices``: :class:`ModelPrices` or a model name looked
-    up in ``price_table`` (default ``model`` or ``gpt-4o``). ``growth_per_turn``: tokens
-    one turn adds (or a :class:`Growth`); default: measured on ``original``. ``judge``:
-    an optional summarizer asked for a graded, clearly labelled score. ``fact_cache``:
+    its ``to_dict()``); default: the run's own for engine results (``result.triggers``,
+    as the engine read them from its strategy; when unknown the re-trigger is reported
+    as not checked), ``tokens > target_tokens`` for ``compact()`` results. ``prices``:
+    :class:`ModelPrices` or a model name looked up in ``price_table`` (default ``model``
+    or ``gpt-4o``). ``growth_per_turn``: tokens one turn adds (or a :class:`Growth`);
+    default: measured on ``original``. ``judge``: an optional summarizer asked for a
+    graded, clearly labelled score. ``fact_cache``:
     a dict kept by the caller for every analysis of the same ``original`` (facts are
     extracted once per original message; see :func:`~compactlens.analysis.fact_survival`).
     ``providers``: the APIs protocol problems are checked for; default: the transcript's
@@ -592,16 +598,18 @@ def _overview(
         outcome.tokens_after if outcome.tokens_after is not None else compacted_index.total_tokens
     )
     chosen_triggers = _triggers(
-        settings.triggers, outcome.default_trigger, tokenizer_given=outcome.tokenizer != "estimate"
+        settings.triggers, outcome.default_triggers, tokenizer_given=outcome.tokenizer != "estimate"
     )
     retrigger = estimate_retrigger(
         HistoryMetrics.of(compacted_index, tokens=tokens_after),
-        chosen_triggers,
+        chosen_triggers or (),
         growth,
         context_window=settings.context_window,
         max_fraction=settings.max_fraction,
         horizon=settings.horizon,
     )
+    if chosen_triggers is None:
+        retrigger = replace(retrigger, checked=False)
 
     chosen, providers_note = chosen_providers(settings.providers, caller)
     problems = check_protocol(projection, chosen, index=compacted_index)

@@ -33,12 +33,14 @@ says so.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from compactlens.engine.index import GroupKind, MessageIndex
-from compactlens.engine.strategies.registry import strategy_info
+
+# Re-exported: the analysis API has always offered it here.
+from compactlens.engine.strategies.registry import strategy_triggers as strategy_triggers
 from compactlens.engine.triggers import Trigger
 from compactlens.engine.vocabulary import condition_words
 from compactlens.model.errors import ConfigError
@@ -76,6 +78,9 @@ class Growth:
     tool_call_groups: float = 0.0
     source: GrowthSource = "given"
     turns_measured: int = 0
+    #: The tokens of the largest turn (or step) a median was taken over (None: no
+    #: median), so a reader can be told when the median hides a much larger one.
+    largest: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -86,6 +91,7 @@ class Growth:
             "source": self.source,
             "turns_measured": self.turns_measured,
             "unit": self.unit,
+            "largest": self.largest,
         }
 
     @property
@@ -123,6 +129,7 @@ def growth_from_index(index: MessageIndex) -> Growth:
         tool_call_groups=float(statistics.median(r[3] for r in rows)),
         source="transcript",
         turns_measured=len(rows),
+        largest=float(max(r[0] for r in rows)),
     )
 
 
@@ -153,6 +160,7 @@ def _step_growth(index: MessageIndex, turns: int) -> Growth:
         ),
         source="steps",
         turns_measured=len(steps),
+        largest=float(max(g.tokens for g in steps)),
     )
 
 
@@ -213,6 +221,9 @@ class RetriggerEstimate:
     #: The most tokens the history may hold before a token trigger fires (the lowest
     #: ``tokens > n`` of the triggers; None when no trigger counts tokens alone).
     token_limit: int | None = None
+    #: False when no trigger was given and the run's own are not known: the next
+    #: compaction was not checked (not "no trigger": nothing says the run has none).
+    checked: bool = True
 
     @property
     def room_tokens(self) -> int | None:
@@ -249,6 +260,7 @@ class RetriggerEstimate:
             "loops": self.loops,
             "warnings": list(self.warnings),
             "token_limit": self.token_limit,
+            "checked": self.checked,
         }
 
 
@@ -339,39 +351,3 @@ def estimate_retrigger(
         warnings=tuple(warnings),
         token_limit=min((c for c in map(token_ceiling, triggers) if c is not None), default=None),
     )
-
-
-# ----------------------------------------------------------------------------- triggers
-
-
-def _walk(config: Mapping[str, Any], tokenizer_given: bool) -> Iterable[Trigger]:
-    """An explicit ``trigger``, then what the type's shorthand keywords stand for (from the
-    strategy registry), then, for a composite, its stages' triggers."""
-    kind = config.get("type")
-    trigger = config.get("trigger")
-    if isinstance(trigger, Mapping):
-        yield Trigger.from_dict(dict(trigger))
-    info = strategy_info(kind) if isinstance(kind, str) else None
-    if info is None:
-        return
-    yield from info.shorthand_triggers(config, tokenizer_given)
-    if info.composite:
-        for child in config.get("strategies") or ():
-            if isinstance(child, Mapping):
-                yield from _walk(child, tokenizer_given)
-
-
-def strategy_triggers(strategy: Any, *, tokenizer_given: bool = True) -> tuple[Trigger, ...]:
-    """The triggers that start a strategy (or a ``to_dict()`` config), any one of which fires.
-
-    Reads explicit ``trigger`` values and the shorthand keywords (``max_n``,
-    ``keep_last_turns``, ``keep_last_groups``, ``target_count``/``threshold``,
-    ``token_budget``), through pipelines. ``max_n`` counts tokens when a tokenizer is
-    given and messages otherwise, as the engine does. Duplicates are dropped.
-    """
-    config = strategy if isinstance(strategy, Mapping) else strategy.to_dict()
-    out: list[Trigger] = []
-    for t in _walk(config, tokenizer_given):
-        if t not in out:
-            out.append(t)
-    return tuple(out)

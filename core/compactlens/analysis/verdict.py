@@ -140,6 +140,10 @@ _FIXES = {
         "collapse stage first, so old tool results shrink before whole turns are dropped."
     ),
     "not-measured": "Analyze the run to check the rest (the Analysis page, or analyze() in code).",
+    "no-trigger": (
+        "Give the run's strategy as its triggers (analyze(original, result, "
+        "triggers=strategy)) so the report checks when compaction fires again."
+    ),
     "no-request": (
         "Check that the log was read in full: the Transcript page lists every message read, "
         "and a log whose requests were not read cannot show that the agent keeps its task."
@@ -162,6 +166,7 @@ COST_ORDER = (
     "provider-warnings",
     "cache",
     "no-request",
+    "no-trigger",
     "not-measured",
 )
 #: A run that uses less than this share of its target has room to keep more word for
@@ -241,10 +246,15 @@ class VerdictNumbers:
     turns_until_next_compaction: int | None = None
     horizon: int | None = None
     triggers: tuple[str, ...] = ()
+    #: False when the report did not know the run's triggers (the next compaction was
+    #: not checked, which is not "no trigger is set").
+    triggers_checked: bool = True
     turn_tokens: int | None = None
     turns_measured: int | None = None
     growth_unit: str = "turn"
     growth_source: str | None = None
+    #: The tokens of the largest turn (or step) ``turn_tokens`` is the median of.
+    largest_turn_tokens: int | None = None
     token_limit: int | None = None
     cache_extra_cost: float | None = None
     cache_turns: int | None = None
@@ -298,10 +308,12 @@ class VerdictNumbers:
             "turns_until_next_compaction": self.turns_until_next_compaction,
             "horizon": self.horizon,
             "triggers": list(self.triggers),
+            "triggers_checked": self.triggers_checked,
             "turn_tokens": self.turn_tokens,
             "turns_measured": self.turns_measured,
             "growth_unit": self.growth_unit,
             "growth_source": self.growth_source,
+            "largest_turn_tokens": self.largest_turn_tokens,
             "token_limit": self.token_limit,
             "cache_extra_cost": (
                 round(self.cache_extra_cost, 6) if self.cache_extra_cost is not None else None
@@ -508,10 +520,16 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
         "turns_until_next_compaction": report.retrigger.turns_until_trigger,
         "horizon": report.retrigger.horizon,
         "triggers": report.retrigger.triggers,
+        "triggers_checked": report.retrigger.checked,
         "turn_tokens": round(growth.tokens) if growth.source != "none" else None,
         "turns_measured": growth.turns_measured,
         "growth_unit": growth.unit,
         "growth_source": growth.source,
+        "largest_turn_tokens": (
+            round(growth.largest)
+            if growth.largest is not None and growth.source in ("transcript", "steps")
+            else None
+        ),
         "token_limit": report.retrigger.token_limit,
         "cache_extra_cost": -cost.savings if cost is not None else None,
         "cache_turns": cost.further_turns if cost is not None else None,
@@ -820,6 +838,12 @@ def _next_compaction_reason(n: VerdictNumbers) -> Reason:
     turns, code = n.turns_until_next_compaction, "next-compaction"
     unit = n.growth_unit
     typical = _pace(n) if n.turn_tokens else ""
+    if not n.triggers_checked:
+        text = (
+            "When compaction fires again is not checked: no trigger was given and the "
+            "run's own are not known."
+        )
+        return Reason(code="no-trigger", level="costs", text=text)
     if not n.triggers:
         text = "No trigger is set for the next turns, so nothing makes compaction fire again."
         return Reason(code=code, level="safe", text=text)
@@ -916,7 +940,30 @@ def _pace(n: VerdictNumbers, *, tokens: bool = True) -> str:
             else f"the larger of the log's only {n.turns_measured or 0} steps"
         )
         return f"an agent step adds up to about {size} (estimated from {only})"
-    return f"a typical {_typical_unit(n)} adds about {size}"
+    return f"a typical {_typical_unit(n)} adds about {size}{_hidden_turn(n)}"
+
+
+#: A turn this many times the median is one the median hides (it is said).
+HIDDEN_TURN_FACTOR = 5
+
+
+def _hidden_turn(n: VerdictNumbers) -> str:
+    """A clause for a median that hides a much larger turn ("" otherwise): "; the median
+    of the 3 turns measured hides one that added 89,087 tokens", and whether a turn like
+    it would fire compaction again."""
+    largest, typical = n.largest_turn_tokens, n.turn_tokens
+    if not largest or not typical or largest < HIDDEN_TURN_FACTOR * typical:
+        return ""
+    unit = _typical_unit(n)
+    count = plural(n.turns_measured or 0, unit)
+    room = n.token_limit - n.tokens_after if n.token_limit is not None else None
+    later = (n.turns_until_next_compaction or 0) > 1  # (else it fires next turn anyway)
+    fires = (
+        f", and a {unit} like it would fire compaction again"
+        if later and room is not None and largest > room
+        else ""
+    )
+    return f"; the median of the {count} measured hides one that added {largest:,} tokens{fires}"
 
 
 def _typical_unit(n: VerdictNumbers) -> str:

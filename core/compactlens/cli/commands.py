@@ -34,6 +34,7 @@ from compactlens.analysis.postmortem import (
     StrategyFactory,
     postmortem,
     reference_pipeline,
+    sized_factory,
 )
 from compactlens.analysis.protocol import (
     DEFAULT_PROVIDERS,
@@ -256,13 +257,11 @@ def cmd_postmortem(args: argparse.Namespace, out: TextIO) -> int:
     strategies: list[tuple[str, StrategyFactory]] = [(REFERENCE_LABEL, reference_pipeline)]
     if args.config:
         config = load_config(args.config)
-        try:
-            fixed = strategy_from_config(
-                config, summarizer=ExtractiveSummarizer(), where=args.config
-            )
+        try:  # checked once here, as given; each compaction runs it at the agent's size
+            strategy_from_config(config, summarizer=ExtractiveSummarizer(), where=args.config)
         except ValueError as exc:
             raise CliError(str(exc)) from None
-        strategies.insert(0, (Path(args.config).name, lambda _budget: fixed))
+        strategies.insert(0, (Path(args.config).name, sized_factory(config)))
     transcript = load_input(args)
     found = postmortem(
         transcript,

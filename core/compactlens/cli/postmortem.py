@@ -15,6 +15,16 @@ from compactlens.engine.vocabulary import plural
 #: Lost facts and summary characters shown per compaction in the text form.
 SHOWN_LOST = 5
 SHOWN_SUMMARY = 240
+#: Under the table: how the compared strategies are sized.
+SIZED = (
+    "each strategy is sized to the tokens the agent kept at that compaction (agent kept): "
+    "a --config's token thresholds are scaled so its first trigger is that budget"
+)
+#: Under the table, when a strategy could not get as small as the agent.
+UNEQUAL = (
+    "not at equal size: the strategy could not compact the history as far as the agent "
+    "did, so its recall does not compare with the agent's"
+)
 
 
 def _num(value: int | None) -> str:
@@ -41,6 +51,8 @@ def verdict_lines(c: CompactionPostmortem) -> list[str]:
         if v is None:
             continue
         lines.append(f"  verdict, {o.label}: {v.headline} ({v.summary})")
+        if o is not c.agent and not c.at_equal_size(o):
+            lines.append(f"    {c.size_note(o)}")
         lines.extend(f"    - {r.text}" for r in v.costs)
     return lines
 
@@ -63,7 +75,8 @@ def _row(c: CompactionPostmortem) -> list[str]:
         recall_text(c.agent),
     ]
     for o in c.strategies:
-        row.append(f"{recall_text(o)}, {o.tokens_after:,} tok, {o.status}")
+        unequal = "" if c.at_equal_size(o) else ", not at equal size"
+        row.append(f"{recall_text(o)}, {o.tokens_after:,} tok, {o.status}{unequal}")
     return row
 
 
@@ -95,7 +108,9 @@ def render_postmortem(pm: Postmortem) -> str:
         "agent recall",
         *labels,
     ]
-    lines = [head, "", *_table(headers, [_row(c) for c in pm.compactions])]
+    lines = [head, "", *_table(headers, [_row(c) for c in pm.compactions]), "", SIZED]
+    if any(not c.at_equal_size(o) for c in pm.compactions for o in c.strategies):
+        lines.append(UNEQUAL)
     for c in pm.compactions:
         lines.append("")
         lines.append(f"compaction {c.number} at message {c.recorded.index} ({c.recorded.source}):")

@@ -30,6 +30,7 @@ from compactlens.engine.result import (
     StageEvent,
     Suggestion,
 )
+from compactlens.engine.triggers import tokens_exceed
 from compactlens.engine.vocabulary import change_words, plural
 from compactlens.formats.caller import from_caller
 from compactlens.model.messages import Message
@@ -569,7 +570,31 @@ def compact_over_index(
     """``compact()`` over the index's messages (counted with the index's tokenizer), as a
     :class:`CompactionResult`: unchanged when ``trigger_tokens`` is not exceeded, a failed
     stage when the summarizer raises, and on ``cannot-fit`` the verified fixes when
-    ``find_fixes``. ``redact`` cleans error text before it is shown."""
+    ``find_fixes``. ``redact`` cleans error text before it is shown. The result's
+    ``triggers`` are ``tokens > trigger_tokens`` (none without it)."""
+    run = _compact_run(
+        index,
+        target_tokens=target_tokens,
+        keep_last_messages=keep_last_messages,
+        summarizer=summarizer,
+        trigger_tokens=trigger_tokens,
+        find_fixes=find_fixes,
+        redact=redact,
+    )
+    return _with_trigger(run, trigger_tokens)
+
+
+def _compact_run(
+    index: MessageIndex,
+    *,
+    target_tokens: int,
+    keep_last_messages: int,
+    summarizer: Summarizer,
+    trigger_tokens: int | None,
+    find_fixes: bool,
+    redact: Callable[[str], str],
+) -> CompactRun:
+    """:func:`compact_over_index` before its result names its trigger."""
     name = "compact()"
     trigger = f"tokens > {trigger_tokens}" if trigger_tokens else "(none)"
     target = f"tokens <= {target_tokens}"
@@ -605,6 +630,14 @@ def compact_over_index(
             ),
         )
     return CompactRun(result, compact=cres, boundary=boundary)
+
+
+def _with_trigger(run: CompactRun, trigger_tokens: int | None) -> CompactRun:
+    """``run`` whose result names the trigger of ``compact()`` (none without one)."""
+    if run.result is None:
+        return run
+    triggers = (tokens_exceed(trigger_tokens),) if trigger_tokens is not None else ()
+    return replace(run, result=replace(run.result, triggers=triggers))
 
 
 def _keep_suggestions(

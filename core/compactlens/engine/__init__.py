@@ -64,6 +64,12 @@ from compactlens.engine.strategies.registry import (
     strategy_type_names,
 )
 from compactlens.engine.strategies.selective import SelectiveToolCallCompactionStrategy
+from compactlens.engine.strategies.sizing import (
+    reference_tokens,
+    scaled_config,
+    scaled_trigger,
+    sized_config,
+)
 from compactlens.engine.strategies.sliding_window import SlidingWindowStrategy
 from compactlens.engine.strategies.summarization import SummarizationStrategy
 from compactlens.engine.strategies.tool_results import (
@@ -202,9 +208,13 @@ __all__ = [
     "provider_for_format",
     "provider_problems",
     "reason_words",
+    "reference_tokens",
     "run_guards",
     "run_strategy",
+    "scaled_config",
+    "scaled_trigger",
     "simple_strategy_names",
+    "sized_config",
     "source_words",
     "stage_change_words",
     "stage_term",

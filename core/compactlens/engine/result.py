@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 from compactlens.engine.index import PairingProblem
+from compactlens.engine.triggers import Trigger
 from compactlens.model.display import card_html, card_text
 from compactlens.model.messages import Message
 from compactlens.summarizers.base import SummaryResponse
@@ -284,6 +285,10 @@ class CompactionResult:
     summaries: Mapping[str, SummaryResponse] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: The triggers that start the run's strategy (any one fires it), as the engine read
+    #: them when it ran; :func:`compactlens.analysis.analyze` projects the next compaction
+    #: with them when it is given none. None: not known (a result built by hand).
+    triggers: tuple[Trigger, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
     def tokens_saved(self) -> int:

@@ -34,7 +34,9 @@ from compactlens.engine.result import (
 )
 from compactlens.engine.strategies.base import Strategy, plan_strategy
 from compactlens.engine.strategies.config import with_profile
+from compactlens.engine.strategies.registry import strategy_triggers
 from compactlens.engine.telemetry import emit_engine_result
+from compactlens.engine.triggers import Trigger
 from compactlens.engine.wire_index import wire_index
 from compactlens.formats import OPENAI_CHAT
 from compactlens.formats.caller import CallerMessages, from_caller
@@ -151,7 +153,17 @@ def run_strategy(
         problems=problems,
         duration_ms=(time.perf_counter() - start) * 1000.0,
         summaries=dict(ctx.summaries),
+        triggers=_triggers_of(strategy, tokenizer_given),
     )
+
+
+def _triggers_of(strategy: Strategy, tokenizer_given: bool) -> tuple[Trigger, ...] | None:
+    """The triggers that start ``strategy`` (None when its configuration cannot say: a
+    strategy of the caller's own whose ``to_dict`` is not a known configuration)."""
+    try:
+        return strategy_triggers(strategy, tokenizer_given=tokenizer_given)
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
 def _renumber(events: Sequence[StageEvent]) -> list[StageEvent]:

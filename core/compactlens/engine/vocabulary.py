@@ -421,7 +421,7 @@ RECORDERS: dict[str, str] = {
 #: Where a recorded compaction was read from, in words (``RecordedCompaction.source``).
 RECORDED_SOURCES: dict[str, str] = {
     "claude_code.compact_boundary": "Claude Code compaction marker",
-    "claude_code.summary": "Claude Code summary",
+    "claude_code.compact_summary": "Claude Code compaction summary",
     "claude_code.summary_message": "Claude Code summary",
     "claude_code.compaction_subagent": "Claude Code compaction sub-agent",
     "codex.compacted": "Codex compaction",

@@ -183,20 +183,93 @@ def _is_boundary(event: Any) -> bool:
     )
 
 
+def _is_summary_record(event: Any) -> bool:
+    return (
+        isinstance(event, Mapping)
+        and event.get("type") == "summary"
+        and isinstance(event.get("summary"), str)
+    )
+
+
+def _message_starting(starts: Sequence[int], pos: int) -> tuple[int, int | None]:
+    """The message index an event at ``pos`` falls in, and that index again when the
+    event starts the message (None otherwise)."""
+    index = message_at(starts, pos)
+    return index, index if index < len(starts) and starts[index] == pos else None
+
+
+def _compact_summary_text(event: Mapping[str, Any]) -> str:
+    inner = event.get("message")
+    return text_of_content(inner.get("content")) if isinstance(inner, Mapping) else ""
+
+
 def _summary_after(
     items: Sequence[Any], start: int, starts: Sequence[int]
-) -> tuple[str | None, int | None]:
-    """The ``isCompactSummary`` user event right after a boundary: its text and message."""
+) -> tuple[str | None, int | None, int | None]:
+    """The summary a boundary recorded: the ``isCompactSummary`` user event right after
+    it (its text, its message index and its position), else a ``summary`` record right
+    after the boundary (some tools write the summary so), else nothing."""
+    record: tuple[str, int] | None = None
     for pos in range(start + 1, min(len(items), start + 8)):
         event = items[pos]
         if _is_boundary(event):
             break
         if isinstance(event, Mapping) and event.get("isCompactSummary") is True:
-            inner = event.get("message")
-            text = text_of_content(inner.get("content")) if isinstance(inner, Mapping) else ""
-            index = message_at(starts, pos)
-            return text, index if index < len(starts) and starts[index] == pos else None
-    return None, None
+            return _compact_summary_text(event), _message_starting(starts, pos)[1], pos
+        if pos == start + 1 and _is_summary_record(event):
+            record = (event["summary"], pos)
+    if record is not None:
+        return record[0], None, record[1]
+    return None, None, None
+
+
+def _at_boundary(
+    event: Mapping[str, Any],
+    pos: int,
+    items: Sequence[Any],
+    messages: Sequence[Message],
+    previous: int,
+) -> tuple[RecordedCompaction, int | None]:
+    """The compaction a ``compact_boundary`` event records, and the position of the
+    summary event it took (None: none found)."""
+    starts = first_positions(messages)
+    meta = event.get("compactMetadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    index = message_at(starts, pos)
+    summary, summary_index, summary_pos = _summary_after(items, pos, starts)
+    replaced = tuple(messages[previous:index])
+    found = RecordedCompaction(
+        index=index,
+        source="claude_code.compact_boundary",
+        trigger=opt_text(meta.get("trigger")),
+        tokens_before=opt_int(meta.get("preTokens")),
+        summary=summary,
+        summary_index=summary_index,
+        replaced=replaced or None,
+        after=(messages[summary_index],) if summary_index is not None else None,
+        timestamp=opt_text(event.get("timestamp")),
+        note="" if replaced else "the replaced history is not in this file",
+    )
+    return found, summary_pos
+
+
+def _at_lone_summary(
+    event: Mapping[str, Any], pos: int, messages: Sequence[Message], previous: int
+) -> RecordedCompaction:
+    """The compaction an ``isCompactSummary`` user event records with no boundary."""
+    index, at = _message_starting(first_positions(messages), pos)
+    replaced = tuple(messages[previous:index])
+    return RecordedCompaction(
+        index=index,
+        source="claude_code.compact_summary",
+        summary=_compact_summary_text(event),
+        summary_index=at,
+        replaced=replaced or None,
+        after=(messages[at],) if at is not None else None,
+        timestamp=opt_text(event.get("timestamp")),
+        note="no compact_boundary event before the summary"
+        + ("" if replaced else "; the replaced history is not in this file"),
+    )
 
 
 def compactions(
@@ -204,52 +277,33 @@ def compactions(
 ) -> tuple[RecordedCompaction, ...]:
     """Compactions recorded in a session log.
 
-    A ``system`` event with subtype ``compact_boundary`` (``compactMetadata``: trigger,
-    ``preTokens``) followed by a user event marked ``isCompactSummary`` (the summary);
-    older logs write a ``summary`` event instead. The replaced history is the messages
-    between the previous compaction's summary (or the start) and the boundary.
+    Claude Code records a compaction as a ``system`` event with subtype
+    ``compact_boundary`` (``compactMetadata``: trigger, ``preTokens``) followed by a user
+    event marked ``isCompactSummary`` (the summary; some tools write a ``summary`` record
+    right after the boundary instead); an ``isCompactSummary`` event with no boundary
+    before it is a compaction too. The replaced history is the messages between the
+    previous compaction's summary (or the start) and the boundary.
+
+    A ``summary`` record anywhere else (``{"type": "summary", "summary", "leafUuid"}``,
+    at the top of a resumed log or between messages) is a session title for Claude
+    Code's resume list, not a compaction: it stays among the file's other events.
     """
-    starts = first_positions(messages)
     out: list[RecordedCompaction] = []
     previous = 0
+    taken: set[int] = set()
     for pos, event in enumerate(items):
         if not isinstance(event, Mapping):
             continue
         if _is_boundary(event):
-            meta = event.get("compactMetadata")
-            meta = meta if isinstance(meta, Mapping) else {}
-            index = message_at(starts, pos)
-            summary, summary_index = _summary_after(items, pos, starts)
-            replaced = tuple(messages[previous:index])
-            out.append(
-                RecordedCompaction(
-                    index=index,
-                    source="claude_code.compact_boundary",
-                    trigger=opt_text(meta.get("trigger")),
-                    tokens_before=opt_int(meta.get("preTokens")),
-                    summary=summary,
-                    summary_index=summary_index,
-                    replaced=replaced or None,
-                    after=(messages[summary_index],) if summary_index is not None else None,
-                    timestamp=opt_text(event.get("timestamp")),
-                    note="" if replaced else "the replaced history is not in this file",
-                )
-            )
-            previous = summary_index if summary_index is not None else index
-        elif event.get("type") == "summary" and isinstance(event.get("summary"), str):
-            # A summary event at the top of a resumed log is a title, not a compaction.
-            index = message_at(starts, pos)
-            replaced = tuple(messages[previous:index])
-            if replaced:
-                out.append(
-                    RecordedCompaction(
-                        index=index,
-                        source="claude_code.summary",
-                        summary=event["summary"],
-                        replaced=replaced,
-                    )
-                )
-                previous = index
+            found, summary_pos = _at_boundary(event, pos, items, messages, previous)
+            if summary_pos is not None:
+                taken.add(summary_pos)
+        elif event.get("isCompactSummary") is True and pos not in taken:
+            found = _at_lone_summary(event, pos, messages, previous)
+        else:
+            continue
+        out.append(found)
+        previous = found.summary_index if found.summary_index is not None else found.index
     return tuple(out)
 
 

@@ -15,7 +15,11 @@ extractive summary lists) may be something no stakeholder would miss if it were 
 - ``placeholder``: an example value from documentation or a test (``../path/to/your.db``,
   ``your_api_key``, ``...-placeholder``, ``abc123``, ``1234567890abcdefghij``);
 - ``redaction``: a redaction marker or a secret (``[REDACTED]``, ``****``,
-  ``dev-only-secret-...``), never worth quoting.
+  ``dev-only-secret-...``), never worth quoting;
+- ``number``: a bare run of 10 or more digits with no unit (``9971519902956727284``, a
+  process handle in a ``ps`` listing; ``1752395122``, a counter or an epoch second).
+  The fact check sets it apart only where a tool printed it: a number a person wrote (an
+  order or an account number) still counts.
 
 :func:`noise_kind` answers from the value alone; the fact check adds what the value's
 kind and source say (a percentage is noise in tool output, not in what a person wrote).
@@ -27,7 +31,7 @@ import re
 from typing import Literal, TypeAlias
 
 NoiseKind: TypeAlias = Literal[
-    "timestamp", "hash", "api_id", "address", "percentage", "placeholder", "redaction"
+    "timestamp", "hash", "api_id", "address", "percentage", "placeholder", "redaction", "number"
 ]
 
 _MONTH_ABBR = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)"
@@ -67,6 +71,9 @@ _ADDRESS = re.compile(
     rf"|^{_DISASSEMBLER_PREFIXES}_(?:.*_)?(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{{4,16}}$"
 )
 _PERCENTAGE = re.compile(r"^\d+(?:\.\d+)?\s?%$")
+#: A bare run of digits this long or longer is a machine number (a handle, a counter).
+LONG_NUMBER_DIGITS = 10
+_LONG_NUMBER = re.compile(rf"^\d{{{LONG_NUMBER_DIGITS},}}$")
 _PLACEHOLDER = re.compile(
     r"(?:^|[/\\])path[/\\]to(?:[/\\]|$)|placeholder|changeme|change[-_]me|replace[-_]me"
     # the example values of docs and tests: abc123, xyz789, a run of the keyboard's digits
@@ -106,6 +113,8 @@ def noise_kind(value: str) -> NoiseKind | None:
         return "percentage"
     if _is_blob(value):
         return "hash"
+    if _LONG_NUMBER.match(value):
+        return "number"
     return None
 
 
@@ -118,4 +127,4 @@ def _is_blob(value: str) -> bool:
     return digits >= 2 and 5 * upper >= len(letters) and 5 * (len(letters) - upper) >= len(letters)
 
 
-__all__ = ["NoiseKind", "noise_kind"]
+__all__ = ["LONG_NUMBER_DIGITS", "NoiseKind", "noise_kind"]

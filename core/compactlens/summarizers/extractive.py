@@ -126,8 +126,9 @@ def _identifiers(texts: Iterable[str], limit: int) -> list[str]:
                 value = value.strip().rstrip(".,;:")
                 if not 2 <= len(value) <= 120 or _TIMESTAMP_PIECE.match(value):
                     continue
-                if noise_kind(value) is not None:
+                if noise_kind(value) not in (None, "number"):
                     continue  # an address, a hash, a date, a progress percentage...
+                # (a long number stays: here nothing says whether a tool printed it)
                 if any(value in known for known in seen):
                     continue
                 seen[value] = None

@@ -10,7 +10,7 @@ on a strategy class this table does not list).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -390,6 +390,39 @@ def builder_strategies() -> tuple[StrategyInfo, ...]:
     return tuple(sorted(offered, key=lambda info: info.builder_rank or 0))
 
 
+def _walk(config: Mapping[str, Any], tokenizer_given: bool) -> Iterable[Trigger]:
+    """An explicit ``trigger``, then what the type's shorthand keywords stand for (from the
+    strategy registry), then, for a composite, its stages' triggers."""
+    kind = config.get("type")
+    trigger = config.get("trigger")
+    if isinstance(trigger, Mapping):
+        yield Trigger.from_dict(dict(trigger))
+    info = strategy_info(kind) if isinstance(kind, str) else None
+    if info is None:
+        return
+    yield from info.shorthand_triggers(config, tokenizer_given)
+    if info.composite:
+        for child in config.get("strategies") or ():
+            if isinstance(child, Mapping):
+                yield from _walk(child, tokenizer_given)
+
+
+def strategy_triggers(strategy: Any, *, tokenizer_given: bool = True) -> tuple[Trigger, ...]:
+    """The triggers that start a strategy (or a ``to_dict()`` config), any one of which fires.
+
+    Reads explicit ``trigger`` values and the shorthand keywords (``max_n``,
+    ``keep_last_turns``, ``keep_last_groups``, ``target_count``/``threshold``,
+    ``token_budget``), through pipelines. ``max_n`` counts tokens when a tokenizer is
+    given and messages otherwise, as the engine does. Duplicates are dropped.
+    """
+    config = strategy if isinstance(strategy, Mapping) else strategy.to_dict()
+    out: list[Trigger] = []
+    for t in _walk(config, tokenizer_given):
+        if t not in out:
+            out.append(t)
+    return tuple(out)
+
+
 __all__ = [
     "STRATEGY_REGISTRY",
     "ParamKind",
@@ -399,5 +432,6 @@ __all__ = [
     "builder_strategies",
     "simple_strategy_names",
     "strategy_info",
+    "strategy_triggers",
     "strategy_type_names",
 ]
