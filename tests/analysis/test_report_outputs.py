@@ -8,6 +8,7 @@ import csv
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +205,38 @@ def test_outputs_follow_the_umask(tmp_path: Path, suffix: str, umask: int) -> No
     finally:
         os.umask(previous)
     assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# ----------------------------------------------------------------------------- HTML in words
+
+
+def test_the_html_report_is_in_words_and_its_table_scrolls_in_its_box(tmp_path: Path) -> None:
+    # Review 6: snake_case headers, "mean fact recall 0.783698", "469392", statuses as
+    # JSON, verdict codes, a table off the right edge.
+    rows = [
+        row(
+            "a.json",
+            tokens_before=469392,
+            tokens_after=40000,
+            fact_recall=0.783698,
+            facts_extracted=1000,
+            facts_lost=216,
+            verdict="costs",
+            costs="Fact recall is 78% | Compaction fires again",
+        ),
+        row("b.json", status="unchanged", tokens_before=248, tokens_after=248, verdict="safe"),
+    ]
+    write_html(rows, tmp_path / "r.html", config={"strategy": {"type": "truncation"}})
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    shown = page.split('<script type="application/json"')[0]
+    assert "<th>tokens before</th>" in shown and "<th>facts found</th>" in shown
+    assert not re.search(r"<t[hd][^>]*>[a-z]+_[a-z_]+</t[hd]>", shown)  # no code names
+    assert "469,392" in shown and "469392" not in shown
+    assert "<dd>78%</dd>" in shown and "0.78" not in shown
+    assert ">Fits, with costs<" in shown and "1 Fits, with costs, 1 Fits and safe" in shown
+    assert ">costs<" not in shown.split("<tbody>")[1]  # the level code is not shown
+    assert "<dd>1 compacted, 1 unchanged</dd>" in shown and "{&quot;" not in shown
+    assert "Fact recall is 78%<br>Compaction fires again" in shown
+    assert '<div class="rows"><table>' in shown and ".rows{overflow-x:auto" in shown
+    assert "<summary>The configuration file (JSON)</summary>" in shown
+    assert read_rows(tmp_path / "r.html") == rows  # the embedded rows keep their columns

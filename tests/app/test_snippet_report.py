@@ -137,6 +137,18 @@ def test_report_tables_use_plain_labels(samples_folder: Path) -> None:
     assert "(s)" not in explanation
 
 
+def test_the_group_diff_says_dropped_as_every_surface_does(samples_folder: Path) -> None:
+    # Review 6: the Group diff labelled the dropped groups "excluded" (and kinds "tool_call").
+    html = _report(samples_folder, "coding_agent", preset("truncation", 2000))
+    diff = html.split("<h2>Group diff</h2>", 1)[1].split("</section>", 1)[0]
+    badges = set(re.findall(r'<span class="badge"[^>]*>([^<]*)</span>', diff))
+    assert "dropped" in badges and "excluded" not in badges, badges
+    kinds = set(re.findall(r"<tr><td>(?:\d+|new)</td><td>([^<]*)</td>", diff))
+    assert "tool call" in kinds and not any("_" in k for k in kinds), kinds
+    explanation = html.split("<h2>Explanation</h2>", 1)[1].split("</p>", 1)[0]
+    assert "the verdict&#x27;s to say" in explanation  # a met target is not the judgement
+
+
 def test_events_jsonl_is_one_json_object_a_line(samples_folder: Path) -> None:
     path = samples_folder / "coding_agent.json"
     loaded = parse_transcript(path.read_bytes(), path.name)

@@ -250,3 +250,44 @@ def test_explain_on_a_safe_run_says_nothing_to_fix_without_a_search(
     assert data["verdict"]["level"] == "safe"
     assert data["fixes"]["tried"] == 0 and data["fixes"]["fixes"] == []
     assert data["fixes"]["none_reason"] == "the run fits and every check passed"
+
+
+def test_the_explanation_of_a_met_target_leaves_the_judgement_to_the_verdict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Review 6: "explanation: Target met: … tokens." right above "verdict: costs".
+    code, out, _ = run(
+        capsys,
+        "compact",
+        SAMPLES / "coding_agent.json",
+        "--strategy",
+        "truncation",
+        "--param",
+        "trigger=tokens_exceed:4000",
+        "--explain",
+    )
+    assert code == 0
+    (line,) = [s for s in out.splitlines() if s.startswith("explanation:")]
+    assert "Target met" in line and "the verdict's to say" in line
+    assert "verdict: costs" in out
+
+
+def test_the_cli_names_stages_and_pairing_problems_in_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Review 6: the stage "provider_repair" and the codes "unresolved_call", "orphan_result"
+    # as prose ("unresolved_call at message 16: …").
+    code, out, _ = run(
+        capsys,
+        "compact",
+        SAMPLES / "pairing_problems.json",
+        "--strategy",
+        "truncation",
+        "--param",
+        "trigger=tokens_exceed:100",
+    )
+    assert code in (0, 1, 2)
+    problems = [ln for ln in out.splitlines() if " at message " in ln and ln.startswith("  ")]
+    assert problems and not [ln for ln in problems if "_" in ln.split(" at message ")[0]]
+    assert "call without a result at message" in out
+    assert "  0  Truncation " in out

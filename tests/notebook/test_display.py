@@ -118,6 +118,22 @@ def test_the_result_card_shows_the_engines_numbers() -> None:
     assert f"{result.tokens_before:,} → {result.tokens_after:,} tokens" in repr(result)
 
 
+def test_the_result_card_claims_only_the_target_and_names_the_verdict_as_judge() -> None:
+    # Review 6: a green bar and "why: Target met" over a run whose verdict has costs.
+    transcript = load_transcript(SAMPLES / "coding_agent.json")
+    strategy = TruncationStrategy(tokens_exceed(4000), minimum_preserved=2)
+    result = apply_compaction(transcript.messages, strategy)
+    assert result.status == "compacted"
+    report = analyze(transcript, result, triggers=strategy)
+    assert verdict(result, report).level != "safe"
+    html = result._repr_html_()
+    green = LEVEL_COLORS["safe"]
+    assert green not in html and STATUS_COLORS["compacted"] not in html
+    roles = dict(_roles(html))
+    assert "Target met" in roles["reason"] and "verdict" in roles["reason"]
+    assert roles["fix"].startswith("verdict") and "analyze(transcript, result)" in roles["fix"]
+
+
 def test_a_cannot_fit_card_names_the_reason_and_points_to_the_fix_search() -> None:
     stuck = load_transcript(SAMPLES / "cannot_fit_16k.json")
     result = apply_compaction(

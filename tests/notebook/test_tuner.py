@@ -173,6 +173,37 @@ def test_every_parameter_of_every_stage_has_a_field(transcript: Transcript) -> N
     assert set(tuner.parameters) == wanted
 
 
+def test_the_controls_read_as_the_labs_words_and_the_formatter_is_a_choice(
+    transcript: Transcript,
+) -> None:
+    # Review 6: "trigger = target (move together)", "keep_last_tool_call_groups",
+    # "minimum_preserved" and a free-text "formatter" box holding "results".
+    tuner = tune(transcript, pipeline(3000), budget=3000)
+    labels = {key: field.description for key, field in tuner.parameters.items()}
+    assert labels[(0, "keep_last_tool_call_groups")] == "newest tool calls kept verbatim"
+    assert labels[(1, "minimum_preserved")] == "newest groups never summarized"
+    assert labels[(2, "minimum_preserved")] == "newest groups never dropped"
+    assert labels[(0, "formatter")] == "collapsed line"
+    assert all("_" not in label for label in [*labels.values(), tuner.link.description])
+    formatter = tuner.parameters[(0, "formatter")]
+    assert dict(formatter.options) == {
+        "a short text of each result": "results",
+        "tool names only": "names",
+    }
+    formatter.value = "names"  # the dropdown sets the code value
+    assert tuner.settings.stages()[0]["formatter"] == "names"
+    tuner.set_parameter(2, "minimum_preserved", 8)  # the methods keep the code names
+    assert tuner.parameters[(2, "minimum_preserved")].value == 8
+
+
+def test_the_sliders_step_in_round_numbers() -> None:
+    log = load_transcript(SAMPLES / "support_long.json")
+    tuner = tune(log, pipeline(3000), budget=3000)
+    step = tuner.trigger.step
+    assert re.fullmatch(r"(1|2|25|5)0*", str(step)), step  # 486 before
+    assert tuner.trigger.max % step == 0 and 3000 % step == 0
+
+
 def test_profile_and_provider_are_part_of_the_run(transcript: Transcript) -> None:
     tuner = tune(transcript, pipeline(3000), budget=3000)
     tuner.profile.value = "maf"

@@ -16,9 +16,10 @@ import compactlens.viz as figures
 import compactlens.viz._style as figures_style
 from compactlens import CharEstimator, MessageIndex, TiktokenTokenizer
 from compactlens.analysis import group_counts
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.engine import decision_words
 from compactlens.formats import from_caller
-from compactlens.viz import timeline_events
+from compactlens.viz import SweepPoint, timeline_events
 from compactlens_inspector.lab.config import SummarizerSettings, preset
 from compactlens_inspector.lab.replay import replay_session
 from compactlens_inspector.lab.runs import budget_parts, make_summarizer, run_config
@@ -179,6 +180,22 @@ def test_sweep_compare_replay_and_composition(index: MessageIndex) -> None:
     assert figures.replay_chart(steps).data[0].x == tuple(s.turn for s in steps)
     pies = figures.composition(index)
     assert sum(pies.data[0].values) == sum(pies.data[1].values) == index.total_tokens
+
+
+def test_sweep_markers_take_the_verdicts_colour_and_words() -> None:
+    # Review 6: every point was a green "compacted" marker beside a "Fits, with costs" row.
+    points = [
+        SweepPoint(1000, "compacted", 900, 3, 5, level="costs"),
+        SweepPoint(2000, "compacted", 1800, 6, 9, level="safe"),
+        SweepPoint(3000, "compacted", 2500, 8, 12),  # not judged
+    ]
+    fig = figures.sweep_chart(points, "budget", target_tokens=2000)
+    marks = {t.name: t.marker.color for t in fig.data if getattr(t, "mode", "") == "markers"}
+    assert marks == {
+        "Fits, with costs": LEVEL_COLORS["costs"],
+        "Fits and safe": LEVEL_COLORS["safe"],
+        "compacted": "#8DA0B6",  # a status alone is never green
+    }
 
 
 @pytest.mark.slow
@@ -368,3 +385,14 @@ def test_the_completed_event_carries_the_runs_group_totals(index: MessageIndex) 
         n for k, n in counts.items() if k not in ("kept", "inserted")
     )
     assert completed.inserted == counts["inserted"]
+
+
+def test_the_after_bar_takes_the_verdicts_colour_never_green_by_itself() -> None:
+    # Review 6: the Overview's "after" bar was green under an amber verdict.
+    def after(**kw: str) -> str:
+        return str(figures.budget_bar(8000, 3000, 4000, 4000, **kw).data[0].marker.color[0])
+
+    assert after(level="costs") == LEVEL_COLORS["costs"]
+    assert after(level="safe") == LEVEL_COLORS["safe"]
+    assert after() != LEVEL_COLORS["safe"]
+    assert str(figures.budget_bar(8000, 5000, 4000).data[0].marker.color[0]) == "#E4572E"

@@ -10,7 +10,7 @@ from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.style.numbers import group_digits, num, share
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.wording import plural
-from compactlens_inspector.views.analysis import recall_text, turns_text
+from compactlens_inspector.views.analysis import protocol_card, recall_text, turns_text
 
 #: Above this many messages the lab does not analyze every preview live: fact extraction
 #: takes seconds there, and a parameter change must re-render within one.
@@ -49,13 +49,10 @@ def analysis_summary(outcome: RunOutcome) -> None:
         return
     facts = report.facts
     cache = report.cache
-    # The verdict's counts: problems introduced for the provider it judges for.
+    # The verdict's counts and words: problems introduced for the provider it judges for,
+    # a cost or a note as the verdict says (a note is not in the warning colour).
     judged = state.run_verdict(outcome)
-    numbers = judged.numbers if judged is not None else None
-    errors = (numbers.provider_errors or 0) if numbers is not None else 0
-    warnings = (numbers.provider_warnings or 0) if numbers is not None else 0
-    provider = numbers.provider if numbers is not None else None
-    checked = provider or " and ".join(report.providers)
+    protocol = protocol_card(judged)
     with st.container(border=True):
         # Room for the whole link label at 1280 px beside a stage editor ("Open the analy").
         head = st.columns([2, 1], vertical_alignment="center")
@@ -83,14 +80,13 @@ def analysis_summary(outcome: RunOutcome) -> None:
         )
         cols[2].metric(
             "New problems",
-            num(errors + warnings),
-            delta=f"{num(errors)} error{'s' if errors != 1 else ''}" if errors else None,
-            delta_color="inverse",
+            num(protocol.count),
+            delta=protocol.delta,
+            delta_color="inverse" if protocol.cost else "off",
             delta_arrow="off",
-            help=f"Provider protocol problems the compaction introduced for {checked} "
-            f"({plural(errors, 'error')}, {plural(warnings, 'warning')}), as the verdict "
-            f"counts them; {plural(len(report.problems), 'problem')} in the compacted "
-            "request in all.",
+            help="Provider protocol problems the compaction introduced, as the verdict "
+            f"judges them: {' '.join(protocol.words) or 'not judged'} "
+            f"({plural(len(report.problems), 'problem')} in the compacted request in all.)",
         )
         cols[3].metric(
             "Re-trigger in",

@@ -9,6 +9,7 @@ import streamlit as st
 import compactlens.viz as figures
 from compactlens import CompactionResult
 from compactlens.viz import groups_kept
+from compactlens_inspector import state
 from compactlens_inspector.components import badges
 from compactlens_inspector.components.metric_row import Card, metric_row
 from compactlens_inspector.lab.config import LabConfig
@@ -107,5 +108,13 @@ def budget_bar(outcome: RunOutcome, *, key: str) -> None:
     if r is None:
         return
     cfg = outcome.config
-    fig = figures.budget_bar(r.tokens_before, r.tokens_after, cfg.target_tokens, cfg.trigger_tokens)
+    # The "after" bar takes the verdict's colour (green only for "Fits and safe").
+    judged = state.run_verdict(outcome)
+    fig = figures.budget_bar(
+        r.tokens_before,
+        r.tokens_after,
+        cfg.target_tokens,
+        cfg.trigger_tokens,
+        level=judged.level if judged is not None else None,
+    )
     st.plotly_chart(fig, key=key, config={"displaylogo": False})

@@ -16,17 +16,26 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import compactlens.viz as figures
 from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport, Verdict, protection_label, unique_protections
+from compactlens.engine import summary_words
 from compactlens.viz import timeline_events
+from compactlens_inspector.components.badges import KIND_TEXT
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts
 from compactlens_inspector.serving.loader import LoadedTranscript
 from compactlens_inspector.style.numbers import group_digits, num, price
-from compactlens_inspector.style.wording import condition_words, event_words, stage_words
+from compactlens_inspector.style.wording import (
+    condition_words,
+    decision_words,
+    event_words,
+    reason_words,
+    stage_words,
+)
 from compactlens_inspector.views.analysis import (
     AnalysisSettings,
     latest_request,
     lost_fact_rows,
     problem_rows,
+    protocol_card,
     recall_text,
     share,
     turns_text,
@@ -51,7 +60,7 @@ h1{font-size:26px;margin:0 0 4px} h2{font-size:19px;margin:28px 0 8px}
 .card{background:#fff;border:1px solid #e1e5ea;border-radius:10px;padding:12px 16px;min-width:150px}
 .card .k{font-size:12px;color:#5c677d;text-transform:uppercase;letter-spacing:.04em}
 .card .v{font-size:22px;font-weight:600}
-.status-compacted{color:#2BB673}.status-cannot-fit{color:#E4572E}.status-unchanged{color:#6C757D}
+.status-compacted{color:#6C757D}.status-cannot-fit{color:#E4572E}.status-unchanged{color:#6C757D}
 section{background:#fff;border:1px solid #e1e5ea;border-radius:10px;padding:16px;margin:16px 0}
 table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{border-bottom:1px solid #eef0f3;padding:6px 8px;text-align:left;vertical-align:top}
@@ -68,8 +77,9 @@ pre.code{background:#f1f3f6;padding:12px;border-radius:8px;overflow:auto;font-si
 
 
 def _badge(action: str) -> str:
+    """A decision's badge in the word every surface uses (``dropped`` for ``excluded``)."""
     color = figures.DECISION_COLORS.get(action, "#6C757D")
-    return f'<span class="badge" style="background:{color}">{escape(action)}</span>'
+    return f'<span class="badge" style="background:{color}">{escape(decision_words(action))}</span>'
 
 
 def _preview(text: str) -> str:
@@ -102,9 +112,13 @@ def analysis_section(
     settings: AnalysisSettings,
     *,
     max_rows: int = MAX_ANALYSIS_ROWS,
+    judged: Verdict | None = None,
 ) -> tuple[str, go.Figure | None]:
-    """The analysis as an HTML section (every transcript string escaped) and its cost chart."""
+    """The analysis as an HTML section (every transcript string escaped) and its cost chart.
+    The protocol problems are counted and worded as ``judged``, the run's verdict, judges
+    them (a note is not a cost)."""
     facts = report.facts
+    protocol = protocol_card(judged)
     cache = report.cache
     introduced = report.introduced
     parts = ["<section><h2>Analysis</h2>"]
@@ -119,7 +133,12 @@ def analysis_section(
                 ),
                 ("cache rewrite tokens", num(cache.rewrite_tokens)),
                 ("turns until re-trigger", turns_text(report)),
-                ("protocol problems introduced", num(len(introduced))),
+                (
+                    "new protocol problems",
+                    f"{num(protocol.count)} ({protocol.delta})" if protocol.delta else "none",
+                )
+                if judged is not None
+                else ("protocol problems introduced", num(len(introduced))),
             ]
         )
     )
@@ -161,7 +180,9 @@ def analysis_section(
     problems = problem_rows(report, projection_roles)
     parts.append(
         f"<h3>Protocol problems</h3><p>{num(len(report.problems))} in the compacted request, "
-        f"{num(len(introduced))} introduced by the compaction.</p>"
+        f"{num(len(introduced))} introduced by the compaction."
+        + (f" The verdict: {escape(' '.join(protocol.words))}" if protocol.words else "")
+        + "</p>"
     )
     if problems:
         parts.append(
@@ -264,7 +285,7 @@ def build_report(
     parts.append("</div>")
     expl = result.explanation
     parts.append("<section><h2>Explanation</h2>")
-    parts.append(f"<p>{escape(expl.summary)}</p>")
+    parts.append(f"<p>{escape(summary_words(expl))}</p>")
     if expl.smallest_target is not None:
         # compact(): the smallest target its other settings fit; an engine run: its best
         # with the triggers as they are (the target the next step's fix sets, which may
@@ -298,6 +319,7 @@ def build_report(
             index,
             [m.role for m in result.projection],
             analysis_settings or AnalysisSettings(),
+            judged=verdict,
         )
         parts.append(section)
 
@@ -358,8 +380,9 @@ def build_report(
             compacted = "(unchanged)"
         gid = "new" if d.group_id is None else str(d.group_id)
         parts.append(
-            f"<tr><td>{gid}</td><td>{escape(d.kind)}</td><td>{_badge(d.action)}</td>"
-            f"<td>{num(d.tokens_before)} → {num(d.tokens_after)}</td><td>{escape(d.reason)}</td>"
+            f"<tr><td>{gid}</td><td>{escape(KIND_TEXT.get(d.kind, d.kind))}</td>"
+            f"<td>{_badge(d.action)}</td><td>{num(d.tokens_before)} → {num(d.tokens_after)}</td>"
+            f"<td>{escape(reason_words(d.reason))}</td>"
             f"<td>{_preview(original) if original else ''}</td>"
             f"<td>{_preview(compacted) if compacted else ''}</td></tr>"
         )

@@ -14,7 +14,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 import compactlens.viz as figures
 from compactlens import MessageIndex
-from compactlens.analysis import AnalysisOverview, CompactionReport, provider_words
+from compactlens.analysis import AnalysisOverview, CompactionReport, Verdict, provider_words
 from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.sidebar import analysis_sidebar
@@ -36,9 +36,11 @@ from compactlens_inspector.views.analysis import (
     price_rows,
     prices_from_rows,
     problem_rows,
+    protocol_card,
     recall_text,
     share,
     source_text,
+    split_findings,
     turns_text,
 )
 from compactlens_inspector.views.message import call_names
@@ -203,14 +205,22 @@ def _loop_words(report: AnalysisOverview) -> str | None:
     return None
 
 
-def _findings(report: CompactionReport) -> None:
-    """The analysis' own findings, listed; whether the run is safe is the verdict bar's
+def _findings(report: CompactionReport, judged: Verdict | None) -> None:
+    """The analysis' own findings as the verdict judges them: those it counts as costs in
+    the warning colour, the others as neutral notes (an amber "1 finding: recall 98%"
+    under a green verdict contradicted it). Whether the run is safe is the verdict bar's
     to say (a second green box here could contradict it)."""
-    if not report.warnings:
-        return
-    lines = "\n".join(f"- {md_escape(group_digits(w))}" for w in report.warnings)
-    n = len(report.warnings)
-    st.warning(f"**{n} finding{'s' if n != 1 else ''}**\n{lines}", icon=":material/flag:")
+    costs, notes = split_findings(report.warnings, judged)
+    if costs:
+        lines = "\n".join(f"- {md_escape(group_digits(w))}" for w in costs)
+        head = f"{plural(len(costs), 'finding')} the verdict counts as " + (
+            "a cost" if len(costs) == 1 else "costs"
+        )
+        st.warning(f"**{head}**\n{lines}", icon=":material/flag:")
+    if notes:
+        lines = "\n".join(f"- {md_escape(group_digits(w))}" for w in notes)
+        head = f"{plural(len(notes), 'note')}, not " + ("a cost" if len(notes) == 1 else "costs")
+        st.info(f"**{head}**\n{lines}", icon=":material/info:")
 
 
 def _selected_row(selection: Any) -> int | None:
@@ -431,13 +441,14 @@ def _protocol(report: AnalysisOverview, outcome: RunOutcome) -> None:
     if note:  # which providers and why: the transcript's own API, as chosen, the default
         st.caption(note[:1].upper() + note[1:] + ".")
     judged = state.run_verdict(outcome)
-    if judged is not None and judged.numbers.provider is not None and introduced:
-        n = judged.numbers
-        counted = (n.provider_errors or 0) + (n.provider_warnings or 0)
+    provider = judged.numbers.provider if judged is not None else None
+    if provider is not None and introduced:
+        # The verdict's own words (a cost, or "Note, not a cost"), never a count of its
+        # own beside them ("The verdict counts 77 of them" above a note).
+        said = " ".join(protocol_card(judged).words)
         st.caption(
-            f"The verdict counts {num(counted)} of them, those for "
-            f"{md_escape(provider_words(n.provider))} and tool-call pairing: the API the "
-            "request goes to."
+            f"The verdict judges those for {md_escape(provider_words(provider))} and "
+            f"tool-call pairing (the API the request goes to): {md_escape(said)}"
         )
     if not report.problems:
         st.success("No provider would reject the compacted request.", icon=":material/check:")
@@ -507,7 +518,7 @@ def render() -> None:
     if overview is None:
         return
     recall, lost = _cards(overview)
-    findings = st.empty()
+    findings = st.container()  # two boxes: the costs, then the notes
     facts_box = st.container()
     _cache(overview)
     _retrigger(overview)
@@ -519,7 +530,7 @@ def render() -> None:
     report = overview.with_facts(facts)
     _fact_cards(report, recall, lost)
     with findings:
-        _findings(report)
+        _findings(report, state.run_verdict(outcome))
     with facts_box:
         _facts(report, ix)
 

@@ -28,7 +28,7 @@ from compactlens_inspector import state
 from compactlens_inspector.components import budget_bar
 from compactlens_inspector.components.analysis_summary import analysis_wanted
 from compactlens_inspector.components.sidebar import analysis_sidebar
-from compactlens_inspector.components.tables import table
+from compactlens_inspector.components.tables import notes_under, table
 from compactlens_inspector.components.verdict_bar import KEY_PREFIX, verdict_bar
 from compactlens_inspector.lab import compact_fixes
 from compactlens_inspector.lab.compact_fixes import CompactFix
@@ -81,6 +81,20 @@ def checked_triggers(result: CompactionResult) -> list[str]:
     return out
 
 
+#: The head of "In plain words" for a run that met its target: the verdict above it is
+#: the judge of its costs (a bare "The target was met." read as "all good").
+MET_HEAD = "The target was met; the verdict above names its costs, if any."
+
+
+def with_tokens(label: str, tokens: str) -> str:
+    """``label`` with its token count in parentheses, in the label's own when it ends with
+    one: "not a tool call (the tool-call stage cannot touch it; 1,205 tokens)", not two
+    pairs of parentheses in a row."""
+    if label.endswith(")"):
+        return f"{label[:-1]}; {tokens} tokens)"
+    return f"{label} ({tokens} tokens)"
+
+
 def _in_words(
     status: str,
     reason: str | None,
@@ -100,7 +114,7 @@ def _in_words(
         head = (
             group_digits(reason)
             if reason
-            else ("The target was met." if status != "cannot-fit" else "The target was missed.")
+            else (MET_HEAD if status != "cannot-fit" else "The target was missed.")
         )
     if not parts:
         return head
@@ -109,7 +123,7 @@ def _in_words(
     written = sum(p.tokens for p in parts if p.label == SUMMARIES)
     fixed = [p for p in parts if p.label != SUMMARIES]
     biggest = sorted(fixed, key=lambda p: p.tokens, reverse=True)[:3]
-    shares = ", ".join(f"{part_words(p.label)} ({num(p.tokens)} tokens)" for p in biggest)
+    shares = ", ".join(with_tokens(part_words(p.label), num(p.tokens)) for p in biggest)
     summaries = (
         f" The summaries the compaction wrote add {num(written)} tokens; they are not fixed: "
         "a lower “summary length cap” (a setting of the summarizing stage) shortens them."
@@ -345,18 +359,16 @@ def render() -> None:
         ):
             st.markdown(f"- {md_escape(line)}")
     if parts:
+        # Why each part stays is a sentence: listed under the table, whole (as a column it
+        # was cut at 1280 px).
         table(
             [
-                {
-                    "part": part_words(p.label),
-                    "tokens": p.tokens,
-                    "groups": len(p.group_ids),
-                    "why": _part_why(outcome, ix.messages, p),
-                }
+                {"part": part_words(p.label), "tokens": p.tokens, "groups": len(p.group_ids)}
                 for p in parts
             ],
             key="cf_parts",
         )
+        notes_under([(part_words(p.label), _part_why(outcome, ix.messages, p)) for p in parts])
     if expl.protected:
         with st.expander("Protected content as the strategies report it"):
             table(

@@ -146,19 +146,25 @@ def render() -> None:
         f"messages in `{current.format}` · events: {events.count(chr(10))} lines · the report "
         "embeds plotly.js, so it works offline"
     )
+    # The previews are folded: open, the events' and the transcript's long lines wrapped
+    # into a page 55,000 px tall on a Codex log. Each heading stays in view.
     left, right = st.columns(2)
     with left:
         st.markdown("##### Configuration (JSON)")
-        st.code(config_json, language="json", height=420)
+        with st.expander("Show the configuration"):
+            st.code(config_json, language="json", height=420)
         st.markdown("##### Events (JSONL)")
         lines = events.splitlines()
-        st.code("\n".join(lines[:PREVIEW_LINES]), language="json", wrap_lines=True)
+        with st.expander(f"Show the first {num(min(len(lines), PREVIEW_LINES))} events"):
+            st.code("\n".join(lines[:PREVIEW_LINES]), language="json", height=420)
     with right:
         st.markdown(f"##### Python snippet · {FRAMEWORKS[framework]}")
-        st.code(snippet, language="python", wrap_lines=True)
+        with st.expander("Show the snippet"):
+            st.code(snippet, language="python", wrap_lines=True)
         st.markdown("##### Compacted transcript (start)")
         text = transcript.decode("utf-8", errors="replace")
-        st.code("\n".join(text.splitlines()[:PREVIEW_LINES]), language="json", wrap_lines=True)
+        with st.expander("Show the start of the compacted transcript"):
+            st.code("\n".join(text.splitlines()[:PREVIEW_LINES]), language="json", height=420)
     if analysis_doc is not None:
         with st.expander("Analysis (JSON)"):
             st.code(analysis_doc, language="json", height=420)

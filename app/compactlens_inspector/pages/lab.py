@@ -23,7 +23,7 @@ from compactlens_inspector.components.verdict_bar import page_verdict
 from compactlens_inspector.lab.config import ACTIONS, LabConfig, config_title
 from compactlens_inspector.lab.runs import RunOutcome
 from compactlens_inspector.pages._common import header, need_transcript, page
-from compactlens_inspector.style.numbers import group_digits, num
+from compactlens_inspector.style.numbers import INT_FORMAT, group_digits, num
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.wording import (
     decision_words,
@@ -86,6 +86,13 @@ def _events_table(outcome: RunOutcome) -> None:
         hide_index=True,
         width="stretch",
         key="lab_events",
+        # A short header, so "starts when" and "stops at" keep their whole conditions
+        # at 1280 px (they were cut: "a stage's trigger…", "more than 40,000…").
+        column_config={
+            "groups changed": st.column_config.NumberColumn(
+                "groups", format=INT_FORMAT, help="Groups the stage changed"
+            )
+        },
     )
     notes_under(
         [(f"{stage_words(e.strategy)} ({e.event})", group_digits(e.detail)) for e in r.events]

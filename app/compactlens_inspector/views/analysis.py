@@ -372,3 +372,67 @@ def analysis_json(report: CompactionReport, settings: AnalysisSettings) -> str:
     """The analysis as JSON: the settings it used and :meth:`CompactionReport.to_dict`."""
     doc = {"settings": settings.to_dict(), "analysis": report.to_dict()}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- the analysis as the verdict judges it ---------------------------------------------------
+
+#: The verdict's checks of protocol problems.
+PROTOCOL_CHECKS = ("provider-errors", "provider-warnings")
+
+#: The verdict check that judges each of the analysis' own findings, by how the finding
+#: begins (the findings are the analysis' sentences; the verdict says which are costs).
+_FINDING_CHECKS = (
+    ("the latest user request", "latest-request"),
+    ("the compacted history already triggers", "next-compaction"),
+    ("compaction would fire again", "next-compaction"),
+    ("the first compaction is due", "next-compaction"),
+    ("the system prompt is dropped", "system-prompt"),
+    ("compaction introduced", "provider-errors"),
+    ("at these prices", "cache"),
+    ("the compacted history uses", "context-window"),
+)
+
+
+def finding_check(finding: str) -> str | None:
+    """The verdict check that judges ``finding`` (None: no check does, so it is a note)."""
+    if " lost (recall " in finding:
+        return "fact-recall"
+    return next((code for start, code in _FINDING_CHECKS if finding.startswith(start)), None)
+
+
+def split_findings(findings: Sequence[str], judged: Verdict | None) -> tuple[list[str], list[str]]:
+    """(costs, notes): the findings whose verdict check names a cost, and the others. With
+    no verdict every finding is a note: only the verdict says what a cost is."""
+    failed = {r.code for r in judged.reasons if r.level != "safe"} if judged else set()
+    costs = [f for f in findings if finding_check(f) in failed]
+    return costs, [f for f in findings if f not in costs]
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolCard:
+    """The new protocol problems as the verdict judges them: the count, whether they are
+    a cost (warning colour) or a note (neutral), and the verdict's own sentences."""
+
+    count: int
+    cost: bool
+    words: tuple[str, ...]
+
+    @property
+    def delta(self) -> str | None:
+        """The card's second line: ``a cost`` or ``a note, not a cost`` (none for none)."""
+        if not self.count:
+            return None
+        return "a cost" if self.cost else "a note, not a cost"
+
+
+def protocol_card(judged: Verdict | None) -> ProtocolCard:
+    """The verdict's protocol checks in short (none when there is no verdict)."""
+    if judged is None:
+        return ProtocolCard(0, False, ())
+    n = judged.numbers
+    reasons = [r for r in judged.reasons if r.code in PROTOCOL_CHECKS]
+    return ProtocolCard(
+        count=(n.provider_errors or 0) + (n.provider_warnings or 0),
+        cost=any(r.level != "safe" for r in reasons),
+        words=tuple(r.text for r in reasons),
+    )

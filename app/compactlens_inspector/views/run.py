@@ -249,6 +249,7 @@ def sweep_point(
         n.messages_after,
         recall=n.fact_recall if recall is None else recall,
         target_tokens=missed if missed is not None else n.target_tokens,
+        level=verdict.level,
     )
 
 

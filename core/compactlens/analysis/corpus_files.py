@@ -16,7 +16,7 @@ from typing import Any
 
 from compactlens.analysis.corpus_rows import COLUMN_TYPES, COLUMNS, CorpusRow
 from compactlens.analysis.verdict import HEADLINES, percent
-from compactlens.engine.vocabulary import plural
+from compactlens.engine.vocabulary import money, plural
 from compactlens.model.errors import ConfigError, UsageError
 from compactlens.model.files import atomic_binary_file, atomic_text_file
 
@@ -127,44 +127,164 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5rem;color:#1d1d1f}
 h1{font-size:1.3rem} table{border-collapse:collapse;font-size:.82rem}
 th,td{border:1px solid #d0d0d7;padding:.25rem .45rem;vertical-align:top;text-align:left}
-th{background:#f0f0f5;position:sticky;top:0}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f0f0f5;position:sticky;top:0;white-space:nowrap}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.text{min-width:16rem;max-width:32rem} td.word{white-space:nowrap}
 tr.failed td{background:#fde8e8} tr.cannot-fit td{background:#fff6dd}
 pre{background:#f6f6f9;padding:.5rem;font-size:.78rem;overflow:auto;max-width:100%}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}
+.rows{overflow-x:auto;max-width:100%;border:1px solid #d0d0d7}
 """
+
+#: The table of the HTML report: (column, header in words), the verdict first. The
+#: machine files (CSV, JSON lines, Parquet, the rows embedded in the page) keep the
+#: column names.
+HTML_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("file", "file"),
+    ("verdict", "verdict"),
+    ("costs", "costs"),
+    ("next_step", "next step"),
+    ("status", "status"),
+    ("format", "format"),
+    ("tokens_before", "tokens before"),
+    ("tokens_after", "tokens after"),
+    ("messages_before", "messages before"),
+    ("messages_after", "messages after"),
+    ("fact_recall", "fact recall"),
+    ("facts_extracted", "facts found"),
+    ("facts_lost", "facts lost"),
+    ("latest_request_lost", "latest request lost"),
+    ("turns_until_trigger", "turns until the next trigger"),
+    ("problems", "protocol problems"),
+    ("problems_introduced", "new protocol problems"),
+    ("problem_kinds", "kinds of problem"),
+    ("warnings", "warnings"),
+    ("cache_prefix_messages", "cached prefix (messages)"),
+    ("cache_prefix_tokens", "cached prefix (tokens)"),
+    ("cache_rewrite_tokens", "cache rewrite (tokens)"),
+    ("break_even_turn", "breaks even at turn"),
+    ("savings_usd", "savings"),
+    ("reason", "reason"),
+    ("error", "error"),
+    ("duration_ms", "time"),
+)
+assert {c for c, _ in HTML_COLUMNS} == set(COLUMNS)
+
+#: The verdict's headline by level (a row holds the level).
+_HEADLINES: dict[str, str] = {str(k): v for k, v in HEADLINES.items()}
+
+#: Columns of sentences: wide enough to read, wrapped inside the scrolling table; and
+#: columns of a word or two, never wrapped.
+_TEXT_COLUMNS = frozenset({"costs", "next_step", "reason", "error", "warnings"})
+_WORD_COLUMNS = frozenset({"verdict", "status", "format"})
+
+
+def _cell_class(column: str) -> str:
+    if COLUMN_TYPES[column] in (int, float):
+        return ' class="num"'
+    if column in _TEXT_COLUMNS:
+        return ' class="text"'
+    return ' class="word"' if column in _WORD_COLUMNS else ""
+
+
+def _recall_words(row: CorpusRow) -> str:
+    """The row's fact recall as the verdict says it (``78%``, ``over 99%``)."""
+    if row.facts_extracted:
+        return percent(row.facts_extracted - (row.facts_lost or 0), row.facts_extracted)
+    return _share(row.fact_recall)
+
+
+def _share(value: float | None) -> str:
+    """A share from 0 to 1 as a whole percentage (empty when not a number)."""
+    if value is None or not math.isfinite(value):
+        return ""
+    return percent(round(value * 1000), 1000)
+
+
+def _shown(row: CorpusRow, column: str) -> str:
+    """One cell of the HTML table in words: numbers with thousands separators, recall as
+    a percentage, the verdict's headline, yes/no, costs one per line."""
+    value = row.to_dict()[column]
+    if value is None:
+        return ""
+    if column == "verdict":
+        return _HEADLINES.get(str(value), str(value))
+    if column == "fact_recall":
+        return _recall_words(row)
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""
+    if column == "savings_usd":
+        return money(value)
+    if column == "duration_ms":
+        return f"{float(value):,.0f} ms"
+    if column == "costs":
+        return "\n".join(c for c in str(value).split(" | ") if c)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _summary_words(rows: Sequence[CorpusRow]) -> list[tuple[str, str]]:
+    """The report's summary as (label, words): counts by verdict and status, the mean
+    recall as a percentage, token totals with separators."""
+    numbers = _summary(rows)
+    verdicts: dict[str, int] = {}
+    for r in rows:
+        if r.verdict is not None:
+            verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    statuses = ", ".join(f"{n:,} {name}" for name, n in numbers["statuses"].items())
+    out = [("files", f"{numbers['files']:,}"), ("failed", f"{numbers['failed']:,}")]
+    if verdicts:
+        out.append(
+            (
+                "verdicts",
+                ", ".join(f"{n:,} {_HEADLINES.get(v, v)}" for v, n in verdicts.items()),
+            )
+        )
+    out.append(("runs", statuses or "none"))
+    mean = numbers["mean_fact_recall"]
+    if _share(mean):
+        out.append(("mean fact recall", _share(mean)))
+    out += [
+        ("tokens before", f"{numbers['tokens_before']:,}"),
+        ("tokens after", f"{numbers['tokens_after']:,}"),
+        ("files with protocol problems", f"{numbers['files_with_problems']:,}"),
+    ]
+    return out
 
 
 def render_html(
     rows: Sequence[CorpusRow], *, title: str = "compactlens corpus report", config: Any = None
 ) -> str:
-    """A self-contained HTML page: a summary, the config and the table (all text escaped)."""
+    """A self-contained HTML page in words: a summary, the table (plain headers, numbers
+    with separators, the verdict's headline; it scrolls inside its box) and the
+    configuration file. The rows are embedded as JSON with their column names, for
+    resuming. All text is escaped."""
     esc = html.escape
-    summary = _summary(rows)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1><dl>",
     ]
-    for key, value in summary.items():
-        shown = json.dumps(value) if isinstance(value, dict) else _cell(value)
-        parts.append(f"<dt>{esc(key.replace('_', ' '))}</dt><dd>{esc(shown)}</dd>")
-    parts.append("</dl>")
-    if config is not None:
-        parts.append(f"<h2>Configuration</h2><pre>{esc(json.dumps(config, indent=2))}</pre>")
-    parts.append("<table><thead><tr>")
-    parts.extend(f"<th>{esc(c)}</th>" for c in COLUMNS)
+    parts += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in _summary_words(rows)]
+    parts.append('</dl><div class="rows"><table><thead><tr>')
+    parts.extend(f"<th>{esc(label)}</th>" for _, label in HTML_COLUMNS)
     parts.append("</tr></thead><tbody>")
     for row in rows:
-        d = row.to_dict()
         parts.append(f'<tr class="{esc(row.status)}">')
-        for c in COLUMNS:
-            numeric = COLUMN_TYPES[c] in (int, float)
-            cls = ' class="num"' if numeric else ""
-            parts.append(f"<td{cls}>{esc(_cell(d[c]))}</td>")
+        for c, _ in HTML_COLUMNS:
+            parts.append(f"<td{_cell_class(c)}>{esc(_shown(row, c)).replace(chr(10), '<br>')}</td>")
         parts.append("</tr>")
-    parts.append("</tbody></table>")
+    parts.append("</tbody></table></div>")
+    if config is not None:
+        parts.append(
+            "<h2>Configuration</h2><details><summary>The configuration file (JSON)</summary>"
+            f"<pre>{esc(json.dumps(config, indent=2))}</pre></details>"
+        )
     payload = _strict_json([r.to_dict() for r in rows])
     payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     parts.append(f'<script type="application/json" id="{_HTML_DATA_ID}">{payload}</script>')

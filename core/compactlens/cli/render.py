@@ -13,8 +13,14 @@ from compactlens.analysis.fixes import FixSearch
 from compactlens.analysis.verdict import Verdict, group_counts
 from compactlens.engine.explain import protected_amount
 from compactlens.engine.index import MessageGroup, MessageIndex
-from compactlens.engine.result import CompactionResult
-from compactlens.engine.vocabulary import condition_words, plural, protection_words
+from compactlens.engine.result import CompactionResult, summary_words
+from compactlens.engine.vocabulary import (
+    condition_words,
+    pairing_words,
+    plural,
+    protection_words,
+    stage_words,
+)
 from compactlens.transcript import (
     Transcript,
 )
@@ -158,7 +164,7 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
             rows.append(
                 [
                     str(e.stage),
-                    "  " * e.depth + e.strategy,
+                    "  " * e.depth + stage_words(e.strategy),
                     e.event,
                     condition_words(e.trigger) + (f" (seen: {values})" if values else ""),
                     condition_words(e.target),
@@ -171,7 +177,7 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
         lines += ["  " + row for row in _table(headers, rows, {0, 5, 6, 7})]
     ex = result.explanation
     lines.append("")
-    lines.append(f"explanation: {ex.summary}")
+    lines.append(f"explanation: {summary_words(ex)}")
     if result.status == "cannot-fit":
         for item in ex.protected:
             detail = f" - {item.detail}" if item.detail else ""
@@ -188,7 +194,10 @@ def render_result(path: str, result: CompactionResult, output: str | None) -> st
             )
     if result.problems:
         lines.append(f"pairing problems in the result: {len(result.problems)}")
-        lines += [f"  {p.kind} at message {p.message_index}: {p.detail}" for p in result.problems]
+        lines += [
+            f"  {pairing_words(p.kind)} at message {p.message_index}: {p.detail}"
+            for p in result.problems
+        ]
     if output is not None:
         note = (
             " (best effort: it does not meet the target)" if result.status == "cannot-fit" else ""

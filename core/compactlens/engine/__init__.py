@@ -46,6 +46,7 @@ from compactlens.engine.result import (
     Status,
     Suggestion,
     TokenCounts,
+    summary_words,
 )
 from compactlens.engine.run import apply_compaction, apply_compaction_async, run_strategy
 from compactlens.engine.strategies.base import RunContext, StageOutcome, Strategy, Variant
@@ -223,6 +224,7 @@ __all__ = [
     "strategy_from_config",
     "strategy_info",
     "strategy_type_names",
+    "summary_words",
     "tokens_at_most",
     "tokens_below",
     "tokens_exceed",

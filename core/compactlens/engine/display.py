@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from compactlens.engine.result import summary_words
 from compactlens.engine.vocabulary import decision_words, plural, protection_words
 from compactlens.model import Card, data_frame
 
@@ -141,6 +142,15 @@ NO_FIT_STEP = (
 )
 
 
+#: What the card of a result that ran says in place of a verdict: a result cannot know
+#: its own costs (lost facts, the next trigger, protocol problems), so the card draws no
+#: green and names the judge.
+JUDGE_STEP = (
+    "not judged here: analyze(transcript, result) gives the verdict, which names the "
+    "run's costs (facts lost, the next trigger, protocol problems)."
+)
+
+
 def result_card(result: CompactionResult, budget: int | None = None) -> Card:
     explanation = result.explanation
     target = budget if budget is not None else explanation.target_tokens
@@ -155,16 +165,22 @@ def result_card(result: CompactionResult, budget: int | None = None) -> Card:
             ("strategy", result.strategy),
             ("messages", f"{result.messages_before:,} → {result.messages_after:,}"),
         ),
-        reason=result.reason or explanation.summary,
-        fix=NO_FIT_STEP if result.status == "cannot-fit" else "",
-        fix_label="next step",
+        reason=result.reason or summary_words(explanation),
+        fix=NO_FIT_STEP if result.status == "cannot-fit" else JUDGE_STEP,
+        fix_label="next step" if result.status == "cannot-fit" else "verdict",
     )
+
+
+def _with_tokens(label: str, tokens: int) -> str:
+    """``label (N tokens)``, inside the label's own parentheses when it ends with some."""
+    if label.endswith(")"):
+        return f"{label[:-1]}; {tokens:,} tokens)"
+    return f"{label} ({tokens:,} tokens)"
 
 
 def explanation_card(explanation: Explanation) -> Card:
     protected = ", ".join(
-        f"{protection_words(item.why)} ({item.tokens:,} tokens)"
-        for item in explanation.protected[:4]
+        _with_tokens(protection_words(item.why), item.tokens) for item in explanation.protected[:4]
     )
     facts = [("protected", protected)] if protected else []
     if explanation.smallest_target is not None:
@@ -175,7 +191,7 @@ def explanation_card(explanation: Explanation) -> Card:
         title="Explanation",
         budget=explanation.target_tokens,
         facts=tuple(facts),
-        reason=explanation.summary,
+        reason=summary_words(explanation),
         # A change that fits, checked by re-running (the target bound is a fact above).
         fix=next((s.change for s in explanation.suggestions if s.parameter != "target_tokens"), ""),
     )

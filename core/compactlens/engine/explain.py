@@ -54,7 +54,10 @@ def met_explanation(
 ) -> Explanation:
     """The explanation of a run that met its target."""
     return Explanation(
-        f"Target met: {before:,} → {after:,} tokens.", protected, target_tokens=target_tokens
+        f"Target met: {before:,} → {after:,} tokens.",
+        protected,
+        target_tokens=target_tokens,
+        target_met=True,
     )
 
 

@@ -207,6 +207,19 @@ class Suggestion:
         }
 
 
+#: What a met target does not say: the verdict names the run's costs.
+MET_NOTE = "(whether that costs anything is the verdict's to say)"
+
+
+def summary_words(explanation: Explanation) -> str:
+    """The explanation's summary as a surface shows it: a met target adds that the verdict
+    judges the run (``Target met: 8,667 → 2,336 tokens (whether that costs anything is the
+    verdict's to say).``): "Target met" alone read as "all good" beside a run with costs."""
+    if not explanation.target_met:
+        return explanation.summary
+    return f"{explanation.summary.rstrip('.')} {MET_NOTE}."
+
+
 @dataclass(frozen=True, slots=True)
 class Explanation:
     """Why a run ended as it did: protected content, smallest reachable target, fixes."""
@@ -216,6 +229,10 @@ class Explanation:
     target_tokens: int | None = None
     smallest_target: int | None = None
     suggestions: tuple[Suggestion, ...] = ()
+    target_met: bool = False
+    """The run met its target. That is all a result knows: whether it is safe (facts
+    kept, room before the next trigger, no new protocol problem) is the verdict's to say,
+    and a surface that shows this summary says so (:func:`summary_words`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -178,6 +178,11 @@ STAGES: dict[str, Term] = {
         "Pipeline",
         "Run strategies in order, each checking its own trigger against what the previous left.",
     ),
+    "provider_repair": Term(
+        "Provider repair",
+        "Open the conversation with a user turn where the API needs one (a short note that "
+        "earlier messages were removed).",
+    ),
     "token_budget": Term(
         "Token-budget fallback",
         "If still over the budget, drop the oldest groups (system kept unless allowed).",
@@ -230,6 +235,32 @@ PARAMETERS: dict[str, Term] = {
     "drop_system_if_needed": Term(
         "system messages may be dropped", "As a last resort, system messages may go too."
     ),
+    "max_chars": Term(
+        "collapsed line length cap (characters)", "The longest collapsed line it writes."
+    ),
+    "skip_if_larger": Term(
+        "keep a group its collapsed line would enlarge",
+        "A group whose collapsed line would cost more tokens than the group stays verbatim.",
+    ),
+    "max_n": Term(
+        "start above (reference count)",
+        "The reference keyword max_n: start above this many tokens (with a tokenizer) or messages.",
+    ),
+    "compact_to": Term(
+        "stop at (reference count)",
+        "The reference keyword compact_to: stop at this many tokens (with a tokenizer) or "
+        "messages.",
+    ),
+    "target_count": Term(
+        "messages kept (reference count)",
+        "The reference keyword target_count: the non-system messages summarization keeps.",
+    ),
+    "threshold": Term(
+        "messages over the count before it starts",
+        "The reference keyword threshold: summarization starts above the kept count plus "
+        "this many messages.",
+    ),
+    "instructions": Term("summarizer instructions", "Extra instructions for the summary."),
 }
 
 #: Words for a parameter of one stage type, where the general words would mislead.

@@ -33,6 +33,9 @@ STATUS_COLORS: dict[str, str] = {
     "error": "#B00020",
 }
 
+#: The budget bar's colour within the budget when no verdict gives one.
+NEUTRAL_BAR = DECISION_COLORS["kept"]
+
 #: Colours of a card's status badge without a verdict: only the failures are coloured (a
 #: green "compacted" read as "safe" over a run that lost half its facts).
 _BADGE_COLORS = {name: STATUS_COLORS[name] for name in ("cannot-fit", "error")}
@@ -124,7 +127,11 @@ def card_html(card: Card) -> str:
     if card.tokens_before is not None:
         rows.append(_tokens_line(card))
     if card.tokens_after is not None and card.budget:
-        rows.append(budget_bar_html(card.tokens_after, card.budget, card.tokens_before))
+        # Within the budget the bar takes the verdict's colour when the card has one; a card
+        # without a verdict (a result's) draws it neutral: meeting the target is not "safe".
+        rows.append(
+            budget_bar_html(card.tokens_after, card.budget, card.tokens_before, color=card.accent)
+        )
     if card.counts:
         rows.append(_counts_line(card.counts))
     muted = THEME["muted"]
@@ -148,12 +155,15 @@ def card_html(card: Card) -> str:
     return f'<div class="compactlens-card" style="{style}">' + "".join(rows) + "</div>"
 
 
-def budget_bar_html(tokens: int, budget: int, before: int | None = None) -> str:
+def budget_bar_html(
+    tokens: int, budget: int, before: int | None = None, *, color: str | None = None
+) -> str:
     """A bar of ``tokens`` against ``budget`` (red when over), with ``before`` as a grey
-    track when given."""
+    track when given. Within the budget the bar is ``color`` (a verdict's level), or a
+    neutral grey: a bar that only knows the target was met does not say green ("safe")."""
     top = max(budget, tokens, before or 0, 1)
     over = tokens > budget
-    color = STATUS_COLORS["cannot-fit"] if over else STATUS_COLORS["compacted"]
+    color = STATUS_COLORS["cannot-fit"] if over else (color or NEUTRAL_BAR)
     track = (
         f'<div style="position:absolute;height:100%;width:{100 * (before or 0) / top:.1f}%;'
         f'background:{THEME["track"]}"></div>'

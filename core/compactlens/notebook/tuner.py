@@ -1,10 +1,13 @@
 """``tune()``: an ipywidgets panel that re-plans a strategy over a cached index on each change.
 
-The panel has a trigger and a target slider (tokens; they move together unless the user
-unticks "trigger = target"), the profile and the provider, and one field per parameter of
-every stage. Each change builds :class:`TuneSettings`, plans the
-strategy over the index (built once per profile), judges the run with
-:func:`compactlens.verdict` and gives it its one next step
+The panel has a trigger and a target slider (tokens, in round steps; they move together
+unless the user unticks "Trigger and target move together"), the profile and the provider,
+and one field per parameter of every stage, labelled in the words the inspector's Lab
+uses (:func:`~compactlens.engine.vocabulary.parameter_term`; a choice such as the
+collapsed line is a dropdown of its values in words). The methods take the parameters'
+code names (``set_parameter(0, "minimum_preserved", 8)``). Each change builds
+:class:`TuneSettings`, plans the strategy over the index (built once per profile),
+judges the run with :func:`compactlens.verdict` and gives it its one next step
 (:func:`~compactlens.analysis.advise`: the fix search behind it, the same value
 ``tuner.debug()``, the inspector and ``compactlens compact`` show; a run that fits and is
 safe is not searched), and redraws the verdict card (level colour and headline, status,
@@ -25,6 +28,7 @@ from compactlens.analysis.protocol import provider_words
 from compactlens.analysis.retrigger import DEFAULT_CONTEXT_WINDOW
 from compactlens.analysis.verdict import Verdict, verdict_card
 from compactlens.engine import CompactionResult, Strategy, run_strategy
+from compactlens.engine.vocabulary import VALUES, parameter_term, stage_words
 from compactlens.model import Message, Tokenizer, card_html
 from compactlens.model.display import THEME
 from compactlens.model.errors import ConfigError
@@ -48,8 +52,24 @@ from compactlens.notebook.widgets import (
 from compactlens.summarizers import ExtractiveSummarizer, Summarizer
 from compactlens.transcript import Transcript
 
-#: Steps of the token sliders.
+#: Steps of the token sliders (at most; the step is a round number).
 SLIDER_STEPS = 200
+#: The label of the checkbox that moves the trigger and the target together.
+LINK_LABEL = "Trigger and target move together"
+
+
+def slider_step(top: int) -> int:
+    """A round step (1, 2, 2.5 or 5 times a power of ten) that cuts ``top`` tokens into at
+    most :data:`SLIDER_STEPS` pieces, so a dragged slider lands on 29,500 or 30,000, not on
+    multiples of 486."""
+    from compactlens.viz.words import nice_step  # plain words and numbers, no plotly
+
+    return nice_step(top, SLIDER_STEPS)
+
+
+def _slider_top(top: int, step: int) -> int:
+    """``top`` rounded up to a whole number of steps (the slider's end is a round number)."""
+    return -(-top // step) * step
 
 
 def _provider_line(chosen: str, shaped: str | None, judged: str | None) -> str:
@@ -239,8 +259,13 @@ class Tuner:
         w = self._w
         total = self.bench.index(self.settings.profile).total_tokens
         top = max(total, self.settings.trigger_tokens, self.settings.target_tokens or 0, 1)
-        step = max(1, top // SLIDER_STEPS)
-        slider = {"min": 0, "max": top, "step": step, "continuous_update": False}
+        step = slider_step(top)
+        slider = {
+            "min": 0,
+            "max": _slider_top(top, step),
+            "step": step,
+            "continuous_update": False,
+        }
         style = {"description_width": "9em"}
         layout = w.Layout(width="36em")
         self.trigger = w.IntSlider(
@@ -265,7 +290,7 @@ class Tuner:
         )
         self.link = w.Checkbox(
             value=self.settings.linked,
-            description="trigger = target (move together)",
+            description=LINK_LABEL,
             indent=False,
         )
         self.trigger.observe(lambda c: self._on("trigger_tokens", c["new"]), names="value")
@@ -298,7 +323,7 @@ class Tuner:
         stages = self.settings.stages()
         by_stage: dict[int, list[Any]] = {}
         for i, name, value in self.settings.parameters():
-            field = _field(w, name, value)
+            field = _field(w, name, value, str(stages[i].get("type", "")))
             field.observe(
                 lambda c, i=i, name=name, value=value: self._on_parameter(i, name, c["new"], value),
                 names="value",
@@ -306,7 +331,8 @@ class Tuner:
             self.parameters[(i, name)] = field
             by_stage.setdefault(i, []).append(field)
         for i, stage in enumerate(stages):
-            title = w.HTML(f"<b>stage {i + 1}: {escape(str(stage.get('type', '?')))}</b>")
+            kind = stage_words(str(stage.get("type", "?")))
+            title = w.HTML(f"<b>Stage {i + 1}: {escape(kind)}</b>")
             rows.append(w.VBox([title, w.HBox(by_stage.get(i, []), layout=_wrap(w))]))
         self.stage_box.children = tuple(rows)
 
@@ -412,9 +438,24 @@ def _messages(source: Transcript | Sequence[Any]) -> tuple[tuple[Message, ...], 
     return tuple(caller.messages), caller.format.name
 
 
-def _field(w: Any, name: str, value: Any) -> Any:
-    """The widget of one parameter: a checkbox, a number, or text (empty: none)."""
-    common = {"description": name, "style": {"description_width": "initial"}}
+def choices(name: str) -> list[tuple[str, str]]:
+    """The values of a choice parameter as (words, value), e.g. the collapsed line's
+    ("tool names only", "names"); empty for a parameter that is not a choice."""
+    return [(words, value) for (param, value), words in VALUES.items() if param == name]
+
+
+def _field(w: Any, name: str, value: Any, stage_type: str = "") -> Any:
+    """The widget of one parameter, labelled in words (its explanation as the tooltip): a
+    checkbox, a number, a dropdown for a choice, or text (empty: none)."""
+    term = parameter_term(name, stage_type)
+    common = {
+        "description": term.label,
+        "tooltip": term.explanation or term.label,
+        "style": {"description_width": "initial"},
+    }
+    options = choices(name)
+    if options and isinstance(value, str) and value in {v for _, v in options}:
+        return w.Dropdown(options=options, value=value, **common)
     if isinstance(value, bool):
         return w.Checkbox(value=value, indent=False, **common)
     if isinstance(value, int):

@@ -8,6 +8,7 @@ from html import escape
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from compactlens.analysis import BudgetPart
+from compactlens.analysis.verdict import LEVEL_COLORS
 from compactlens.engine import (
     CompactionResult,
     GroupDecision,
@@ -95,15 +96,25 @@ def _decision_hover(d: GroupDecision) -> str:
     )
 
 
+#: The "after" bar within the target when no verdict colours it.
+AFTER_NEUTRAL = "#4C6A92"
+
+
 def budget_bar(
     tokens_before: int,
     tokens_after: int,
     target_tokens: int | None = None,
     trigger_tokens: int | None = None,
+    *,
+    level: str | None = None,
 ) -> go.Figure:
-    """Before and after as two horizontal bars against the target and trigger lines."""
+    """Before and after as two horizontal bars against the target and trigger lines. The
+    "after" bar is red over the target; within it, the colour of the run's verdict
+    ``level`` when given, else a neutral blue-grey (a met target alone is not "safe": the
+    bar was green under an amber verdict)."""
     over = target_tokens is not None and tokens_after > target_tokens
-    after_color = "#E4572E" if over else "#2BB673"
+    within = LEVEL_COLORS.get(level, AFTER_NEUTRAL) if level else AFTER_NEUTRAL  # type: ignore[call-overload]
+    after_color = "#E4572E" if over else within
     fig = go.Figure()
     fig.add_bar(
         y=["after", "before"],

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import cast
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from compactlens.analysis import Verdict
-from compactlens.analysis.verdict import LEVEL_COLORS
+from compactlens.analysis.verdict import HEADLINES, LEVEL_COLORS, Level
 from compactlens.viz._style import STATUS_COLORS, TARGET_COLOR, _layout, _line
 from compactlens.viz.events import RunLike, SweepPoint, groups_kept
 from compactlens.viz.words import nice_step, num, param_words, share
+
+#: The colours of a sweep point's status when it has no verdict: failures in theirs, the
+#: others in two greys (a status does not know the run's costs: "compacted" is not green).
+_STATUS_MARKERS = {
+    **{name: STATUS_COLORS[name] for name in ("unchanged", "cannot-fit", "error")},
+    "compacted": "#8DA0B6",
+}
 
 #: The colour of fact recall in these figures (the sweep's line, the compare bars).
 RECALL_COLOR = "#7B61FF"
@@ -56,25 +64,24 @@ def sweep_chart(
         1,
     )
     name = escape(param_words(parameter))
-    for status, color in STATUS_COLORS.items():
-        sel = [p for p in ok if p.status == status]
-        if sel:
-            fig.add_trace(
-                go.Scatter(
-                    x=[p.value for p in sel],
-                    y=[p.tokens_after for p in sel],
-                    mode="markers",
-                    name=status,
-                    marker={"color": color, "size": 10},
-                    customdata=[_recall_words(p.recall) for p in sel],
-                    text=[_target_words(p, target_tokens) for p in sel],
-                    hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} tokens<br>{status}%{{text}}"
-                    + ("<br>fact recall %{customdata}" if measured else "")
-                    + "<extra></extra>",
-                ),
-                1,
-                1,
-            )
+    for label, color in _marker_kinds(ok):
+        sel = [p for p in ok if _marker_kind(p)[0] == label]
+        fig.add_trace(
+            go.Scatter(
+                x=[p.value for p in sel],
+                y=[p.tokens_after for p in sel],
+                mode="markers",
+                name=label,
+                marker={"color": color, "size": 10},
+                customdata=[_recall_words(p.recall) for p in sel],
+                text=[_target_words(p, target_tokens) for p in sel],
+                hovertemplate=f"{name}: %{{x:,}}<br>%{{y:,}} tokens<br>{escape(label)}%{{text}}"
+                + ("<br>fact recall %{customdata}" if measured else "")
+                + "<extra></extra>",
+            ),
+            1,
+            1,
+        )
     if measured:
         fig.add_trace(
             go.Scatter(
@@ -141,6 +148,21 @@ def _target_words(point: SweepPoint, default: int | None) -> str:
 def _verdict_recall(v: Verdict | None) -> float | None:
     """A verdict's fact recall when it measured one (else None)."""
     return v.numbers.fact_recall if v is not None and v.numbers.measured else None
+
+
+def _marker_kind(point: SweepPoint) -> tuple[str, str]:
+    """A point's marker name and colour: its verdict's headline in the verdict's colour
+    when the run was judged; else its status, coloured only when it failed (a status
+    does not know the run's costs, so "compacted" is never green)."""
+    if point.level in LEVEL_COLORS:
+        level = cast(Level, point.level)
+        return HEADLINES[level], LEVEL_COLORS[level]
+    return point.status, _STATUS_MARKERS.get(point.status, STATUS_COLORS["unchanged"])
+
+
+def _marker_kinds(points: Sequence[SweepPoint]) -> list[tuple[str, str]]:
+    """The marker kinds the points have, in the order of first appearance."""
+    return list(dict.fromkeys(_marker_kind(p) for p in points))
 
 
 def _recall_words(recall: float | None) -> str:

@@ -167,6 +167,9 @@ class SweepPoint:
     error: str | None = None
     recall: float | None = None
     target_tokens: int | None = None
+    level: str | None = None
+    """The run's verdict level (``safe``, ``costs``, ``no-fit``) when it was judged: the
+    marker's colour and name (a run that fits with costs is not a green point)."""
 
 
 def groups_kept(result: CompactionResult) -> int:
