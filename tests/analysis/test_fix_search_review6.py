@@ -84,7 +84,7 @@ def test_the_collapse_stage_offers_a_shorter_collapsed_note() -> None:
     shorter = [v for v in stage.variants() if v.parameter == "max_chars"]
     assert [v.value for v in shorter] == [2048, 1536, 1024]
     assert all(v.strategy.max_chars == v.value for v in shorter)  # type: ignore[attr-defined]
-    assert shorter[0].change == "set “collapsed note length (characters)” to 2,048"
+    assert shorter[0].change == "set “collapsed line length (characters)” to 2,048"
     names = ToolResultCompactionStrategy(trigger=tokens_exceed(1000), formatter="names")
     assert not [v for v in names.variants() if v.parameter == "max_chars"]
 
@@ -101,7 +101,7 @@ def test_a_shorter_collapsed_note_within_the_target_is_the_first_fix() -> None:
     assert first.verdict is not None and first.verdict.level == "safe", step
     assert any(c.parameter.endswith("max_chars") for c in first.changes)
     assert first.tokens_after <= 40_000
-    assert step.startswith("Apply: ") and "collapsed note length" in step
+    assert step.startswith("Apply: ") and "collapsed line length" in step
 
 
 RECORDINGS = ROOT / "sample_transcripts" / "recordings"

@@ -225,8 +225,8 @@ PARAMETERS: dict[str, Term] = {
         "tool names only.",
     ),
     "max_chars": Term(
-        "collapsed note length (characters)",
-        "The most characters a collapsed tool call's note keeps of its results.",
+        "collapsed line length (characters)",
+        "The most characters a collapsed tool call's line keeps of its results.",
     ),
     "preserve_system": Term("system messages kept", "System messages are never dropped."),
     "preserve_first_user_group": Term(
@@ -234,9 +234,6 @@ PARAMETERS: dict[str, Term] = {
     ),
     "drop_system_if_needed": Term(
         "system messages may be dropped", "As a last resort, system messages may go too."
-    ),
-    "max_chars": Term(
-        "collapsed line length cap (characters)", "The longest collapsed line it writes."
     ),
     "skip_if_larger": Term(
         "keep a group its collapsed line would enlarge",
