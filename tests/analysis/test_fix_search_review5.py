@@ -33,6 +33,7 @@ from compactlens.analysis import (
     advise,
     cost_words,
     destructive,
+    fitting_target,
     judge_fix,
     judge_run,
     next_step,
@@ -390,3 +391,22 @@ def test_the_larger_target_that_keeps_the_facts_stays_under_a_declared_window(
         assert fix.target_tokens is None or fix.target_tokens <= window, fix.plain_summary
         assert trigger is None or trigger <= window, fix.plain_summary
     assert str(window + 1) not in judged.next_step.replace(",", "")
+
+
+def test_no_larger_target_that_fits_is_shown_beside_a_first_fix_that_keeps_the_target() -> None:
+    """Review 6 (R11/R25): the card "Target that fits 17,150" stood above fix 1, which
+    kept the 8,000 target. With a first listed fix that keeps the target, there is no
+    larger target to show; with the raise first, it is the raise's number."""
+    index = _cannot_fit_16k()
+    strategy = TruncationStrategy(trigger=tokens_exceed(12000), minimum_preserved=4)
+    judged, search, shown = _advice(index, strategy)
+    assert judged.level == "no-fit" and shown and shown[0].changes_target
+    fitting = fitting_target(judged, search)
+    assert fitting is not None and fitting.target == shown[0].target_tokens
+    # The same list with a change that keeps the target first, judged as the raise is
+    # (fits and safe): nothing larger is offered as "the target that fits".
+    keeps = next(f for f in search.fixes if not f.changes_target)
+    better = replace(keeps, verdict=shown[0].verdict, destructive=False)
+    first = replace(search, fixes=(better, *[f for f in search.fixes if f is not keeps]))
+    assert not shown_fixes(first.fixes, judged).fixes[0].changes_target
+    assert fitting_target(judged, first) is None

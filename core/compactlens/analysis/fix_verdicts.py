@@ -568,7 +568,13 @@ def fitting_target(current: Verdict, search: FixSearch | None) -> FittingTarget 
     sets it: the search's fix that only raises the target (with the trigger it sets), else
     the smallest target the current parameters reach (:func:`raise_target_to`); None for
     a run that fits. Every card that shows "the target that fits" shows this number, the
-    one the one-click fix applies."""
+    one the one-click fix applies. None too when the first fix listed keeps the target: a
+    larger target beside it would read as the answer."""
+    if search is not None:
+        listed = shown_fixes(search.fixes, current).fixes
+        first = next((f for f in listed if not destructive(f)), None)
+        if first is not None and not first.changes_target:
+            return None
     to = raise_target_to(current, search)
     if to is None:
         return None
