@@ -100,7 +100,7 @@ def test_the_protocol_card_is_a_note_when_the_verdict_says_so() -> None:
 
 def test_a_label_in_parentheses_takes_its_tokens_inside_them() -> None:
     # Review 6: "not a tool call (the tool-call stage cannot touch it) (1,205 tokens)".
-    from compactlens_inspector.pages.cannot_fit import with_tokens
+    from compactlens_inspector.views.cannot_fit_words import with_tokens
 
     label = "not a tool call (the tool-call stage cannot touch it)"
     assert with_tokens(label, "1,205") == (

@@ -9,7 +9,7 @@ from __future__ import annotations
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_escape
 from compactlens_inspector.style.theme import DECISIONS
-from compactlens_inspector.style.wording import decision_words
+from compactlens_inspector.style.wording import KIND_TEXT, decision_words
 
 KIND_BADGE = {
     "system": "gray",
@@ -35,13 +35,6 @@ FLAG_BADGE = {
     "reasoning": "violet",
     "media": "blue",
     "opaque": "gray",
-}
-KIND_TEXT = {
-    "system": "system",
-    "user": "user",
-    "assistant_text": "assistant",
-    "tool_call": "tool call",
-    "summary": "summary",
 }
 
 

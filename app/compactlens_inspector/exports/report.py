@@ -18,12 +18,12 @@ from compactlens import MessageIndex
 from compactlens.analysis import CompactionReport, Verdict, protection_label, unique_protections
 from compactlens.engine import summary_words
 from compactlens.viz import timeline_events
-from compactlens_inspector.components.badges import KIND_TEXT
 from compactlens_inspector.lab.config import LabConfig, SummarizerSettings, config_title
 from compactlens_inspector.lab.runs import RunOutcome, budget_parts
 from compactlens_inspector.serving.loader import LoadedTranscript
 from compactlens_inspector.style.numbers import group_digits, num, price
 from compactlens_inspector.style.wording import (
+    KIND_TEXT,
     condition_words,
     decision_words,
     event_words,

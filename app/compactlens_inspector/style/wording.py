@@ -27,6 +27,7 @@ from compactlens.engine import (
 from compactlens.viz import PARAM_WORDS, STAGE_PARAM_WORDS, param_words, part_words
 
 __all__ = [
+    "KIND_TEXT",
     "PARAM_WORDS",
     "STAGE_PARAM_WORDS",
     "change_words",
@@ -47,3 +48,12 @@ __all__ = [
     "stop_words",
     "verb",
 ]
+
+#: A group kind in words (badges, tables, the HTML report).
+KIND_TEXT = {
+    "system": "system",
+    "user": "user",
+    "assistant_text": "assistant",
+    "tool_call": "tool call",
+    "summary": "summary",
+}
