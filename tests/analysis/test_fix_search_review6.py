@@ -152,3 +152,24 @@ def test_no_tool_result_collapse_is_added_in_front_of_one() -> None:
     single = TruncationStrategy(trigger=tokens_exceed(index.total_tokens // 4))
     tried = _singles(single, tokens_at_most(index.total_tokens // 4), index.total_tokens // 4)
     assert any(c.changes[0].parameter == "stage:tool_result_collapse" for c in tried)
+
+
+def test_room_for_the_next_step_is_worded_as_the_verdict_words_growth() -> None:
+    """Review 6 (R17): "a typical agent step adds about 652 tokens" in the verdict beside
+    a fix "room for a typical turn of 652 tokens" on a log with too few user turns."""
+    path = CORPUS / "openhands_llmc__django__django-11299.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the shared corpus is not checked out)")
+    import json
+
+    from compactlens import strategy_from_config
+
+    config = json.loads((ROOT / "examples" / "pipeline.json").read_text())
+    index = _index(path)
+    strategy = strategy_from_config(config)
+    result = run_strategy(index, strategy)
+    judged, search = advise(index, result, strategy)
+    assert judged.numbers.growth_unit == "step"
+    rooms = [c.description for f in search.fixes for c in f.changes if "room for" in c.description]
+    assert rooms, [c.description for f in search.fixes for c in f.changes]
+    assert all("typical agent step of" in r and "typical turn" not in r for r in rooms), rooms

@@ -903,6 +903,7 @@ def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list
     limit = estimate_retrigger(start, triggers, base.growth).token_limit
     target = current.target_tokens
     turn = round(base.growth.tokens)
+    unit = "agent step" if base.growth.unit == "step" else "turn"  # as the verdict says it
     if limit is None or target is None or turn <= 0:
         return []
     out: list[_Candidate] = []
@@ -910,7 +911,7 @@ def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list
     if 0 < lowered < target:
         words = (
             f"lower every stage's target to {lowered:,} tokens, keeping the triggers at "
-            f"{limit:,} (room for a typical turn of {plural(turn, 'token')})"
+            f"{limit:,} (room for a typical {unit} of {plural(turn, 'token')})"
         )
         out.append(
             _Candidate(
@@ -922,7 +923,7 @@ def _room_candidates(base: _Baseline, strategy: Strategy, current: _Run) -> list
     if raised > limit:
         words = (
             f"raise every stage's trigger to {raised:,} tokens, keeping the target at "
-            f"{target:,} (a larger context budget, room for a typical turn of "
+            f"{target:,} (a larger context budget, room for a typical {unit} of "
             f"{plural(turn, 'token')})"
         )
         out.append(
