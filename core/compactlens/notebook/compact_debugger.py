@@ -125,7 +125,7 @@ class CompactDebugger:
             [*parts, self.after, w.HTML(HIDE_SNAPSHOT_CSS)],
             layout=w.Layout(max_width="100%", overflow="hidden"),
         )
-        self._panel.add_class("compactlens-debugger")
+        self._panel.add_class("compactlens-compact-debugger")
         self._panel.add_class("compactlens-live")
         self.snapshot = Snapshot(with_figure=False)
         self.snapshot.update(self.before.value + self.table.value, None)
