@@ -20,9 +20,10 @@ from compactlens.analysis.retrigger import DEFAULT_CONTEXT_WINDOW
 from compactlens.analysis.verdict import verdict_card
 from compactlens.engine import MessageIndex, run_guards
 from compactlens.engine.vocabulary import plural
-from compactlens.formats import caller_format, from_caller
-from compactlens.model import CharEstimator, Message, Tokenizer, card_html
+from compactlens.formats import caller_format
+from compactlens.model import Tokenizer, card_html
 from compactlens.model.errors import ConfigError
+from compactlens.notebook.debugger import source_index
 from compactlens.notebook.widgets import (
     HIDE_SNAPSHOT_CSS,
     Snapshot,
@@ -203,17 +204,7 @@ def debug_compact(
     model summarizer is called once per fix judged). ``context_window``: the model's
     context window: a compacted history over it is a cost, and no fix goes past it.
     Problems are counted for the transcript's own provider, else its format's."""
-    format_name: str | None = None
-    if isinstance(source, MessageIndex):
-        index = source
-    else:
-        messages: Sequence[Message]
-        if isinstance(source, Transcript):
-            messages, format_name = source.messages, source.format
-        else:
-            caller = from_caller(list(source))
-            messages, format_name = caller.messages, caller.format.name
-        index = MessageIndex.build(messages, tokenizer or CharEstimator())
+    index, format_name = source_index(source, tokenizer)
     guards = run_guards(format_name if format_name else caller_format(index.messages), None)
     provider = verdict_provider(transcript_provider(index.messages), guards.provider)
     settings = CompactFix(

@@ -285,6 +285,25 @@ def _after_html(fix: Fix, result: CompactionResult, judged: Verdict | None) -> s
     return head + card_html(verdict_card(judged))
 
 
+def source_index(
+    source: Transcript | MessageIndex | Sequence[Any], tokenizer: Tokenizer | None
+) -> tuple[MessageIndex, str | None]:
+    """The index a debugger works on (``source`` itself when it is one, else built with
+    ``tokenizer``, default the estimate) and the wire format its messages came in (None
+    for an index)."""
+    if isinstance(source, MessageIndex):
+        return source, None
+    messages: Sequence[Message]
+    if isinstance(source, Transcript):
+        messages, format_name = source.messages, source.format
+    else:
+        from compactlens.formats import from_caller
+
+        caller = from_caller(list(source))
+        messages, format_name = caller.messages, caller.format.name
+    return MessageIndex.build(messages, tokenizer or CharEstimator()), format_name
+
+
 def debug(
     result: CompactionResult,
     strategy: Strategy,
@@ -305,19 +324,7 @@ def debug(
     ``compactlens compact --explain`` gives for the same run. ``context_window``: the
     model's context window (as ``compactlens compact --context-window``): a compacted
     history over it is a cost, and no fix raises the target past it."""
-    format_name: str | None = None
-    if isinstance(source, MessageIndex):
-        index = source
-    else:
-        messages: Sequence[Message]
-        if isinstance(source, Transcript):
-            messages, format_name = source.messages, source.format
-        else:
-            from compactlens.formats import from_caller
-
-            caller = from_caller(list(source))
-            messages, format_name = caller.messages, caller.format.name
-        index = MessageIndex.build(messages, tokenizer or CharEstimator())
+    index, format_name = source_index(source, tokenizer)
     return Debugger(
         result,
         index=index,
