@@ -96,6 +96,11 @@ def test_the_sample_runs_list_filter_and_open_a_call_in_the_lab(
     assert at.selectbox(key="runs_call_pick").value == last.seq  # the last notable call
     assert "reproduced" in texts(at)
     assert at.button(key="runs_open_debugger")  # a cannot-fit call opens in the debugger
+    # Its step points to the debugger and names no target of its own: the Runs page said
+    # "Raise the target to at least 3,845" where the debugger said 5,821 (review 6, R10).
+    bar = texts(at).replace("\\", "")  # Markdown-escaped
+    assert "Open this call in the Cannot-fit debugger (below)" in bar
+    assert "at least" not in bar
     at.button(key="runs_open_lab").click().run()
     assert not at.exception
     lab = texts(at).replace("\\", "")  # the note is Markdown-escaped

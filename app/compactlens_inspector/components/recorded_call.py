@@ -12,7 +12,7 @@ from compactlens_inspector.components.verdict_bar import verdict_bar
 from compactlens_inspector.state import runs as runs_state
 from compactlens_inspector.style.numbers import num
 from compactlens_inspector.style.safety import md_escape
-from compactlens_inspector.views.runs import call_verdict, time_text
+from compactlens_inspector.views.runs import call_step, call_verdict, time_text
 
 LAB_PAGE = "compactlens_inspector/pages/lab.py"
 DEBUGGER_PAGE = "compactlens_inspector/pages/cannot_fit.py"
@@ -35,7 +35,8 @@ def recorded_call(call: RecordedCall) -> None:
         st.caption(f"Configuration in force: {md_escape(config_name(call.configuration))}")
         judged = call_verdict(replay)
         if judged is not None:
-            verdict_bar(judged, key="runs_call_verdict")
+            step = call_step(judged, cannot_fit=call.status == "cannot-fit")
+            verdict_bar(step, key="runs_call_verdict")
         with st.container(key="runs_replay"):
             if replay.reproduced:
                 st.success(f"Replay {md_escape(replay.detail)}.", icon=":material/replay:")

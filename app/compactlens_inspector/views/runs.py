@@ -9,7 +9,7 @@ import html
 import json
 import textwrap
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import plotly.graph_objects as go
@@ -147,6 +147,23 @@ def call_verdict(replay: Replay) -> Verdict | None:
     call = replay.call
     original = load_transcript(call.history, format=call.format).messages
     return verdict(run.result, analyze(original, run.result, triggers=call_triggers(call)))
+
+
+def call_step(v: Verdict, *, cannot_fit: bool) -> Verdict:
+    """``v`` with the next step the Runs page gives: its own when it is the run's one next
+    step (:attr:`~compactlens.analysis.Verdict.step_final`), else where to find it. The
+    page shows no fix search, so a number of its own ("at least 3,845") would contradict
+    the debugger's for the same call (review 6)."""
+    if v.step_final:
+        return v
+    where = (
+        "Open this call in the Cannot-fit debugger (below): it re-runs the changes that "
+        "could help and names the one to take."
+        if cannot_fit
+        else "Open this call in the Strategy lab (below): its Cannot-fit debugger re-runs "
+        "the changes that could help and names the one to take."
+    )
+    return replace(v, next_step=where)
 
 
 def call_triggers(call: RecordedCall) -> list[Trigger] | Mapping[str, Any] | None:
