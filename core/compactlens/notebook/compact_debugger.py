@@ -25,8 +25,8 @@ from compactlens.model import Tokenizer, card_html
 from compactlens.model.errors import ConfigError
 from compactlens.notebook.debugger import source_index
 from compactlens.notebook.widgets import (
-    HIDE_SNAPSHOT_CSS,
     Snapshot,
+    fix_controls,
     load_widgets,
     show_panel,
     window_words,
@@ -105,29 +105,19 @@ class CompactDebugger:
     def _build(self) -> None:
         w = load_widgets()
         self.before = w.HTML(card_html(verdict_card(self.verdict)))
-        options = [(f"{i + 1}. {compact_fix_line(f)}", i) for i, f in enumerate(self.fixes)]
-        self.choice = w.Select(
-            options=options or [(self._none(), -1)],
-            rows=max(2, min(len(options), 8)),
-            layout=w.Layout(width="100%", max_width="60em"),
-            disabled=not options,
+        controls = fix_controls(
+            w,
+            before=self.before,
+            note=self._note(),
+            lines=[compact_fix_line(f) for f in self.fixes],
+            empty=self._none(),
+            table_html=compact_fix_table_html(self.fixes, self.settings),
+            on_apply=self.apply,
+            kind="compactlens-compact-debugger",
         )
-        self.table = w.HTML(compact_fix_table_html(self.fixes, self.settings))
-        self.apply_button = w.Button(
-            description="Apply the selected fix",
-            button_style="primary",
-            disabled=not options,
-            layout=w.Layout(width="16em", margin="6px 0"),
-        )
-        self.apply_button.on_click(lambda _b: self.apply())
-        self.after = w.HTML()
-        parts = [self.before, w.HTML(self._note()), self.table, self.choice, self.apply_button]
-        self._panel = w.VBox(
-            [*parts, self.after, w.HTML(HIDE_SNAPSHOT_CSS)],
-            layout=w.Layout(max_width="100%", overflow="hidden"),
-        )
-        self._panel.add_class("compactlens-compact-debugger")
-        self._panel.add_class("compactlens-live")
+        self.choice, self.table = controls.choice, controls.table
+        self.apply_button, self.after = controls.apply_button, controls.after
+        self._panel = controls.panel
         self.snapshot = Snapshot(with_figure=False)
         self.snapshot.update(self.before.value + self.table.value, None)
 

@@ -45,8 +45,8 @@ from compactlens.formats import caller_format
 from compactlens.model import CharEstimator, Message, Tokenizer, card_html
 from compactlens.model.errors import ConfigError
 from compactlens.notebook.widgets import (
-    HIDE_SNAPSHOT_CSS,
     Snapshot,
+    fix_controls,
     load_widgets,
     show_panel,
     window_words,
@@ -172,39 +172,19 @@ class Debugger:
         extra = (("target that fits", fitting.short),) if fitting is not None else ()
         why = card_html(replace(explained, fix="", facts=(*explained.facts, *extra)))
         self.before = w.HTML(card + ("" if self.nothing_to_fix else why))
-        options = [(f"{i + 1}. {fix_line(f)}", i) for i, f in enumerate(self.fixes)]
-        # A list box (one line per fix, clipped to its width), not radio buttons: long
-        # sentences in radio labels wrapped over each other and under the Apply button.
-        self.choice = w.Select(
-            options=options or [("nothing to fix" if self.nothing_to_fix else "no fix found", -1)],
-            rows=max(2, min(len(options), 8)),
-            layout=w.Layout(width="100%", max_width="60em"),
-            disabled=not options,
+        controls = fix_controls(
+            w,
+            before=self.before,
+            note=self._note(),
+            lines=[fix_line(f) for f in self.fixes],
+            empty="nothing to fix" if self.nothing_to_fix else "no fix found",
+            table_html=fix_table_html(self.fixes),
+            on_apply=self.apply,
+            kind="compactlens-debugger",
         )
-        self.table = w.HTML(fix_table_html(self.fixes))
-        self.apply_button = w.Button(
-            description="Apply the selected fix",
-            button_style="primary",
-            disabled=not options,
-            layout=w.Layout(width="16em", margin="6px 0"),
-        )
-        self.apply_button.on_click(lambda _b: self.apply())
-        note = w.HTML(self._note())
-        self.after = w.HTML()
-        self._panel = w.VBox(
-            [
-                self.before,
-                note,
-                self.table,
-                self.choice,
-                self.apply_button,
-                self.after,
-                w.HTML(HIDE_SNAPSHOT_CSS),
-            ],
-            layout=w.Layout(max_width="100%", overflow="hidden"),
-        )
-        self._panel.add_class("compactlens-debugger")
-        self._panel.add_class("compactlens-live")
+        self.choice, self.table = controls.choice, controls.table
+        self.apply_button, self.after = controls.apply_button, controls.after
+        self._panel = controls.panel
         self.snapshot = Snapshot(with_figure=False)
         self.snapshot.update(self.before.value + fix_table_html(self.fixes), None)
 

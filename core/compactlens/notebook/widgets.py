@@ -10,6 +10,8 @@ that bloats saved notebooks and stalls headless runs (nbconvert, papermill)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from compactlens.model.errors import MissingDependencyError, install_hint
@@ -107,6 +109,59 @@ def _figure_bundle(figure: Any) -> dict[str, Any]:
     if figure is None:
         return {"text/plain": "(no figure: the current settings do not run)"}
     return {PLOTLY_MIME: json.loads(figure.to_json()), "text/plain": "<plotly figure>"}
+
+
+@dataclass(frozen=True, slots=True)
+class FixControls:
+    """A debugger panel's widgets below its card: the list of fixes, their table, the
+    Apply button, where the applied fix's verdict goes, and the panel holding them."""
+
+    choice: Any
+    table: Any
+    apply_button: Any
+    after: Any
+    panel: Any
+
+
+def fix_controls(
+    w: Any,
+    *,
+    before: Any,
+    note: str,
+    lines: Sequence[str],
+    empty: str,
+    table_html: str,
+    on_apply: Callable[[], Any],
+    kind: str,
+) -> FixControls:
+    """The panel of a debugger (``kind``: its CSS class): ``before`` (its card), ``note``,
+    the fixes' table, one line per fix to pick (``empty`` when there is none) and an Apply
+    button that calls ``on_apply``."""
+    options = [(f"{i + 1}. {line}", i) for i, line in enumerate(lines)]
+    # A list box (one line per fix, clipped to its width), not radio buttons: long
+    # sentences in radio labels wrapped over each other and under the Apply button.
+    choice = w.Select(
+        options=options or [(empty, -1)],
+        rows=max(2, min(len(options), 8)),
+        layout=w.Layout(width="100%", max_width="60em"),
+        disabled=not options,
+    )
+    table = w.HTML(table_html)
+    button = w.Button(
+        description="Apply the selected fix",
+        button_style="primary",
+        disabled=not options,
+        layout=w.Layout(width="16em", margin="6px 0"),
+    )
+    button.on_click(lambda _b: on_apply())
+    after = w.HTML()
+    panel = w.VBox(
+        [before, w.HTML(note), table, choice, button, after, w.HTML(HIDE_SNAPSHOT_CSS)],
+        layout=w.Layout(max_width="100%", overflow="hidden"),
+    )
+    panel.add_class(kind)
+    panel.add_class("compactlens-live")
+    return FixControls(choice=choice, table=table, apply_button=button, after=after, panel=panel)
 
 
 def window_words(window: int | None) -> str:
