@@ -499,6 +499,16 @@ def _run_numbers(result: CompactionResult | CompactResult | RecordedRun) -> dict
     }
 
 
+def _for_provider(
+    problems: Iterable[ProtocolProblem], provider: str | None
+) -> list[ProtocolProblem]:
+    """The problems a verdict counts for ``provider``: its own and those of any provider
+    (tool-call pairing); every provider's when it is None."""
+    if provider is None:
+        return list(problems)
+    return [p for p in problems if p.provider in ("any", provider)]
+
+
 def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str, Any]:
     """What the analysis measured: facts, introduced problems, the next compaction, cache."""
     if provider is not None and provider not in report.providers:
@@ -506,8 +516,7 @@ def _report_numbers(report: CompactionReport, provider: str | None) -> dict[str,
             f"the report did not check provider {provider!r} (it checked "
             f"{', '.join(report.providers) or 'none'}): analyze(..., providers=[{provider!r}])"
         )
-    chosen = {"any", provider} if provider is not None else None
-    introduced = [p for p in report.introduced if chosen is None or p.provider in chosen]
+    introduced = _for_provider(report.introduced, provider)
     cost = report.cache.cost
     growth = report.retrigger.growth
     return {
@@ -667,11 +676,8 @@ def _introduced(
 ) -> list[ProtocolProblem]:
     """The problems the compaction introduced, errors or the rest, for the chosen provider
     (and those of any provider) or, with none chosen, for every provider checked."""
-    chosen = {"any", n.provider} if n.provider is not None else None
     return [
-        p
-        for p in report.introduced
-        if (p.severity == "error") == errors and (chosen is None or p.provider in chosen)
+        p for p in _for_provider(report.introduced, n.provider) if (p.severity == "error") == errors
     ]
 
 
@@ -698,14 +704,12 @@ def history_errors(report: CompactionReport, provider: str | None) -> list[Proto
     introduced by the compaction), for ``provider`` (None: every provider checked): the
     API rejects the request as it is. A tool call still running in the last message (its
     result comes before the next model call) is not one."""
-    chosen = {"any", provider} if provider is not None else None
     introduced = set(report.introduced)
     last = report.messages_after - 1
     return [
         p
-        for p in report.problems
+        for p in _for_provider(report.problems, provider)
         if p.severity == "error"
-        and (chosen is None or p.provider in chosen)
         and p not in introduced
         and not (p.kind in PENDING_KINDS and p.message_index == last)
     ]
